@@ -1,0 +1,3 @@
+from gitflow_harness.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,103 @@
+"""The Click command tree, loaded lazily, and the one error boundary."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import click
+
+from gitflow_harness import __version__
+from gitflow_harness.errors import EXIT_FAILED, EXIT_USAGE, GfhError
+
+# name -> "module:attribute". A command's module is imported only when that command runs (or
+# when `gfh --help` lists it), so `gfh status` never pays for the ways engine or GitPython.
+COMMANDS: dict[str, str] = {
+    "config": "gitflow_harness.cli.config:config",
+    "demo": "gitflow_harness.cli.demo:demo",
+    "events": "gitflow_harness.cli.events:events",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def __init__(self, *args: object, lazy: dict[str, str], **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._lazy = lazy
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self._lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self._lazy:
+            import importlib
+
+            module_name, attr = self._lazy[cmd_name].split(":")
+            command = getattr(importlib.import_module(module_name), attr)
+            assert isinstance(command, click.Command)
+            return command
+        return super().get_command(ctx, cmd_name)
+
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(cls=LazyGroup, lazy=COMMANDS, context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, "-V", "--version", prog_name="gfh", message="%(prog)s %(version)s")
+def cli() -> None:
+    """gitflow-harness: a git-native harness for coding agents.
+
+    Workflow verbs keep agents on branches and gate their work; hooks fire ways, record
+    evidence and enforce the end-of-turn ritual; lessons graduate into reviewed requests.
+    Exit codes: 0 ok, 1 the work failed or was refused, 2 usage or configuration error.
+    """
+
+
+def run(argv: Sequence[str]) -> int:
+    """Run the CLI with `argv`, turning every known failure into one line and an exit code."""
+    try:
+        rv = cli.main(args=list(argv), prog_name="gfh", standalone_mode=False)
+    except GfhError as exc:
+        click.echo(f"gfh: {exc.message}", err=True)
+        return exc.exit_code
+    except click.exceptions.UsageError as exc:
+        exc.show()
+        return EXIT_USAGE
+    except click.exceptions.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("gfh: aborted", err=True)
+        return EXIT_FAILED
+    except BrokenPipeError:
+        # `gfh events tail | head`: the reader went away; nothing to report.
+        _silence_stdout()
+        return EXIT_FAILED
+    except Exception as exc:
+        from gitflow_harness.store.crash import write_crash_report
+
+        where = write_crash_report(exc, argv)
+        click.echo(
+            f"gfh: internal error: {type(exc).__name__}: {_first_line(exc)} (full report: {where})",
+            err=True,
+        )
+        return EXIT_FAILED
+    if isinstance(rv, int):
+        return rv
+    return 0
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else "(no message)"
+
+
+def _silence_stdout() -> None:
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

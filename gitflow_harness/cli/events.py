@@ -1,0 +1,72 @@
+"""`gfh events`: read the event log."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from gitflow_harness.cli._common import echo_json, json_option
+from gitflow_harness.store.events import Event
+
+
+@click.group()
+def events() -> None:
+    """Read the append-only event log in the git common dir."""
+
+
+@events.command("tail")
+@click.option("-n", "count", type=click.IntRange(min=0), default=20, show_default=True,
+              help="How many of the latest events.")
+@json_option
+def tail(count: int, as_json: bool) -> int:
+    """Print the latest events, oldest first."""
+    from gitflow_harness.workspace import open_workspace
+
+    found = open_workspace().log.tail(count)
+    if as_json:
+        echo_json([ev.to_dict() for ev in found])
+        return 0
+    for ev in found:
+        click.echo(_line(ev))
+    return 0
+
+
+def _line(ev: Event) -> str:
+    data = json.dumps(ev.data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    if len(data) > 160:
+        data = data[:157] + "..."
+    return f"{ev.at}  {ev.type:<22} {ev.surface:<4} {ev.session or '-'}  {ev.branch or '-'}  {data}"
+
+
+@events.command("verify")
+@json_option
+def verify(as_json: bool) -> int:
+    """Count events, foreign and torn lines per file; exit 1 when any line is torn."""
+    from gitflow_harness.workspace import open_workspace
+
+    log = open_workspace().log
+    files = log.verify()
+    torn = sum(f.torn for f in files)
+    if as_json:
+        echo_json(
+            {
+                "directory": str(log.directory),
+                "files": [
+                    {"file": f.path.name, "events": f.events, "foreign": f.foreign, "torn": f.torn}
+                    for f in files
+                ],
+                "ok": torn == 0,
+            }
+        )
+    else:
+        if not files:
+            click.echo(f"no event log yet ({log.directory})")
+        for f in files:
+            click.echo(f"{f.path.name}: {f.events} events, {f.foreign} foreign, {f.torn} torn")
+        if torn:
+            click.echo(
+                f"{torn} torn line(s): a writer was interrupted mid-line; readers skip them",
+                err=True,
+            )
+    return 1 if torn else 0

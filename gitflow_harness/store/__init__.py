@@ -1,0 +1,1 @@
+"""Everything gfh writes: the event log, documents, session state, locks and configuration."""

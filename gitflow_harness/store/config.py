@@ -1,0 +1,340 @@
+"""`.gitflow-harness.toml`: every key optional, every unknown key or wrong type an error.
+
+The schema below is the one declaration of the configuration: it validates, supplies defaults,
+and feeds `gfh config show` and the docs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from gitflow_harness.errors import ConfigError
+from gitflow_harness.store.schema import (
+    Bool,
+    Choice,
+    Field,
+    Float,
+    Int,
+    Problem,
+    Schema,
+    Str,
+    StrList,
+)
+
+CONFIG_FILE: Final = ".gitflow-harness.toml"
+ADAPTERS: Final = ("claude", "cursor", "codex")
+PRE_COMMIT_DEFAULT: Final = ("pre-commit run --all-files",)
+
+
+def _section(name: str, *fields: Field) -> Schema:
+    return Schema(f"the [{name}] table", fields, extra_prefix=None, noun="key")
+
+
+SECTIONS: Final[dict[str, Schema]] = {
+    "repository": _section(
+        "repository",
+        Field("trunk", Str(), "", "trunk branch; empty = detect: origin/HEAD, else main, else master"),
+        Field("worktrees", Str(nonempty=True), "../{repo}.worktrees",
+              "where `gfh start` creates worktrees; {repo} = the repository's directory name"),
+    ),
+    "paths": _section(
+        "paths",
+        Field("ways", Str(nonempty=True), "hooks/ways", "root of the ways tree"),
+        Field("pills", Str(nonempty=True), "pills", "root of the lessons"),
+        Field("requests", Str(nonempty=True), "requests", "where graduation requests are filed"),
+    ),
+    "gate": _section(
+        "gate",
+        Field("prepare", StrList(), None,
+              "shell commands of `gfh prepare`; default: pre-commit when configured, else none"),
+        Field("test", StrList(), (), "shell commands of `gfh test`"),
+        Field("push", Choice("block-red", "require-green", "off"), "block-red",
+              "what the pre-push hook refuses"),
+    ),
+    "ways": _section(
+        "ways",
+        Field("floor", Float(min=0.0, max=1.0), 0.5, "re-fire a way when its salience drops below"),
+        Field("budget_chars", Int(min=0), 9000, "most characters one hook call injects"),
+        Field("postcheck_timeout_s", Float(min=0.0), 5.0, "seconds before a postcheck is killed"),
+        Field("default_half_life", Int(min=1), 30000, "half-life `gfh ways migrate` gives"),
+    ),
+    "ritual": _section(
+        "ritual",
+        Field("enforce", StrList(item=Choice(*ADAPTERS)), ("claude", "cursor"),
+              "adapters whose Stop blocks; codex only ever observes"),
+        Field("require_status", Bool(), True, "rule 1: `gfh status --end-turn` ran in the turn"),
+        Field("require_box", Bool(), True, "rule 2: the reply shows the status box"),
+        Field("require_task", Bool(), True, "rule 3: `gfh task set` ran in the turn"),
+    ),
+    "learning": _section(
+        "learning",
+        Field("graduation_at", Int(min=1), 3, "occurrences at which a pill is owed a request"),
+        Field("capture_at", Int(min=1), 3, "loop-backs since a role's newest lesson that are overdue"),
+        Field("capture_days", Int(min=1), 14, "window of the overdue detector, in days"),
+        Field("verify_days", Int(min=1), 14, "days either side of a lesson to compare"),
+        Field("verify_min", Int(min=1), 5, "rounds needed on each side to call a change"),
+        Field("loop_back", StrList(item=Str(nonempty=True)), ("REJECTED", "BLOCKED", "FAIL", "FAILED"),
+              "verdicts that send work back"),
+    ),
+    "graph": _section(
+        "graph",
+        Field("stages", StrList(item=Str(nonempty=True)), (), "the project's agent stages"),
+        Field("loops", lambda v: v, {}, "per role: verdict -> stages the work goes back to"),
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RepositoryConfig:
+    trunk: str
+    worktrees: str
+
+
+@dataclass(frozen=True, slots=True)
+class PathsConfig:
+    ways: str
+    pills: str
+    requests: str
+
+
+@dataclass(frozen=True, slots=True)
+class GateConfig:
+    prepare: tuple[str, ...]
+    test: tuple[str, ...]
+    push: str
+
+
+@dataclass(frozen=True, slots=True)
+class WaysConfig:
+    floor: float
+    budget_chars: int
+    postcheck_timeout_s: float
+    default_half_life: int
+
+
+@dataclass(frozen=True, slots=True)
+class RitualConfig:
+    enforce: tuple[str, ...]
+    require_status: bool
+    require_box: bool
+    require_task: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LearningConfig:
+    graduation_at: int
+    capture_at: int
+    capture_days: int
+    verify_days: int
+    verify_min: int
+    loop_back: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GraphConfig:
+    stages: tuple[str, ...]
+    # role -> verdict -> stages the work is sent back to
+    loops: Mapping[str, Mapping[str, tuple[str, ...]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The effective configuration, and where each value came from."""
+
+    repository: RepositoryConfig
+    paths: PathsConfig
+    gate: GateConfig
+    ways: WaysConfig
+    ritual: RitualConfig
+    learning: LearningConfig
+    graph: GraphConfig
+    path: Path | None = None
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, dict[str, Any]]:
+        """Return the values as plain JSON-able data, section by section."""
+        out: dict[str, dict[str, Any]] = {}
+        for section in SECTIONS:
+            record = getattr(self, section)
+            out[section] = {
+                f.name: _plain(getattr(record, f.name)) for f in SECTIONS[section].fields
+            }
+        return out
+
+
+_RECORDS: Final = {
+    "repository": RepositoryConfig,
+    "paths": PathsConfig,
+    "gate": GateConfig,
+    "ways": WaysConfig,
+    "ritual": RitualConfig,
+    "learning": LearningConfig,
+    "graph": GraphConfig,
+}
+
+
+def load_config(top: Path | None) -> Config:
+    """Load the configuration of the worktree at `top` (None: outside a repository)."""
+    path = top / CONFIG_FILE if top is not None else None
+    raw: dict[str, Any] = {}
+    lines: dict[str, int] = {}
+    if path is not None and path.is_file():
+        raw, lines = _read_toml(path)
+    else:
+        path = None
+    return _build(raw, lines, path, top)
+
+
+def default_config() -> Config:
+    """Return the configuration with every default."""
+    return _build({}, {}, None, None)
+
+
+def _read_toml(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
+    import tomllib
+
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason}); save it as UTF-8") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it: {exc.strerror}") from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        match = re.search(r"\(at line (\d+), column \d+\)", message)
+        line = match.group(1) if match else "1"
+        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", message) or "invalid TOML"
+        raise ConfigError(f"{path}:{line}: invalid TOML: {reason}") from None
+    return raw, _key_lines(text)
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+_KEY = re.compile(r"""^\s*((?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+)(?:\s*\.\s*(?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+))*)\s*=""")
+
+
+def _key_lines(text: str) -> dict[str, int]:
+    """Map dotted key paths (`gate.push`) and table names to their 1-based line numbers."""
+    found: dict[str, int] = {}
+    table: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header:
+            table = _split_dotted(header.group(1))
+            found.setdefault(".".join(table), number)
+            continue
+        key = _KEY.match(line)
+        if key:
+            parts = table + _split_dotted(key.group(1))
+            for i in range(1, len(parts) + 1):
+                found.setdefault(".".join(parts[:i]), number)
+    return found
+
+
+def _split_dotted(text: str) -> list[str]:
+    parts = re.findall(r'"([^"]*)"|\'([^\']*)\'|([A-Za-z0-9_-]+)', text)
+    return [a or b or c for a, b, c in parts]
+
+
+def _build(raw: dict[str, Any], lines: dict[str, int], path: Path | None, top: Path | None) -> Config:
+    where = str(path) if path else CONFIG_FILE
+    problems: list[Problem] = []
+    sections: dict[str, dict[str, Any]] = {}
+    sources: dict[str, str] = {}
+    for name in raw:
+        if name not in SECTIONS:
+            problems.append(
+                Problem(where, lines.get(name), "error",
+                        f"unknown key {name!r} (known tables: {', '.join(SECTIONS)})")
+            )
+        elif not isinstance(raw[name], dict):
+            problems.append(Problem(where, lines.get(name), "error", f"{name} must be a table [{name}]"))
+    for name, schema in SECTIONS.items():
+        given = raw.get(name) if isinstance(raw.get(name), dict) else {}
+        assert isinstance(given, dict)
+        section_lines = {k: lines[f"{name}.{k}"] for k in given if f"{name}.{k}" in lines}
+        values, found = schema.check(
+            given, path=where, lines=section_lines, default_line=lines.get(name), qualifier=f"{name}."
+        )
+        problems.extend(found)
+        for f in schema.fields:
+            if f.name in given:
+                line = section_lines.get(f.name)
+                sources[f"{name}.{f.name}"] = f"{where}:{line}" if line else where
+            else:
+                sources[f"{name}.{f.name}"] = "default"
+        sections[name] = values
+    if "loops" in sections["graph"]:
+        loops, found = _graph_loops(sections["graph"].get("loops") or {}, where, lines)
+        problems.extend(found)
+        sections["graph"]["loops"] = loops
+    if sections["gate"]["prepare"] is None:
+        has_pre_commit = top is not None and (top / ".pre-commit-config.yaml").is_file()
+        sections["gate"]["prepare"] = PRE_COMMIT_DEFAULT if has_pre_commit else ()
+        if has_pre_commit:
+            sources["gate.prepare"] = "default (.pre-commit-config.yaml exists)"
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        where_line = f"{first.path}:{first.line}" if first.line else first.path
+        raise ConfigError(f"{where_line}: {first.message}{more}")
+    records = {name: _RECORDS[name](**sections[name]) for name in SECTIONS}
+    return Config(**records, path=path, sources=sources)  # type: ignore[arg-type]
+
+
+def _graph_loops(
+    value: Any, where: str, lines: Mapping[str, int]
+) -> tuple[dict[str, dict[str, tuple[str, ...]]], list[Problem]]:
+    problems: list[Problem] = []
+    loops: dict[str, dict[str, tuple[str, ...]]] = {}
+    line = lines.get("graph.loops")
+    if not isinstance(value, dict):
+        return {}, [Problem(where, line, "error", "graph.loops must be tables [graph.loops.<role>]")]
+    for role, verdicts in value.items():
+        role_line = lines.get(f"graph.loops.{role}", line)
+        if not isinstance(verdicts, dict):
+            problems.append(
+                Problem(where, role_line, "error", f"graph.loops.{role} must be a table of VERDICT = [stages]")
+            )
+            continue
+        loops[role] = {}
+        for verdict, targets in verdicts.items():
+            key = f"graph.loops.{role}.{verdict}"
+            if not isinstance(targets, list) or not all(isinstance(t, str) and t for t in targets):
+                problems.append(
+                    Problem(where, lines.get(key, role_line), "error",
+                            f"{key}: expected a list of stage names")
+                )
+                continue
+            loops[role][verdict] = tuple(targets)
+    return loops, problems
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def toml_value(value: Any) -> str:
+    """Render a configuration value as TOML (for `gfh config show`)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"cannot render {type(value).__name__} as TOML")

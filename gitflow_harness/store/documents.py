@@ -1,0 +1,289 @@
+"""Markdown files with YAML frontmatter: parse against a declared schema, edit by line surgery.
+
+Parsing tolerates a BOM, CRLF line ends and YAML comments, and reports every problem as
+`path:line: message`. Edits change the characters they must (a value, a key's block) and leave
+every other byte of the file, its newline style and its BOM, as it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gitflow_harness.errors import GfhError
+from gitflow_harness.store.fsutil import atomic_write, create_exclusive
+from gitflow_harness.store.schema import Problem, Schema
+
+BOM = "\ufeff"
+
+
+class DocumentError(GfhError):
+    """A document that cannot be used; carries every problem found."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        super().__init__(f"{problems[0]}{more}")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Character offsets [start, end) of a key's line(s), and of its value, in `Document.text`."""
+
+    line: int  # 1-based line of the key
+    block_start: int
+    block_end: int
+    value_start: int
+    value_end: int
+    one_line: bool  # the value sits on the key's line
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A parsed markdown-with-frontmatter file."""
+
+    path: Path
+    text: str  # the file's text without its BOM
+    bom: bool
+    newline: str
+    meta: dict[str, Any]
+    spans: dict[str, Span]
+    frontmatter_line: int  # 1-based line of the opening `---`
+    body: str
+    body_line: int
+
+    def line_of(self, key: str) -> int:
+        """Return the 1-based line of a top-level key, or of the opening `---`."""
+        span = self.spans.get(key)
+        return span.line if span else self.frontmatter_line
+
+
+def read_text(path: Path) -> tuple[str, bool]:
+    """Read a UTF-8 file; return its text without BOM and whether it had one."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DocumentError([Problem(str(path), None, "error", f"cannot read it: {exc.strerror}")]) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DocumentError(
+            [Problem(str(path), None, "error", f"not UTF-8 text ({exc.reason}); save it as UTF-8")]
+        ) from None
+    if text.startswith(BOM):
+        return text[1:], True
+    return text, False
+
+
+def read_document(path: Path) -> Document:
+    """Read and parse `path`; raise DocumentError when it has no usable frontmatter."""
+    text, bom = read_text(path)
+    return parse_document(text, path, bom=bom)
+
+
+def parse_document(text: str, path: Path, *, bom: bool = False) -> Document:
+    """Parse frontmatter text (without BOM); raise DocumentError on malformed YAML."""
+    where = str(path)
+    newline = "\r\n" if "\r\n" in text.split("\n", 1)[0] + "\n" else "\n"
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip("\r").rstrip() != "---":
+        raise DocumentError(
+            [Problem(where, 1, "error", "no frontmatter: the file must start with a '---' line")]
+        )
+    close = None
+    for i in range(1, len(lines)):
+        if lines[i].rstrip("\r").rstrip() in ("---", "..."):
+            close = i
+            break
+    if close is None:
+        raise DocumentError(
+            [Problem(where, 1, "error", "frontmatter is not closed: add a '---' line after it")]
+        )
+    fm_offset = len(lines[0]) + 1  # character index where the YAML starts
+    fm_text = "\n".join(lines[1:close]) + "\n"
+    meta, spans = _parse_yaml(fm_text, where, fm_offset, first_line=2)
+    body_start = sum(len(line) + 1 for line in lines[: close + 1])
+    return Document(
+        path=path,
+        text=text,
+        bom=bom,
+        newline=newline,
+        meta=meta,
+        spans=spans,
+        frontmatter_line=1,
+        body=text[body_start:],
+        body_line=close + 2,
+    )
+
+
+def load(path: Path, schema: Schema) -> tuple[Document, dict[str, Any]]:
+    """Parse `path` and check it against `schema`; raise DocumentError listing every error."""
+    doc = read_document(path)
+    values, problems = check(doc, schema)
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        raise DocumentError(errors)
+    return doc, values
+
+
+def check(doc: Document, schema: Schema) -> tuple[dict[str, Any], list[Problem]]:
+    """Check a parsed document against `schema`."""
+    lines = {k: s.line for k, s in doc.spans.items()}
+    return schema.check(doc.meta, path=str(doc.path), lines=lines, default_line=doc.frontmatter_line)
+
+
+class _Loader(yaml.SafeLoader):
+    """The pure-Python loader: its marks are character offsets, which line surgery needs."""
+
+
+def _parse_yaml(
+    fm_text: str, where: str, fm_offset: int, *, first_line: int
+) -> tuple[dict[str, Any], dict[str, Span]]:
+    loader = _Loader(fm_text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else {}
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = first_line + mark.line if mark is not None else first_line
+        reason = exc.problem or exc.context or "invalid YAML"
+        raise DocumentError([Problem(where, line, "error", f"invalid YAML: {reason}")]) from None
+    except yaml.YAMLError as exc:
+        raise DocumentError([Problem(where, first_line, "error", f"invalid YAML: {exc}")]) from None
+    finally:
+        loader.dispose()
+    if data is None:
+        return {}, {}
+    if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
+        raise DocumentError(
+            [Problem(where, first_line, "error", "frontmatter must be a mapping of `key: value` lines")]
+        )
+    spans: dict[str, Span] = {}
+    problems: list[Problem] = []
+    for key_node, value_node in node.value:
+        key = key_node.value
+        line = first_line + key_node.start_mark.line
+        if key in spans:
+            problems.append(Problem(where, line, "error", f"duplicate field {key!r}"))
+            continue
+        spans[key] = _span(fm_text, fm_offset, key_node, value_node, line)
+    if problems:
+        raise DocumentError(problems)
+    return {str(k): v for k, v in data.items()}, spans
+
+
+def _span(fm_text: str, offset: int, key_node: yaml.Node, value_node: yaml.Node, line: int) -> Span:
+    key_index = key_node.start_mark.index
+    block_start = fm_text.rfind("\n", 0, key_index) + 1
+    value_start = value_node.start_mark.index
+    value_end = value_node.end_mark.index
+    one_line = "\n" not in fm_text[key_index:value_end]
+    # The block runs to the end of the value's last line. A block collection's end mark sits at
+    # the start of the next key, past any blank or comment lines: give those back.
+    if value_end > 0 and fm_text[value_end - 1] == "\n":
+        end = value_end
+    else:
+        newline_at = fm_text.find("\n", value_end)
+        end = len(fm_text) if newline_at < 0 else newline_at + 1
+    while end > block_start:
+        prev_start = fm_text.rfind("\n", 0, end - 1) + 1
+        if prev_start <= key_index:
+            break
+        last = fm_text[prev_start:end].strip()
+        if last and not last.startswith("#"):
+            break
+        end = prev_start
+    if not one_line:
+        value_end = min(value_end, end)
+    return Span(
+        line=line,
+        block_start=offset + block_start,
+        block_end=offset + end,
+        value_start=offset + value_start,
+        value_end=offset + value_end,
+        one_line=one_line,
+    )
+
+
+# -- edits ---------------------------------------------------------------------------------
+
+
+def yaml_scalar(value: Any) -> str:
+    """Render one value as inline YAML (a flow collection for lists and mappings)."""
+    rendered = yaml.safe_dump(
+        value, default_flow_style=True, allow_unicode=True, width=10_000, sort_keys=False
+    )
+    rendered = rendered.strip()
+    if rendered.endswith("\n...") or rendered.endswith("..."):
+        rendered = rendered.removesuffix("...").rstrip()
+    return rendered
+
+
+def set_field(doc: Document, key: str, value: Any) -> str:
+    """Return the text with `key`'s value replaced; a comment after the value is kept.
+
+    A key that is missing is added as the last line of the frontmatter.
+    """
+    rendered = yaml_scalar(value)
+    span = doc.spans.get(key)
+    if span is None:
+        return insert_lines(doc, [f"{key}: {rendered}"])
+    if span.one_line:
+        return doc.text[: span.value_start] + rendered + doc.text[span.value_end :]
+    return replace_block(doc, key, [f"{key}: {rendered}"])
+
+
+def remove_field(doc: Document, key: str) -> str:
+    """Return the text without `key`'s lines."""
+    span = doc.spans[key]
+    return doc.text[: span.block_start] + doc.text[span.block_end :]
+
+
+def replace_block(doc: Document, key: str, lines: list[str]) -> str:
+    """Return the text with `key`'s whole block replaced by `lines` (joined in the file's style)."""
+    span = doc.spans[key]
+    new = "".join(line + doc.newline for line in lines)
+    return doc.text[: span.block_start] + new + doc.text[span.block_end :]
+
+
+def insert_lines(doc: Document, lines: list[str], *, after: str | None = None) -> str:
+    """Return the text with `lines` added after `after`'s block, or at the frontmatter's end."""
+    if after is not None and after in doc.spans:
+        at = doc.spans[after].block_end
+    else:
+        # Just before the closing `---` line.
+        at = _closing_index(doc)
+    new = "".join(line + doc.newline for line in lines)
+    return doc.text[:at] + new + doc.text[at:]
+
+
+def _closing_index(doc: Document) -> int:
+    body_start = len(doc.text) - len(doc.body)
+    closing_start = doc.text.rfind("\n", 0, body_start - 1) + 1
+    return closing_start
+
+
+def write_text(path: Path, text: str, *, bom: bool = False) -> None:
+    """Atomically replace `path` with `text` (its BOM restored when it had one)."""
+    atomic_write(path, ((BOM if bom else "") + text).encode("utf-8"))
+
+
+def save(doc: Document, text: str) -> None:
+    """Atomically write an edited version of `doc`."""
+    write_text(doc.path, text, bom=doc.bom)
+
+
+def render(meta: dict[str, Any], body: str) -> str:
+    """Render a new document: YAML frontmatter in the given key order, then the body."""
+    import frontmatter
+
+    post = frontmatter.Post(body, **meta)
+    return frontmatter.dumps(post, sort_keys=False) + "\n"
+
+
+def create(path: Path, meta: dict[str, Any], body: str) -> None:
+    """Create a new document; never over an existing file."""
+    create_exclusive(path, render(meta, body))

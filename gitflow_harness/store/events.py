@@ -1,0 +1,286 @@
+"""The append-only event log in the git common dir.
+
+One JSON object per line in `<git-common-dir>/gitflow-harness/events/YYYY-MM.jsonl`. Appends hold
+an exclusive lock and write each line with a single `write()`, so concurrent writers never
+interleave; a writer killed mid-write leaves at most one torn line, and the next append starts a
+fresh line. Readers classify every line as an event, a foreign line (valid JSON of another shape)
+or a torn line (not JSON), and never fail on the last two.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final, NamedTuple
+
+from gitflow_harness.errors import GfhError
+from gitflow_harness.store.fsutil import ensure_private_dir, open_private_append
+from gitflow_harness.store.locks import exclusive
+from gitflow_harness.store.tail import reverse_nonempty_lines
+
+SCHEMA: Final = 1
+MAX_LINE_BYTES: Final = 16 * 1024
+SURFACES: Final = frozenset({"cli", "mcp", "hook", "git"})
+LOG_DIR: Final = ("gitflow-harness", "events")
+
+
+class Event(NamedTuple):
+    """One envelope of DESIGN §4. A NamedTuple: the report builds a million of these."""
+
+    id: str
+    at: str
+    type: str
+    surface: str
+    session: str | None
+    branch: str | None
+    data: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the envelope as written to the log, fields in their documented order."""
+        return {
+            "schema": SCHEMA,
+            "id": self.id,
+            "at": self.at,
+            "type": self.type,
+            "surface": self.surface,
+            "session": self.session,
+            "branch": self.branch,
+            "data": self.data,
+        }
+
+    def when(self) -> datetime:
+        """Return `at` as an aware UTC datetime."""
+        return parse_at(self.at)
+
+
+class EventTooLarge(GfhError):
+    """An event whose line would pass the 16 KiB limit: refused, never truncated."""
+
+
+def format_at(moment: datetime) -> str:
+    """Return RFC 3339 UTC with milliseconds and `Z`."""
+    moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def now_at() -> str:
+    """Return the current time as an envelope `at` string."""
+    return format_at(datetime.now(UTC))
+
+
+def parse_at(text: str) -> datetime:
+    """Parse an envelope `at` string into an aware UTC datetime."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def current_session() -> str | None:
+    """Return the correlated agent session from `$GFH_SESSION`, or None. Nothing else guesses."""
+    return os.environ.get("GFH_SESSION") or None
+
+
+def make_event(
+    type: str,
+    data: dict[str, Any],
+    *,
+    surface: str,
+    session: str | None,
+    branch: str | None,
+    at: str | None = None,
+) -> Event:
+    """Build a validated envelope."""
+    if surface not in SURFACES:
+        raise ValueError(f"unknown surface {surface!r}")
+    return Event(uuid.uuid4().hex, at or now_at(), type, surface, session, branch, data)
+
+
+def encode(event: Event) -> bytes:
+    """Return the event's log line, newline included; refuse lines over the limit."""
+    line = (
+        json.dumps(event.to_dict(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        + b"\n"
+    )
+    if len(line) > MAX_LINE_BYTES:
+        raise EventTooLarge(
+            f"event {event.type!r} is {len(line)} bytes, over the {MAX_LINE_BYTES}-byte line "
+            "limit of the event log; refused (events carry ids, names and counts, not text)"
+        )
+    return line
+
+
+EVENT: Final = "event"
+FOREIGN: Final = "foreign"
+TORN: Final = "torn"
+
+
+def classify(raw: bytes) -> Event | str:
+    """Return the Event in one log line, or FOREIGN / TORN."""
+    try:
+        obj = json.loads(raw)
+    except ValueError:  # includes UnicodeDecodeError
+        return TORN
+    if type(obj) is not dict or obj.get("schema") != SCHEMA or type(obj["schema"]) is not int:
+        return FOREIGN
+    try:
+        ev = Event(
+            obj["id"], obj["at"], obj["type"], obj["surface"], obj["session"], obj["branch"],
+            obj["data"],
+        )
+    except KeyError:
+        return FOREIGN
+    if (
+        type(ev.id) is not str
+        or type(ev.at) is not str
+        or type(ev.type) is not str
+        or ev.surface not in SURFACES
+        or (ev.session is not None and type(ev.session) is not str)
+        or (ev.branch is not None and type(ev.branch) is not str)
+        or type(ev.data) is not dict
+    ):
+        return FOREIGN
+    return ev
+
+
+@dataclass
+class FileCounts:
+    """How the lines of one log file were classified."""
+
+    path: Path
+    events: int = 0
+    foreign: int = 0
+    torn: int = 0
+
+
+@dataclass
+class ReadStats:
+    """Counts gathered while streaming the log; readers report what they skipped."""
+
+    files: list[FileCounts] = field(default_factory=list)
+
+    @property
+    def events(self) -> int:
+        return sum(f.events for f in self.files)
+
+    @property
+    def foreign(self) -> int:
+        return sum(f.foreign for f in self.files)
+
+    @property
+    def torn(self) -> int:
+        return sum(f.torn for f in self.files)
+
+    @property
+    def skipped(self) -> int:
+        return self.foreign + self.torn
+
+
+class EventLog:
+    """The event log of one repository (shared by all its worktrees)."""
+
+    def __init__(self, common_dir: Path) -> None:
+        self.directory = Path(common_dir).joinpath(*LOG_DIR)
+
+    def path_for(self, at: str) -> Path:
+        """Return the monthly file an event stamped `at` belongs to."""
+        return self.directory / f"{at[:7]}.jsonl"
+
+    def append(self, event: Event) -> Event:
+        """Append one event under the lock with a single write."""
+        line = encode(event)
+        ensure_private_dir(self.directory)
+        path = self.path_for(event.at)
+        with exclusive(self.directory / ".lock"):
+            fd = open_private_append(path)
+            try:
+                size = os.fstat(fd).st_size
+                if size and _last_byte(path, size) != b"\n":
+                    # A writer died mid-line: start ours on a fresh line so only theirs is torn.
+                    line = b"\n" + line
+                written = os.write(fd, line)
+                if written != len(line):
+                    raise OSError(f"short write to {path}: {written} of {len(line)} bytes")
+            finally:
+                os.close(fd)
+        return event
+
+    def record(
+        self,
+        type: str,
+        data: dict[str, Any],
+        *,
+        surface: str,
+        branch: str | None,
+        session: str | None = None,
+        use_env_session: bool = True,
+    ) -> Event:
+        """Build and append an event; the session comes from `$GFH_SESSION` unless given."""
+        if session is None and use_env_session:
+            session = current_session()
+        return self.append(make_event(type, data, surface=surface, session=session, branch=branch))
+
+    def files(self) -> list[Path]:
+        """Return the monthly files, oldest first."""
+        if not self.directory.is_dir():
+            return []
+        return sorted(p for p in self.directory.glob("*.jsonl") if p.is_file())
+
+    def read(self, *, since: str | None = None, stats: ReadStats | None = None) -> Iterator[Event]:
+        """Stream every event, oldest file first; count what is not an event into `stats`.
+
+        `since` is an `at`-comparable prefix (e.g. `2026-11-01`); whole months before it are
+        skipped unopened and earlier events filtered out.
+        """
+        for path in self.files():
+            if since is not None and path.stem < since[:7]:
+                continue
+            counts = FileCounts(path)
+            if stats is not None:
+                stats.files.append(counts)
+            yield from _read_file(path, counts, since)
+
+    def tail(self, n: int) -> list[Event]:
+        """Return the last `n` events, oldest first, reading the files from their ends."""
+        found: deque[Event] = deque()
+        if n <= 0:
+            return []
+        for path in reversed(self.files()):
+            for raw in reverse_nonempty_lines(path):
+                ev = classify(raw)
+                if isinstance(ev, Event):
+                    found.appendleft(ev)
+                    if len(found) >= n:
+                        return list(found)
+        return list(found)
+
+    def verify(self) -> list[FileCounts]:
+        """Classify every line of every file."""
+        stats = ReadStats()
+        for _ in self.read(stats=stats):
+            pass
+        return stats.files
+
+
+def _read_file(path: Path, counts: FileCounts, since: str | None) -> Iterator[Event]:
+    with open(path, "rb") as fh:
+        for raw in fh:
+            ev = classify(raw)
+            if type(ev) is Event:
+                counts.events += 1
+                if since is None or ev.at >= since:
+                    yield ev
+            elif ev is TORN:
+                counts.torn += 1
+            else:
+                counts.foreign += 1
+
+
+def _last_byte(path: Path, size: int) -> bytes:
+    with open(path, "rb") as fh:
+        fh.seek(size - 1)
+        return fh.read(1)
+

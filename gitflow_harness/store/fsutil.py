@@ -1,0 +1,122 @@
+"""Owner-only directories and files, atomic replacement and exclusive creation."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from gitflow_harness.errors import GfhError
+
+PRIVATE_DIR = 0o700
+PRIVATE_FILE = 0o600
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create `path` (and parents) as 0700 directories; return it."""
+    if path.is_dir():
+        return path
+    if not path.parent.exists():
+        ensure_private_dir(path.parent)
+    try:
+        os.mkdir(path, PRIVATE_DIR)
+    except FileExistsError:
+        return path
+    # mkdir's mode is filtered by the umask; say exactly what we mean.
+    os.chmod(path, PRIVATE_DIR)
+    return path
+
+
+def open_private_append(path: Path) -> int:
+    """Open `path` for appending, creating it 0600 whatever the umask; return the fd."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, PRIVATE_FILE)
+    if os.fstat(fd).st_mode & 0o077:
+        os.fchmod(fd, PRIVATE_FILE)
+    return fd
+
+
+def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None) -> None:
+    """Replace `path` with `data` atomically: a reader sees the old file or the new one.
+
+    The new file keeps the old file's permission bits unless `mode` is given.
+    """
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    if mode is None:
+        try:
+            mode = os.stat(path).st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
+
+
+def create_exclusive(path: Path, data: bytes | str, *, mode: int | None = None) -> None:
+    """Create `path` with `data`, failing clearly if it exists; never a half-written file.
+
+    The content is written to a temporary file first and then hard-linked into place, so the
+    name appears only with its whole content, and `link` refuses an existing name atomically.
+    """
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    mode = 0o666 & ~_umask() if mode is None else mode
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise FileExistsGfhError(path) from None
+        except OSError:
+            # Filesystems without hard links: fall back to O_EXCL (still never overwrites).
+            _create_excl_direct(path, payload, mode)
+    finally:
+        _unlink_quietly(tmp)
+
+
+class FileExistsGfhError(GfhError):
+    """An exclusive create found the name taken."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"{path}: already exists; refusing to overwrite it")
+        self.path = path
+
+
+def _create_excl_direct(path: Path, payload: bytes, mode: int) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    except FileExistsError:
+        raise FileExistsGfhError(path) from None
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(payload)
+
+
+def write_private(path: Path, data: bytes | str) -> None:
+    """Atomically write an owner-only (0600) file, creating its 0700 directory."""
+    ensure_private_dir(path.parent)
+    atomic_write(path, data, mode=PRIVATE_FILE)
+
+
+def _umask() -> int:
+    # os.umask can only be read by setting it; put it straight back.
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass

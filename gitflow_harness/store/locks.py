@@ -1,0 +1,38 @@
+"""Cross-process exclusive locks.
+
+On POSIX these are `fcntl.flock` locks: they cost nothing to import (the hook path runs on every
+tool call, and `filelock` alone costs ~40 ms to import) and the kernel drops them when a holder
+dies, so a killed writer never leaves a stale lock. Elsewhere `filelock` provides the same.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from gitflow_harness.store.fsutil import PRIVATE_FILE
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+
+@contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the lock file `path` (created 0600) for the block."""
+    if fcntl is None:  # pragma: no cover - Windows
+        import filelock
+
+        with filelock.FileLock(str(path)):
+            yield
+        return
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+

@@ -1,0 +1,46 @@
+"""Session-scoped scratch state: owner-only, outside the repository."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+from gitflow_harness.store.fsutil import ensure_private_dir
+
+APP = "gitflow-harness"
+_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def state_home() -> Path:
+    """Return the state root: `$GFH_STATE_HOME`, else the platform's user state dir."""
+    override = os.environ.get("GFH_STATE_HOME")
+    if override:
+        return Path(override)
+    import platformdirs  # deferred: most hook calls set GFH_STATE_HOME or never need it
+
+    return Path(platformdirs.user_state_dir(APP))
+
+
+def session_key(session: str) -> str:
+    """Return a file-name-safe, collision-free directory name for a session id."""
+    readable = _SAFE.sub("_", session)[:80]
+    digest = hashlib.sha256(session.encode("utf-8")).hexdigest()[:12]
+    return f"{readable}-{digest}"
+
+
+def session_dir(session: str, *, create: bool = True) -> Path:
+    """Return the owner-only state directory of `session` (an `<adapter>:<id>` string)."""
+    path = state_home() / "sessions" / session_key(session)
+    if create:
+        ensure_private_dir(path)
+    return path
+
+
+def user_dir(*parts: str, create: bool = True) -> Path:
+    """Return an owner-only directory under the state root for data shared across sessions."""
+    path = state_home().joinpath(*parts)
+    if create:
+        ensure_private_dir(path)
+    return path

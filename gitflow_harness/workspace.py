@@ -1,0 +1,46 @@
+"""The repository a command runs in: where it is, its configuration, its event log."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gitflow_harness import git
+from gitflow_harness.store.config import Config, load_config
+from gitflow_harness.store.events import Event, EventLog, current_session
+
+
+@dataclass
+class Workspace:
+    """One command's view of its repository. HEAD is read once and cached."""
+
+    repo: git.Repo
+    config: Config
+    log: EventLog
+    _head: git.Head | None = field(default=None, repr=False)
+
+    @property
+    def top(self) -> Path:
+        return self.repo.worktree()
+
+    @property
+    def session(self) -> str | None:
+        return current_session()
+
+    def head(self, *, refresh: bool = False) -> git.Head:
+        """Return HEAD, read once per command unless `refresh`."""
+        if self._head is None or refresh:
+            self._head = git.head(self.repo)
+        return self._head
+
+    def record(self, type: str, data: dict[str, Any], *, surface: str = "cli") -> Event:
+        """Append an event stamped with this session and the current branch."""
+        return self.log.record(type, data, surface=surface, branch=self.head().label)
+
+
+def open_workspace(cwd: Path | str | None = None) -> Workspace:
+    """Discover the repository around `cwd` and load its configuration."""
+    repo = git.discover(cwd)
+    config = load_config(repo.top)
+    return Workspace(repo=repo, config=config, log=EventLog(repo.common_dir))

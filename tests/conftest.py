@@ -1,0 +1,85 @@
+"""Hermetic test environment: every test gets its own HOME, state dir and git identity."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import freezegun
+import freezegun.config
+import pytest
+
+from tests.helpers import CliRunner, make_repo
+
+_REAL_HOME = Path(os.environ.get("HOME", "/nonexistent"))
+_REAL_STATE = _REAL_HOME / ".local" / "state" / "gitflow-harness"
+# freezegun skips modules whose name starts with any ignored prefix, and its defaults include
+# "gi" (PyGObject), which also matches "gitflow_harness": without this, time is never frozen.
+freezegun.configure(
+    default_ignore_list=[m for m in freezegun.config.DEFAULT_IGNORE_LIST if m != "gi"] + ["gi."]
+)
+_KEEP_ENV = {"GIT_EXEC_PATH", "GIT_SSL_CAINFO", "GIT_SSL_NO_VERIFY"}
+
+
+def _state_fingerprint() -> float | None:
+    try:
+        return _REAL_STATE.stat().st_mtime
+    except FileNotFoundError:
+        return None
+
+
+_STATE_AT_START = _state_fingerprint()
+
+
+@pytest.fixture(autouse=True)
+def hermetic(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Point HOME, XDG dirs, GFH_STATE_HOME and git's config at a fresh temporary home."""
+    home = tmp_path_factory.mktemp("home")
+    templates = home / "git-templates"
+    templates.mkdir()
+    gitconfig = home / ".gitconfig"
+    gitconfig.write_text(
+        "[user]\n\tname = Test Agent\n\temail = agent@example.invalid\n"
+        "[init]\n\tdefaultBranch = main\n"
+        "[advice]\n\tdetachedHead = false\n"
+        "[commit]\n\tgpgsign = false\n",
+        encoding="utf-8",
+    )
+    for name in list(os.environ):
+        if name.startswith("GIT_") and name not in _KEEP_ENV:
+            monkeypatch.delenv(name)
+    for name in ("GFH_SESSION", "CLAUDE_ENV_FILE", "CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR",
+                 "PRE_COMMIT", "SKIP"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GFH_STATE_HOME", str(home / "gfh-state"))
+    for var, sub in (("XDG_STATE_HOME", ".local/state"), ("XDG_CONFIG_HOME", ".config"),
+                     ("XDG_DATA_HOME", ".local/share")):
+        monkeypatch.setenv(var, str(home / sub))
+    # pre-commit's environments are expensive to build: share them across the tests of a worker.
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path_factory.getbasetemp() / "pre-commit-home"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_TEMPLATE_DIR", str(templates))
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Agent")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "agent@example.invalid")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Agent")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "agent@example.invalid")
+    yield home
+    # Tripwire: nothing may write to the real user's state directory.
+    assert _state_fingerprint() == _STATE_AT_START, f"a test wrote to {_REAL_STATE}"
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository on `main` with one commit; the current directory is its top."""
+    path = make_repo(tmp_path / "repo")
+    monkeypatch.chdir(path)
+    return path
+
+
+@pytest.fixture
+def gfh() -> CliRunner:
+    """Run `gfh` in-process and capture exit code, stdout and stderr."""
+    return CliRunner()

@@ -1,0 +1,160 @@
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from pathlib import Path
+
+import pytest
+
+from gitflow_harness.store import documents as docs
+from gitflow_harness.store.documents import DocumentError
+from gitflow_harness.store.fsutil import FileExistsGfhError, create_exclusive
+from gitflow_harness.store.schema import REQUIRED, Date, Field, Int, Schema, Str, StrList
+
+SCHEMA = Schema(
+    "pill",
+    (
+        Field("id", Str(nonempty=True), REQUIRED),
+        Field("occurrences", Int(min=1), REQUIRED),
+        Field("date", Date(), REQUIRED),
+        Field("citations", StrList(), ()),
+    ),
+    forbidden={"redisclose": "redisclose is retired: run `gfh ways migrate`"},
+)
+
+
+def _write(tmp_path: Path, data: bytes) -> Path:
+    path = tmp_path / "doc.md"
+    path.write_bytes(data)
+    return path
+
+
+def test_bom_crlf_and_comments_parse(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "\ufeff---\r\nid: shared-x  # the id\r\noccurrences: 4  # seen twice\r\n"
+        "date: 2026-11-01\r\n# a comment line\r\ncitations:\r\n  - a.py:3\r\n---\r\n"
+        "# Body\r\n".encode(),
+    )
+    doc, values = docs.load(path, SCHEMA)
+    assert values == {
+        "id": "shared-x",
+        "occurrences": 4,
+        "date": dt.date(2026, 11, 1),
+        "citations": ("a.py:3",),
+    }
+    assert doc.bom and doc.newline == "\r\n"
+    assert doc.line_of("occurrences") == 3
+    assert doc.line_of("citations") == 6
+    assert doc.body == "# Body\r\n"
+    assert doc.body_line == 9
+
+
+def test_set_field_changes_only_that_value_byte_for_byte(tmp_path: Path) -> None:
+    original = (
+        "\ufeff---\r\nid: shared-x\r\noccurrences: 4  # seen twice\r\ndate: 2026-11-01\r\n---\r\n"
+        "Body: occurrences: 4\r\n"
+    ).encode()
+    path = _write(tmp_path, original)
+    doc = docs.read_document(path)
+    docs.save(doc, docs.set_field(doc, "occurrences", 5))
+    assert path.read_bytes() == original.replace(b"occurrences: 4  #", b"occurrences: 5  #", 1)
+
+
+def test_remove_field_takes_its_whole_block_and_nothing_else(tmp_path: Path) -> None:
+    text = (
+        "---\nid: a\nbogus:\n  - one\n  - two\n\n# keep this comment\noccurrences: 1\n"
+        "date: 2026-01-01\n---\nbody\n"
+    )
+    doc = docs.parse_document(text, tmp_path / "x.md")
+    assert docs.remove_field(doc, "bogus") == text.replace("bogus:\n  - one\n  - two\n", "")
+
+
+def test_replace_block_and_insert_use_the_files_newline(tmp_path: Path) -> None:
+    text = "---\r\nid: a\r\ncurve: {type: Flat, suppression: 3}\r\nx-note: hi\r\n---\r\n"
+    doc = docs.parse_document(text, tmp_path / "x.md")
+    new = docs.replace_block(doc, "curve", ["curve:", "  type: Exponential", "  half_life: 9"])
+    assert new == text.replace(
+        "curve: {type: Flat, suppression: 3}\r\n",
+        "curve:\r\n  type: Exponential\r\n  half_life: 9\r\n",
+    )
+    doc = docs.parse_document(text, tmp_path / "x.md")
+    assert docs.set_field(doc, "last_seen", "2026-11-30") == text.replace(
+        "x-note: hi\r\n---", "x-note: hi\r\nlast_seen: '2026-11-30'\r\n---"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("no frontmatter\n", 1, "must start with a '---' line"),
+        ("---\nid: a\n", 1, "not closed"),
+        ("---\nid: a\noccurrences: [1\n---\n", 4, "invalid YAML"),
+        ("---\n- a\n- b\n---\n", 2, "must be a mapping"),
+        ("---\nid: a\nid: b\n---\n", 3, "duplicate field 'id'"),
+    ],
+)
+def test_malformed_documents_name_file_and_line(tmp_path: Path, text: str, line: int, message: str) -> None:
+    path = _write(tmp_path, text.encode())
+    with pytest.raises(DocumentError) as err:
+        docs.read_document(path)
+    assert str(err.value).startswith(f"{path}:{line}: error: ")
+    assert message in str(err.value)
+
+
+def test_schema_errors_each_carry_their_line(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        b"---\nid: a\noccurrences: 0\nredisclose: 5\nunknown: 1\nx-free: ok\n---\n",
+    )
+    doc = docs.read_document(path)
+    _, problems = docs.check(doc, SCHEMA)
+    rendered = sorted(str(p) for p in problems)
+    assert rendered == [
+        f"{path}:1: error: missing required field 'date'",
+        f"{path}:3: error: occurrences: expected an integer >= 1, got 0",
+        f"{path}:4: error: redisclose is retired: run `gfh ways migrate`",
+        f"{path}:5: error: unknown field 'unknown' in pill (known: id, occurrences, date, "
+        "citations; free-form fields start with 'x-')",
+    ]
+
+
+def test_not_utf8_is_a_clear_error(tmp_path: Path) -> None:
+    path = _write(tmp_path, b"---\nid: \xff\n---\n")
+    with pytest.raises(DocumentError, match="not UTF-8"):
+        docs.read_document(path)
+
+
+def test_render_and_create_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "new.md"
+    docs.create(path, {"id": "a", "occurrences": 1, "date": "2026-11-30"}, "# Body\n")
+    _, values = docs.load(path, SCHEMA)
+    assert values["occurrences"] == 1
+    with pytest.raises(FileExistsGfhError, match="already exists"):
+        docs.create(path, {"id": "b"}, "")
+    assert "id: a" in path.read_text()
+
+
+def test_two_exclusive_creates_of_one_path_one_wins(tmp_path: Path) -> None:
+    target = tmp_path / "request.md"
+    barrier = threading.Barrier(2)
+    results: list[str] = []
+
+    def attempt(payload: str) -> None:
+        barrier.wait()
+        try:
+            create_exclusive(target, payload)
+            results.append("ok")
+        except FileExistsGfhError as exc:
+            results.append(str(exc))
+
+    threads = [threading.Thread(target=attempt, args=(p,)) for p in ("first", "second")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results.count("ok") == 1
+    [refusal] = [r for r in results if r != "ok"]
+    assert refusal == f"{target}: already exists; refusing to overwrite it"
+    assert target.read_text() in {"first", "second"}
+    assert [p.name for p in tmp_path.iterdir()] == ["request.md"]  # no temp files left
