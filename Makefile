@@ -31,8 +31,8 @@ test-fast: $(VENV)/.test
 lint: $(VENV)/.test
 	$(BIN)/pre-commit run --all-files
 
-bench: $(VENV)/.base
-	$(BIN)/python -m bench
+bench: $(VENV)/.test
+	$(BIN)/python -m bench --record
 
 clean:
 	rm -rf $(VENV) .coverage .coverage.* .pytest_cache .mypy_cache .ruff_cache build *.egg-info

@@ -229,7 +229,9 @@ def operation_in_progress(repo: Repo) -> str | None:
 _HOW_TO_FINISH = {
     "rebase": "finish it (`git rebase --continue`) or abort it (`git rebase --abort`)",
     "merge": "commit it or abort it (`git merge --abort`)",
-    "cherry-pick": "finish it (`git cherry-pick --continue`) or abort it (`git cherry-pick --abort`)",
+    "cherry-pick": (
+        "finish it (`git cherry-pick --continue`) or abort it (`git cherry-pick --abort`)"
+    ),
     "revert": "finish it (`git revert --continue`) or abort it (`git revert --abort`)",
     "bisect": "end it (`git bisect reset`)",
 }
@@ -364,8 +366,12 @@ def is_ancestor(repo: Repo, ancestor: str, descendant: str) -> bool:
     """True when `ancestor` is reachable from `descendant`."""
     proc = run(["merge-base", "--is-ancestor", ancestor, descendant], cwd=_cwd(repo), check=False)
     if proc.returncode not in (0, 1):
-        raise GitError(["merge-base", "--is-ancestor", ancestor, descendant], proc.returncode,
-                       proc.stdout, proc.stderr)
+        raise GitError(
+            ["merge-base", "--is-ancestor", ancestor, descendant],
+            proc.returncode,
+            proc.stdout,
+            proc.stderr,
+        )
     return proc.returncode == 0
 
 
@@ -460,7 +466,7 @@ def reflog(repo: Repo, ref: str) -> list[ReflogEntry]:
         return []
     entries = []
     for line in proc.stdout.splitlines():
-        sha, selector, message = (line.split("\x1f", 2) + ["", ""])[:3]
+        sha, selector, message = ([*line.split("\x1f", 2), "", ""])[:3]
         stamp = selector[selector.rfind("{") + 1 : selector.rfind("}")]
         try:
             when = datetime.fromtimestamp(int(stamp), UTC)

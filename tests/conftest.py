@@ -33,7 +33,9 @@ _STATE_AT_START = _state_fingerprint()
 
 
 @pytest.fixture(autouse=True)
-def hermetic(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def hermetic(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
     """Point HOME, XDG dirs, GFH_STATE_HOME and git's config at a fresh temporary home."""
     home = tmp_path_factory.mktemp("home")
     templates = home / "git-templates"
@@ -49,13 +51,22 @@ def hermetic(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     for name in list(os.environ):
         if name.startswith("GIT_") and name not in _KEEP_ENV:
             monkeypatch.delenv(name)
-    for name in ("GFH_SESSION", "CLAUDE_ENV_FILE", "CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR",
-                 "PRE_COMMIT", "SKIP"):
+    for name in (
+        "GFH_SESSION",
+        "CLAUDE_ENV_FILE",
+        "CLAUDE_PROJECT_DIR",
+        "CURSOR_PROJECT_DIR",
+        "PRE_COMMIT",
+        "SKIP",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GFH_STATE_HOME", str(home / "gfh-state"))
-    for var, sub in (("XDG_STATE_HOME", ".local/state"), ("XDG_CONFIG_HOME", ".config"),
-                     ("XDG_DATA_HOME", ".local/share")):
+    for var, sub in (
+        ("XDG_STATE_HOME", ".local/state"),
+        ("XDG_CONFIG_HOME", ".config"),
+        ("XDG_DATA_HOME", ".local/share"),
+    ):
         monkeypatch.setenv(var, str(home / sub))
     # pre-commit's environments are expensive to build: share them across the tests of a worker.
     monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path_factory.getbasetemp() / "pre-commit-home"))

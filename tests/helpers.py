@@ -73,9 +73,7 @@ class Result:
 class CliRunner:
     """Call `gitflow_harness.main.main` in-process, capturing its streams."""
 
-    def __call__(
-        self, *args: str, stdin: str = "", env: Mapping[str, str] | None = None
-    ) -> Result:
+    def __call__(self, *args: str, stdin: str = "", env: Mapping[str, str] | None = None) -> Result:
         from gitflow_harness.main import main
 
         out, err = io.StringIO(), io.StringIO()
@@ -119,4 +117,3 @@ def read_events(repo: Path) -> list[dict[str, Any]]:
         for line in path.read_text(encoding="utf-8").splitlines():
             out.append(json.loads(line))
     return out
-

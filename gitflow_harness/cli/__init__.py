@@ -44,7 +44,9 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 
 
 @click.group(cls=LazyGroup, lazy=COMMANDS, context_settings=CONTEXT_SETTINGS)
-@click.version_option(__version__, "-V", "--version", prog_name="gfh", message="%(prog)s %(version)s")
+@click.version_option(
+    __version__, "-V", "--version", prog_name="gfh", message="%(prog)s %(version)s"
+)
 def cli() -> None:
     """gitflow-harness: a git-native harness for coding agents.
 

@@ -34,7 +34,10 @@ def show(as_json: bool) -> int:
     for section, schema in SECTIONS.items():
         click.echo(f"\n[{section}]")
         rows = [
-            (f"{f.name} = {toml_value(values[section][f.name])}", cfg.sources[f"{section}.{f.name}"])
+            (
+                f"{f.name} = {toml_value(values[section][f.name])}",
+                cfg.sources[f"{section}.{f.name}"],
+            )
             for f in schema.fields
         ]
         width = max(len(left) for left, _ in rows)

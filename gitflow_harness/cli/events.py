@@ -16,8 +16,14 @@ def events() -> None:
 
 
 @events.command("tail")
-@click.option("-n", "count", type=click.IntRange(min=0), default=20, show_default=True,
-              help="How many of the latest events.")
+@click.option(
+    "-n",
+    "count",
+    type=click.IntRange(min=0),
+    default=20,
+    show_default=True,
+    help="How many of the latest events.",
+)
 @json_option
 def tail(count: int, as_json: bool) -> int:
     """Print the latest events, oldest first."""

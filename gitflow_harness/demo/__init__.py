@@ -73,7 +73,10 @@ class Demo:
             stdin=None if stdin is not None else subprocess.DEVNULL,
         )
         if show:
-            self.echo(f"$ gfh {' '.join(args)}" + (f"   (exit {proc.returncode})" if proc.returncode else ""))
+            self.echo(
+                f"$ gfh {' '.join(args)}"
+                + (f"   (exit {proc.returncode})" if proc.returncode else "")
+            )
             for stream in (proc.stdout, proc.stderr):
                 text = stream.rstrip("\n")
                 if text:
@@ -135,7 +138,11 @@ def run_demo(keep: Path | None, echo: Echo, *, only: Sequence[Chapter] | None = 
         if keep is None:
             shutil.rmtree(root, ignore_errors=True)
     echo("")
-    echo(f"Scratch world kept in {root}" if keep is not None else "Done; the scratch world was removed (--keep DIR keeps it).")
+    echo(
+        f"Scratch world kept in {root}"
+        if keep is not None
+        else "Done; the scratch world was removed (--keep DIR keeps it)."
+    )
     return 0
 
 

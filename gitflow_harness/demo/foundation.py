@@ -25,12 +25,27 @@ def run(demo: Demo) -> None:
 
     repo = git.discover(feature)
     log = EventLog(repo.common_dir)
-    log.record("turn.started", {"turn": 1, "stop_remediation": False}, surface="hook",
-               branch="feature/parser", session="claude:demo-session")
-    log.record("tool.requested", {"tool": "Edit", "phase": "post"}, surface="hook",
-               branch="feature/parser", session="claude:demo-session")
-    log.record("coord.status_observed", {"status": "end_turn_checked"}, surface="cli",
-               branch="feature/parser", session="claude:demo-session")
+    log.record(
+        "turn.started",
+        {"turn": 1, "stop_remediation": False},
+        surface="hook",
+        branch="feature/parser",
+        session="claude:demo-session",
+    )
+    log.record(
+        "tool.requested",
+        {"tool": "Edit", "phase": "post"},
+        surface="hook",
+        branch="feature/parser",
+        session="claude:demo-session",
+    )
+    log.record(
+        "coord.status_observed",
+        {"status": "end_turn_checked"},
+        surface="cli",
+        branch="feature/parser",
+        session="claude:demo-session",
+    )
     demo.say(f"appended 3 events to {log.directory}")
     demo.gfh("events", "tail", "-n", "5", cwd=feature)
     demo.gfh("events", "verify", cwd=feature)

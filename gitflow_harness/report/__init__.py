@@ -1,1 +1,1 @@
-"""`gfh report`: detectors over the event log (and git history), rendered as text, markdown or JSON."""
+"""`gfh report`: detectors over the event log and git history, as text, markdown or JSON."""

@@ -38,9 +38,15 @@ def _section(name: str, *fields: Field) -> Schema:
 SECTIONS: Final[dict[str, Schema]] = {
     "repository": _section(
         "repository",
-        Field("trunk", Str(), "", "trunk branch; empty = detect: origin/HEAD, else main, else master"),
-        Field("worktrees", Str(nonempty=True), "../{repo}.worktrees",
-              "where `gfh start` creates worktrees; {repo} = the repository's directory name"),
+        Field(
+            "trunk", Str(), "", "trunk branch; empty = detect: origin/HEAD, else main, else master"
+        ),
+        Field(
+            "worktrees",
+            Str(nonempty=True),
+            "../{repo}.worktrees",
+            "where `gfh start` creates worktrees; {repo} = the repository's directory name",
+        ),
     ),
     "paths": _section(
         "paths",
@@ -50,11 +56,19 @@ SECTIONS: Final[dict[str, Schema]] = {
     ),
     "gate": _section(
         "gate",
-        Field("prepare", StrList(), None,
-              "shell commands of `gfh prepare`; default: pre-commit when configured, else none"),
+        Field(
+            "prepare",
+            StrList(),
+            None,
+            "shell commands of `gfh prepare`; default: pre-commit when configured, else none",
+        ),
         Field("test", StrList(), (), "shell commands of `gfh test`"),
-        Field("push", Choice("block-red", "require-green", "off"), "block-red",
-              "what the pre-push hook refuses"),
+        Field(
+            "push",
+            Choice("block-red", "require-green", "off"),
+            "block-red",
+            "what the pre-push hook refuses",
+        ),
     ),
     "ways": _section(
         "ways",
@@ -65,8 +79,12 @@ SECTIONS: Final[dict[str, Schema]] = {
     ),
     "ritual": _section(
         "ritual",
-        Field("enforce", StrList(item=Choice(*ADAPTERS)), ("claude", "cursor"),
-              "adapters whose Stop blocks; codex only ever observes"),
+        Field(
+            "enforce",
+            StrList(item=Choice(*ADAPTERS)),
+            ("claude", "cursor"),
+            "adapters whose Stop blocks; codex only ever observes",
+        ),
         Field("require_status", Bool(), True, "rule 1: `gfh status --end-turn` ran in the turn"),
         Field("require_box", Bool(), True, "rule 2: the reply shows the status box"),
         Field("require_task", Bool(), True, "rule 3: `gfh task set` ran in the turn"),
@@ -74,12 +92,18 @@ SECTIONS: Final[dict[str, Schema]] = {
     "learning": _section(
         "learning",
         Field("graduation_at", Int(min=1), 3, "occurrences at which a pill is owed a request"),
-        Field("capture_at", Int(min=1), 3, "loop-backs since a role's newest lesson that are overdue"),
+        Field(
+            "capture_at", Int(min=1), 3, "loop-backs since a role's newest lesson that are overdue"
+        ),
         Field("capture_days", Int(min=1), 14, "window of the overdue detector, in days"),
         Field("verify_days", Int(min=1), 14, "days either side of a lesson to compare"),
         Field("verify_min", Int(min=1), 5, "rounds needed on each side to call a change"),
-        Field("loop_back", StrList(item=Str(nonempty=True)), ("REJECTED", "BLOCKED", "FAIL", "FAILED"),
-              "verdicts that send work back"),
+        Field(
+            "loop_back",
+            StrList(item=Str(nonempty=True)),
+            ("REJECTED", "BLOCKED", "FAIL", "FAILED"),
+            "verdicts that send work back",
+        ),
     ),
     "graph": _section(
         "graph",
@@ -216,7 +240,9 @@ def _read_toml(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
-_KEY = re.compile(r"""^\s*((?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+)(?:\s*\.\s*(?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+))*)\s*=""")
+_KEY = re.compile(
+    r"""^\s*((?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+)(?:\s*\.\s*(?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+))*)\s*="""
+)
 
 
 def _key_lines(text: str) -> dict[str, int]:
@@ -242,7 +268,9 @@ def _split_dotted(text: str) -> list[str]:
     return [a or b or c for a, b, c in parts]
 
 
-def _build(raw: dict[str, Any], lines: dict[str, int], path: Path | None, top: Path | None) -> Config:
+def _build(
+    raw: dict[str, Any], lines: dict[str, int], path: Path | None, top: Path | None
+) -> Config:
     where = str(path) if path else CONFIG_FILE
     problems: list[Problem] = []
     sections: dict[str, dict[str, Any]] = {}
@@ -250,17 +278,27 @@ def _build(raw: dict[str, Any], lines: dict[str, int], path: Path | None, top: P
     for name in raw:
         if name not in SECTIONS:
             problems.append(
-                Problem(where, lines.get(name), "error",
-                        f"unknown key {name!r} (known tables: {', '.join(SECTIONS)})")
+                Problem(
+                    where,
+                    lines.get(name),
+                    "error",
+                    f"unknown key {name!r} (known tables: {', '.join(SECTIONS)})",
+                )
             )
         elif not isinstance(raw[name], dict):
-            problems.append(Problem(where, lines.get(name), "error", f"{name} must be a table [{name}]"))
+            problems.append(
+                Problem(where, lines.get(name), "error", f"{name} must be a table [{name}]")
+            )
     for name, schema in SECTIONS.items():
         given = raw.get(name) if isinstance(raw.get(name), dict) else {}
         assert isinstance(given, dict)
         section_lines = {k: lines[f"{name}.{k}"] for k in given if f"{name}.{k}" in lines}
         values, found = schema.check(
-            given, path=where, lines=section_lines, default_line=lines.get(name), qualifier=f"{name}."
+            given,
+            path=where,
+            lines=section_lines,
+            default_line=lines.get(name),
+            qualifier=f"{name}.",
         )
         problems.extend(found)
         for f in schema.fields:
@@ -286,7 +324,7 @@ def _build(raw: dict[str, Any], lines: dict[str, int], path: Path | None, top: P
         where_line = f"{first.path}:{first.line}" if first.line else first.path
         raise ConfigError(f"{where_line}: {first.message}{more}")
     records = {name: _RECORDS[name](**sections[name]) for name in SECTIONS}
-    return Config(**records, path=path, sources=sources)  # type: ignore[arg-type]
+    return Config(**records, path=path, sources=sources)
 
 
 def _graph_loops(
@@ -296,12 +334,19 @@ def _graph_loops(
     loops: dict[str, dict[str, tuple[str, ...]]] = {}
     line = lines.get("graph.loops")
     if not isinstance(value, dict):
-        return {}, [Problem(where, line, "error", "graph.loops must be tables [graph.loops.<role>]")]
+        return {}, [
+            Problem(where, line, "error", "graph.loops must be tables [graph.loops.<role>]")
+        ]
     for role, verdicts in value.items():
         role_line = lines.get(f"graph.loops.{role}", line)
         if not isinstance(verdicts, dict):
             problems.append(
-                Problem(where, role_line, "error", f"graph.loops.{role} must be a table of VERDICT = [stages]")
+                Problem(
+                    where,
+                    role_line,
+                    "error",
+                    f"graph.loops.{role} must be a table of VERDICT = [stages]",
+                )
             )
             continue
         loops[role] = {}
@@ -309,8 +354,12 @@ def _graph_loops(
             key = f"graph.loops.{role}.{verdict}"
             if not isinstance(targets, list) or not all(isinstance(t, str) and t for t in targets):
                 problems.append(
-                    Problem(where, lines.get(key, role_line), "error",
-                            f"{key}: expected a list of stage names")
+                    Problem(
+                        where,
+                        lines.get(key, role_line),
+                        "error",
+                        f"{key}: expected a list of stage names",
+                    )
                 )
                 continue
             loops[role][verdict] = tuple(targets)

@@ -66,7 +66,9 @@ def read_text(path: Path) -> tuple[str, bool]:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise DocumentError([Problem(str(path), None, "error", f"cannot read it: {exc.strerror}")]) from None
+        raise DocumentError(
+            [Problem(str(path), None, "error", f"cannot read it: {exc.strerror}")]
+        ) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -132,7 +134,9 @@ def load(path: Path, schema: Schema) -> tuple[Document, dict[str, Any]]:
 def check(doc: Document, schema: Schema) -> tuple[dict[str, Any], list[Problem]]:
     """Check a parsed document against `schema`."""
     lines = {k: s.line for k, s in doc.spans.items()}
-    return schema.check(doc.meta, path=str(doc.path), lines=lines, default_line=doc.frontmatter_line)
+    return schema.check(
+        doc.meta, path=str(doc.path), lines=lines, default_line=doc.frontmatter_line
+    )
 
 
 class _Loader(yaml.SafeLoader):
@@ -159,7 +163,14 @@ def _parse_yaml(
         return {}, {}
     if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
         raise DocumentError(
-            [Problem(where, first_line, "error", "frontmatter must be a mapping of `key: value` lines")]
+            [
+                Problem(
+                    where,
+                    first_line,
+                    "error",
+                    "frontmatter must be a mapping of `key: value` lines",
+                )
+            ]
         )
     spans: dict[str, Span] = {}
     problems: list[Problem] = []

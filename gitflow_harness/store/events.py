@@ -128,7 +128,12 @@ def classify(raw: bytes) -> Event | str:
         return FOREIGN
     try:
         ev = Event(
-            obj["id"], obj["at"], obj["type"], obj["surface"], obj["session"], obj["branch"],
+            obj["id"],
+            obj["at"],
+            obj["type"],
+            obj["surface"],
+            obj["session"],
+            obj["branch"],
             obj["data"],
         )
     except KeyError:
@@ -283,4 +288,3 @@ def _last_byte(path: Path, size: int) -> bytes:
     with open(path, "rb") as fh:
         fh.seek(size - 1)
         return fh.read(1)
-

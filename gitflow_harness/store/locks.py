@@ -35,4 +35,3 @@ def exclusive(path: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing releases the lock
-

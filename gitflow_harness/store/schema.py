@@ -241,9 +241,14 @@ class Schema:
                     lines.get(key, default_line),
                     "error",
                     f"unknown {self.noun} '{qualifier}{key}' in {self.kind}"
-                    + (f" (known: {', '.join(self.names)}"
-                       + (f"; free-form {self.noun}s start with {self.extra_prefix!r})"
-                          if self.extra_prefix else ")")),
+                    + (
+                        f" (known: {', '.join(self.names)}"
+                        + (
+                            f"; free-form {self.noun}s start with {self.extra_prefix!r})"
+                            if self.extra_prefix
+                            else ")"
+                        )
+                    ),
                 )
             )
         for f in self.fields:
@@ -297,4 +302,3 @@ def _kind(value: Any) -> str:
     if isinstance(value, dict):
         return "a mapping"
     return type(value).__name__
-

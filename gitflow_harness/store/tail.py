@@ -26,8 +26,7 @@ def reverse_lines(path: Path, *, block: int = BLOCK) -> Iterator[bytes]:
             lines = chunk.split(b"\n")
             # The first piece may be the tail of a line that starts in an earlier block.
             rest = lines.pop(0)
-            for line in reversed(lines):
-                yield line
+            yield from reversed(lines)
         yield rest
 
 

@@ -43,7 +43,8 @@ def test_bom_crlf_and_comments_parse(tmp_path: Path) -> None:
         "date": dt.date(2026, 11, 1),
         "citations": ("a.py:3",),
     }
-    assert doc.bom and doc.newline == "\r\n"
+    assert doc.bom
+    assert doc.newline == "\r\n"
     assert doc.line_of("occurrences") == 3
     assert doc.line_of("citations") == 6
     assert doc.body == "# Body\r\n"
@@ -94,7 +95,9 @@ def test_replace_block_and_insert_use_the_files_newline(tmp_path: Path) -> None:
         ("---\nid: a\nid: b\n---\n", 3, "duplicate field 'id'"),
     ],
 )
-def test_malformed_documents_name_file_and_line(tmp_path: Path, text: str, line: int, message: str) -> None:
+def test_malformed_documents_name_file_and_line(
+    tmp_path: Path, text: str, line: int, message: str
+) -> None:
     path = _write(tmp_path, text.encode())
     with pytest.raises(DocumentError) as err:
         docs.read_document(path)

@@ -33,15 +33,21 @@ def log(tmp_path: Path) -> EventLog:
 
 def test_envelope_has_exactly_the_documented_fields(log: EventLog) -> None:
     with freeze_time("2026-11-30T09:15:02.123456Z"):
-        log.record("turn.started", {"turn": 1, "stop_remediation": False}, surface="hook",
-                   branch="main", session="claude:abc")
+        log.record(
+            "turn.started",
+            {"turn": 1, "stop_remediation": False},
+            surface="hook",
+            branch="main",
+            session="claude:abc",
+        )
     [path] = log.files()
     assert path.name == "2026-11.jsonl"
     raw = json.loads(path.read_text())
     assert list(raw) == ["schema", "id", "at", "type", "surface", "session", "branch", "data"]
     assert raw["schema"] == 1
     assert raw["at"] == "2026-11-30T09:15:02.123Z"
-    assert len(raw["id"]) == 32 and int(raw["id"], 16) >= 0
+    assert len(raw["id"]) == 32
+    assert int(raw["id"], 16) >= 0
     assert raw["session"] == "claude:abc"
 
 
@@ -89,10 +95,14 @@ def test_reader_classifies_event_foreign_and_torn_lines(log: EventLog) -> None:
         fh.write(b'{"schema": 2, "id": "x"}\n')  # another schema
         fh.write(b"[1, 2]\n")  # JSON, not an object
         fh.write(b'{"schema": 1, "id": "x"}\n')  # our schema, wrong shape
-        fh.write(b'{"schema": true, "id": "x", "at": "", "type": "", "surface": "cli", '
-                 b'"session": null, "branch": null, "data": {}}\n')
-        fh.write(b'{"schema": 1, "id": "a", "at": "t", "type": "verb", "surface": "tty", '
-                 b'"session": null, "branch": null, "data": {}}\n')
+        fh.write(
+            b'{"schema": true, "id": "x", "at": "", "type": "", "surface": "cli", '
+            b'"session": null, "branch": null, "data": {}}\n'
+        )
+        fh.write(
+            b'{"schema": 1, "id": "a", "at": "t", "type": "verb", "surface": "tty", '
+            b'"session": null, "branch": null, "data": {}}\n'
+        )
         fh.write(b'{"schema":1,"id":"abc","at":"2026-\n')  # torn
         fh.write(b"\xff\xfe not utf-8\n")  # torn
     log.record("verb", {"n": 2}, surface="cli", branch="main")
@@ -125,11 +135,19 @@ def test_tail_reads_the_latest_events_across_files(log: EventLog) -> None:
     for month in ("2026-09", "2026-10", "2026-11"):
         for i in range(3):
             at = f"{month}-0{i + 1}T00:00:00.000Z"
-            log.append(make_event("verb", {"i": f"{month}/{i}"}, surface="cli", session=None,
-                                  branch=None, at=at))
+            log.append(
+                make_event(
+                    "verb", {"i": f"{month}/{i}"}, surface="cli", session=None, branch=None, at=at
+                )
+            )
     with open(log.files()[-1], "ab") as fh:
         fh.write(b"torn tail")
-    assert [e.data["i"] for e in log.tail(4)] == ["2026-10/2", "2026-11/0", "2026-11/1", "2026-11/2"]
+    assert [e.data["i"] for e in log.tail(4)] == [
+        "2026-10/2",
+        "2026-11/0",
+        "2026-11/1",
+        "2026-11/2",
+    ]
     assert len(log.tail(100)) == 9
     assert log.tail(0) == []
 
@@ -167,7 +185,7 @@ def test_64_concurrent_writers_lose_and_tear_nothing(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_writer_killed_mid_loop_tears_at_most_one_line(tmp_path: Path) -> None:
     common = tmp_path / "common"
-    loop = _WRITER.replace("range(count)", "__import__(\"itertools\").count()")  # forever
+    loop = _WRITER.replace("range(count)", '__import__("itertools").count()')  # forever
     proc = subprocess.Popen([sys.executable, "-c", loop, str(common), "0", "k"])
     log = EventLog(common)
     deadline = time.monotonic() + 60

@@ -1,0 +1,72 @@
+"""`python -m bench [NAME...] [--record]`: run the benchmarks (`make bench`).
+
+Each `bench/bench_<name>.py` defines `run(workdir: Path) -> list[Measurement]`. With `--record`,
+the results replace `bench/RESULTS.md`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import importlib
+import os
+import platform
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from bench.runner import Measurement, render_table
+
+HERE = Path(__file__).resolve().parent
+
+
+def available() -> list[str]:
+    return sorted(p.stem.removeprefix("bench_") for p in HERE.glob("bench_*.py"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument(
+        "names", nargs="*", help=f"benchmarks to run (default all: {', '.join(available())})"
+    )
+    parser.add_argument("--record", action="store_true", help="rewrite bench/RESULTS.md")
+    args = parser.parse_args(argv)
+    names = args.names or available()
+    sections: list[tuple[str, str, list[Measurement]]] = []
+    for name in names:
+        module = importlib.import_module(f"bench.bench_{name}")
+        work = Path(tempfile.mkdtemp(prefix=f"gfh-bench-{name}-"))
+        try:
+            print(f"## {name}", flush=True)
+            results = module.run(work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        table = render_table(results)
+        print(table + "\n", flush=True)
+        sections.append((name, (module.__doc__ or "").strip(), results))
+    if args.record:
+        write_results(sections)
+    return 0
+
+
+def write_results(sections: list[tuple[str, str, list[Measurement]]]) -> None:
+    machine = (
+        f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}"
+    )
+    out = [
+        "# Benchmark results",
+        "",
+        f"Latest run: {dt.date.today().isoformat()} on {machine}.",
+        "Reproduce with `make bench` (runs `python -m bench --record`). Every figure is a",
+        "median of interleaved runs; every ratio is against a baseline measured in the same run.",
+        "",
+    ]
+    for name, doc, results in sections:
+        out += [f"## {name}", "", doc, "", render_table(results), ""]
+    (HERE / "RESULTS.md").write_text("\n".join(out), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
