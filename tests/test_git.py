@@ -6,7 +6,8 @@ import pytest
 
 from gitflow_harness import git
 from gitflow_harness.errors import RepoStateError, UsageError
-from tests.helpers import CliRunner, commit, git as run_git, make_repo, write
+from tests.helpers import CliRunner, commit, make_repo, write
+from tests.helpers import git as run_git
 
 
 def test_discover_main_checkout_and_linked_worktree(repo: Path) -> None:
@@ -37,10 +38,8 @@ def test_not_a_repository_through_the_cli(
     monkeypatch.chdir(tmp_path)
     result = gfh("events", "tail")
     assert result.code == 2
-    assert (
-        result.err
-        == f"gfh: not a git repository: {tmp_path} (run gfh inside a repository, or `git init` one)\n"
-    )
+    fix = "(run gfh inside a repository, or `git init` one)"
+    assert result.err == f"gfh: not a git repository: {tmp_path} {fix}\n"
 
 
 def test_bare_repository_has_no_worktree(tmp_path: Path) -> None:
