@@ -42,6 +42,16 @@ def test_bump_changes_only_its_two_lines_byte_for_byte(repo: Path) -> None:
     assert path.read_bytes() == expected
 
 
+def test_bump_across_a_digit_boundary_keeps_every_other_byte(repo: Path, put_pill: PutPill) -> None:
+    """If the second edit reused the first edit's offsets, `last_seen` would land mid-line."""
+    path = put_pill(occurrences="9", last_seen="2026-11-02")
+    before = path.read_bytes()
+    edits.bump(only_pill(repo), on=TODAY, today=TODAY)
+    assert path.read_bytes() == before.replace(b"occurrences: 9", b"occurrences: 10").replace(
+        b"last_seen: 2026-11-02", b"last_seen: 2026-11-30"
+    )
+
+
 def test_bump_with_an_older_date_counts_but_keeps_last_seen(repo: Path, put_pill: PutPill) -> None:
     path = put_pill(last_seen="2026-11-20")
     before = path.read_text()
@@ -84,6 +94,23 @@ def test_new_writes_a_pill_that_passes_the_check(repo: Path) -> None:
     )
     assert (pill.date, pill.last_seen) == (TODAY, TODAY)
     assert "&id" not in path.read_text()  # no YAML alias between the two dates
+
+
+def test_new_under_a_frozen_clock_writes_plain_dates(repo: Path) -> None:
+    """If YAML could not represent freezegun's dates, frozen tests would crash or pass by luck."""
+    from freezegun import freeze_time
+
+    with freeze_time("2026-11-30T12:00:00Z"):
+        path = edits.new_pill(
+            load_catalog(repo, "pills"),
+            repo,
+            "implementer",
+            "x",
+            trigger="t",
+            today=dt.date.today(),
+        )
+    text = path.read_text()
+    assert "date: 2026-11-30\nlast_seen: 2026-11-30\n" in text
 
 
 def test_new_shared_pill_needs_its_roles(repo: Path) -> None:
