@@ -63,7 +63,7 @@ def bump(pill: str, on: dt.datetime | None, as_json: bool) -> int:
     today = dt.date.today()
     catalog = load_catalog(ws.top, ws.config.paths.pills)
     found = catalog.find(pill, top=ws.top)
-    done = edits.bump(found, on=on.date() if on else today, today=today)
+    done = edits.bump(ws.repo, found, on=on.date() if on else today, today=today)
     after = load_catalog(ws.top, ws.config.paths.pills)
     due = [
         o
@@ -168,12 +168,10 @@ def index(role: str) -> int:
 def tidy(dry_run: bool, as_json: bool) -> int:
     """Move retired pills under retired/ (and active ones out), with `git mv` when tracked."""
     from gitflow_harness.learning import edits
-    from gitflow_harness.learning.pills import load_catalog
     from gitflow_harness.workspace import open_workspace
 
     ws = open_workspace()
-    plan = edits.tidy_plan(load_catalog(ws.top, ws.config.paths.pills))
-    moves = plan if dry_run else edits.apply_moves(ws.repo, ws.top, plan)
+    moves = edits.tidy(ws.repo, ws.config.paths.pills, dry_run=dry_run)
     if as_json:
         echo_json(
             {

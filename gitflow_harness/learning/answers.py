@@ -15,6 +15,7 @@ from typing import Any
 from gitflow_harness import git
 from gitflow_harness.errors import GfhError, UsageError
 from gitflow_harness.learning.edits import Move, apply_moves, retire_in_place
+from gitflow_harness.learning.lock import held
 from gitflow_harness.learning.pills import Pill, Place, load_catalog
 from gitflow_harness.learning.requests import Request, load_ledger
 from gitflow_harness.store.config import Config
@@ -38,6 +39,11 @@ class Declined:
 
 def answer(repo: git.Repo, config: Config, given: str, rule: str, *, cwd: Path) -> Answered:
     """Close request `given` with the rule committed at `rule`, and retire its pill."""
+    with held(repo):
+        return _answer(repo, config, given, rule, cwd=cwd)
+
+
+def _answer(repo: git.Repo, config: Config, given: str, rule: str, *, cwd: Path) -> Answered:
     top = repo.worktree()
     ledger = load_ledger(top, config.paths.requests)
     request = ledger.find(given)
@@ -87,10 +93,11 @@ def decline(repo: git.Repo, config: Config, given: str, why: str) -> Declined:
     reason = " ".join(why.split())
     if not reason:
         raise UsageError("--why must say why the request is declined")
-    ledger = load_ledger(repo.worktree(), config.paths.requests)
-    request = ledger.find(given)
-    _require_open(request)
-    _set_fields(request.path, {"status": "declined", "declined": reason})
+    with held(repo):
+        ledger = load_ledger(repo.worktree(), config.paths.requests)
+        request = ledger.find(given)
+        _require_open(request)
+        _set_fields(request.path, {"status": "declined", "declined": reason})
     return Declined(request, reason)
 
 

@@ -12,7 +12,9 @@ from pathlib import Path
 
 from gitflow_harness import git
 from gitflow_harness.errors import GfhError, UsageError
+from gitflow_harness.learning.lock import held
 from gitflow_harness.learning.pills import (
+    PILL_SCHEMA,
     RETIRED,
     SECTIONS,
     SEVERITIES,
@@ -31,26 +33,34 @@ class Bumped:
     last_seen: dt.date
 
 
-def bump(pill: Pill, *, on: dt.date, today: dt.date) -> Bumped:
-    """Count one more occurrence of `pill` seen `on` a date; `last_seen` never moves back."""
+def bump(repo: git.Repo, pill: Pill, *, on: dt.date, today: dt.date) -> Bumped:
+    """Count one more occurrence of `pill` seen `on` a date; `last_seen` never moves back.
+
+    The file is read again under the learning lock, so concurrent bumps each count.
+    """
     from gitflow_harness.store import documents
 
     if on > today:
         raise UsageError(f"--date {on} is in the future (today is {today})")
-    if on < pill.date:
-        raise UsageError(
-            f"--date {on} is before the pill's date {pill.date}: a lesson cannot recur "
-            "before it was learned"
-        )
-    doc = documents.read_document(pill.path)
-    occurrences = pill.occurrences + 1
-    last_seen = max(pill.last_seen, on)
-    text = documents.set_field(doc, "occurrences", occurrences)
-    if last_seen != pill.last_seen:
-        # Re-parse: the first edit moved every offset after it.
-        doc = documents.parse_document(text, doc.path, bom=doc.bom)
-        text = documents.set_field(doc, "last_seen", last_seen)
-    documents.save(doc, text)
+    with held(repo):
+        doc = documents.read_document(pill.path)
+        values, problems = documents.check(doc, PILL_SCHEMA)
+        errors = [p._replace(path=pill.rel) for p in problems if p.severity == "error"]
+        if errors:
+            raise documents.DocumentError(errors)
+        if on < values["date"]:
+            raise UsageError(
+                f"--date {on} is before the pill's date {values['date']}: a lesson cannot "
+                "recur before it was learned"
+            )
+        occurrences = values["occurrences"] + 1
+        last_seen = max(values["last_seen"], on)
+        text = documents.set_field(doc, "occurrences", occurrences)
+        if last_seen != values["last_seen"]:
+            # Re-parse: the first edit moved every offset after it.
+            doc = documents.parse_document(text, doc.path, bom=doc.bom)
+            text = documents.set_field(doc, "last_seen", last_seen)
+        documents.save(doc, text)
     return Bumped(pill=pill, occurrences=occurrences, last_seen=last_seen)
 
 
@@ -140,8 +150,21 @@ def tidy_plan(catalog: Catalog) -> list[Move]:
     return moves
 
 
+def tidy(repo: git.Repo, root_rel: str, *, dry_run: bool = False) -> list[Move]:
+    """Put every pill where its status says, under the learning lock; return the moves."""
+    from gitflow_harness.learning.pills import load_catalog
+
+    top = repo.worktree()
+    with held(repo):
+        plan = tidy_plan(load_catalog(top, root_rel))
+        return plan if dry_run else apply_moves(repo, top, plan)
+
+
 def apply_moves(repo: git.Repo, top: Path, moves: list[Move]) -> list[Move]:
-    """Carry out `moves`: `git mv` for tracked files, a rename otherwise; never over a file."""
+    """Carry out `moves`: `git mv` for tracked files, a rename otherwise; never over a file.
+
+    The caller holds the learning lock.
+    """
     if not moves:
         return []
     tracked = git.tracked(repo, [m.source for m in moves])

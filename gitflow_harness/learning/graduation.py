@@ -12,16 +12,15 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Final, Literal
 
 from gitflow_harness import __version__, git
 from gitflow_harness.errors import GfhError
+from gitflow_harness.learning.lock import held
 from gitflow_harness.learning.pills import SHARED, Catalog, Pill, load_catalog
 from gitflow_harness.learning.requests import Ledger, Request, candidates, load_ledger
 from gitflow_harness.store.config import Config
 
-LOCK_NAME: Final = "learning.lock"
 MAX_AGAIN: Final = 1000
 
 
@@ -124,13 +123,8 @@ def file_owed(
     evidence: Evidence | None = None,
 ) -> list[Filed]:
     """File every owed request and reopening, under the learning lock; return what was filed."""
-    from gitflow_harness.store.fsutil import ensure_private_dir
-    from gitflow_harness.store.locks import exclusive
-
     top = repo.worktree()
-    lock = lock_path(repo)
-    ensure_private_dir(lock.parent)
-    with exclusive(lock):
+    with held(repo):
         # Read everything again under the lock: another check may have filed a moment ago.
         catalog = load_catalog(top, config.paths.pills)
         ledger = load_ledger(top, config.paths.requests)
@@ -251,8 +245,3 @@ def render_body(
             "",
         ]
     )
-
-
-def lock_path(repo: git.Repo) -> Path:
-    """Return the lock every filing holds (in the git common dir, shared by all worktrees)."""
-    return repo.common_dir / "gitflow-harness" / LOCK_NAME

@@ -24,10 +24,21 @@ _SEVERITY_ORDER: Final = {"high": 0, "medium": 1, "low": 2}
 
 def lessons_index(config: Config, repo_top: Path, role: str) -> str:
     """Return the lessons index of `role` (empty when no active lesson applies to it)."""
-    root_rel = config.paths.pills
+    return _render(config.paths.pills, role, _entries(repo_top / config.paths.pills))
+
+
+def subagent_context(config: Config, repo_top: Path, role: str) -> str:
+    """Return what SubagentStart injects for `role`: its index if the role is injected, else ""."""
+    if config.graph.stages and role not in config.graph.stages:
+        return ""
+    # Without a graph every role with lessons is injected: its index is then non-empty.
+    return _render(config.paths.pills, role, _entries(repo_top / config.paths.pills))
+
+
+def _render(root_rel: str, role: str, entries: dict[str, dict[str, Any]]) -> str:
     lessons = [
         (rel, entry)
-        for rel, entry in _entries(repo_top / root_rel).items()
+        for rel, entry in entries.items()
         if entry["status"] == "active" and role in entry["roles"]
     ]
     if not lessons:

@@ -34,7 +34,7 @@ def test_bump_changes_only_its_two_lines_byte_for_byte(repo: Path) -> None:
     path = repo / "pills" / "implementer" / "parser.md"
     path.parent.mkdir(parents=True)
     path.write_bytes(original)
-    done = edits.bump(only_pill(repo), on=TODAY, today=TODAY)
+    done = edits.bump(git.discover(repo), only_pill(repo), on=TODAY, today=TODAY)
     assert (done.occurrences, done.last_seen) == (3, TODAY)
     expected = original.replace(b"occurrences: 2  #", b"occurrences: 3  #").replace(
         b"last_seen: '2026-11-02'", b"last_seen: 2026-11-30"
@@ -46,7 +46,7 @@ def test_bump_across_a_digit_boundary_keeps_every_other_byte(repo: Path, put_pil
     """If the second edit reused the first edit's offsets, `last_seen` would land mid-line."""
     path = put_pill(occurrences="9", last_seen="2026-11-02")
     before = path.read_bytes()
-    edits.bump(only_pill(repo), on=TODAY, today=TODAY)
+    edits.bump(git.discover(repo), only_pill(repo), on=TODAY, today=TODAY)
     assert path.read_bytes() == before.replace(b"occurrences: 9", b"occurrences: 10").replace(
         b"last_seen: 2026-11-02", b"last_seen: 2026-11-30"
     )
@@ -55,9 +55,30 @@ def test_bump_across_a_digit_boundary_keeps_every_other_byte(repo: Path, put_pil
 def test_bump_with_an_older_date_counts_but_keeps_last_seen(repo: Path, put_pill: PutPill) -> None:
     path = put_pill(last_seen="2026-11-20")
     before = path.read_text()
-    done = edits.bump(only_pill(repo), on=dt.date(2026, 11, 5), today=TODAY)
+    done = edits.bump(git.discover(repo), only_pill(repo), on=dt.date(2026, 11, 5), today=TODAY)
     assert (done.occurrences, done.last_seen) == (2, dt.date(2026, 11, 20))
     assert path.read_text() == before.replace("occurrences: 1", "occurrences: 2")
+
+
+def test_concurrent_bumps_each_count(repo: Path, put_pill: PutPill) -> None:
+    """If a bump read the file outside the lock, two bumps could write the same count."""
+    import threading
+
+    put_pill(occurrences="1")
+    pill = only_pill(repo)
+    handle = git.discover(repo)
+    barrier = threading.Barrier(8)
+
+    def one() -> None:
+        barrier.wait()
+        edits.bump(handle, pill, on=TODAY, today=TODAY)
+
+    threads = [threading.Thread(target=one) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert only_pill(repo).occurrences == 9
 
 
 @pytest.mark.parametrize(
@@ -73,7 +94,7 @@ def test_bump_refuses_impossible_dates(
     path = put_pill()
     before = path.read_bytes()
     with pytest.raises(UsageError, match=message):
-        edits.bump(only_pill(repo), on=on, today=TODAY)
+        edits.bump(git.discover(repo), only_pill(repo), on=on, today=TODAY)
     assert path.read_bytes() == before
 
 

@@ -108,3 +108,14 @@ def test_roles_to_inject_without_a_graph_are_roles_with_active_lessons(
     put_pill("shared/naming", applies_to="[reviewer, writer]")
     put_pill("planner/old", under="retired", status="retired", applies_to="[planner]")
     assert index.roles_to_inject(default_config(), repo) == {"implementer", "reviewer", "writer"}
+
+
+def test_subagent_context_follows_the_graph(repo: Path, put_pill: PutPill) -> None:
+    put_pill()
+    plain = default_config()
+    assert index.subagent_context(plain, repo, "implementer") == index.lessons_index(
+        plain, repo, "implementer"
+    )
+    assert index.subagent_context(plain, repo, "planner") == ""
+    graph = dataclasses.replace(plain, graph=GraphConfig(stages=("reviewer",), loops={}))
+    assert index.subagent_context(graph, repo, "implementer") == ""
