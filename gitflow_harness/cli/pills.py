@@ -56,22 +56,13 @@ def bump(pill: str, on: dt.datetime | None, as_json: bool) -> int:
     """Count one more occurrence of PILL (a path, `role/slug`, or id) and set last_seen."""
     from gitflow_harness.learning import edits, graduation
     from gitflow_harness.learning.pills import load_catalog
-    from gitflow_harness.learning.requests import load_ledger
     from gitflow_harness.workspace import open_workspace
 
     ws = open_workspace()
     today = dt.date.today()
-    catalog = load_catalog(ws.top, ws.config.paths.pills)
-    found = catalog.find(pill, top=ws.top)
+    found = load_catalog(ws.top, ws.config.paths.pills).find(pill, top=ws.top)
     done = edits.bump(ws.repo, found, on=on.date() if on else today, today=today)
-    after = load_catalog(ws.top, ws.config.paths.pills)
-    due = [
-        o
-        for o in graduation.owed(
-            after, load_ledger(ws.top, ws.config.paths.requests), ws.config.learning.graduation_at
-        )
-        if o.pill.key == found.key
-    ]
+    owed = graduation.owed_for(ws.top, ws.config, found.key)
     if as_json:
         echo_json(
             {
@@ -79,7 +70,7 @@ def bump(pill: str, on: dt.datetime | None, as_json: bool) -> int:
                 "path": found.rel,
                 "occurrences": done.occurrences,
                 "last_seen": done.last_seen.isoformat(),
-                "owed": due[0].kind if due else None,
+                "owed": owed.kind if owed else None,
             }
         )
         return 0
@@ -87,8 +78,8 @@ def bump(pill: str, on: dt.datetime | None, as_json: bool) -> int:
         f"{found.rel}: occurrences {done.occurrences} (was {found.occurrences}), "
         f"last_seen {done.last_seen}"
     )
-    if due:
-        click.echo(f"{due[0].describe()}: `gfh learn --check` files it")
+    if owed is not None:
+        click.echo(f"{owed.describe()}: `gfh learn --check` files it")
     return 0
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final, Literal
 
 from gitflow_harness import __version__, git
@@ -85,6 +86,14 @@ def owed(catalog: Catalog, ledger: Ledger, graduation_at: int) -> list[Owed]:
         ):
             out.append(Owed(pill, "reopening", reopens=latest))
     return out
+
+
+def owed_for(top: Path, config: Config, key: str) -> Owed | None:
+    """Return what is owed for one pill, if anything (read without the lock: advice only)."""
+    catalog = load_catalog(top, config.paths.pills)
+    ledger = load_ledger(top, config.paths.requests)
+    due = [o for o in owed(catalog, ledger, config.learning.graduation_at) if o.pill.key == key]
+    return due[0] if due else None
 
 
 def relapses(catalog: Catalog, ledger: Ledger) -> list[Relapse]:
@@ -203,6 +212,13 @@ def render_body(
             f"Make lesson `{pill.key}`, which recurred {pill.occurrences} times, a rule: a way "
             f"under `{target}`, so it is injected when its trigger applies."
         )
+        if item.after_decline is not None:
+            declined = item.after_decline
+            headline += (
+                f" Asked again: {declined.id} was declined at {declined.occurrences} "
+                f"occurrences ({declined.declined}), and the lesson recurred "
+                f"{pill.occurrences - declined.occurrences} more times since."
+            )
         title = f"# Graduate `{pill.key}` into a rule"
     text = pill.path.read_text(encoding="utf-8-sig").replace("\r\n", "\n")
     fence = "```"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from gitflow_harness.errors import UsageError
+from gitflow_harness.errors import GfhError, UsageError
 from gitflow_harness.store.schema import (
     REQUIRED,
     Choice,
@@ -157,7 +157,15 @@ class Catalog:
 
     def find(self, given: str, *, top: Path, cwd: Path | None = None) -> Pill:
         """Resolve PILL as a path, a key (`role/slug`), an id, or a unique prefix of an id."""
-        return resolve(self.pills, given, top=top, cwd=cwd)
+        try:
+            return resolve(self.pills, given, top=top, cwd=cwd)
+        except UsageError:
+            # The pill may exist but not parse: say why rather than that it does not exist.
+            name = given.strip().removesuffix(".md").split("/")[-1]
+            for problem in self.problems:
+                if problem.severity == "error" and Path(problem.path).stem == name:
+                    raise GfhError(f"{problem} (fix it, then run again)") from None
+            raise
 
     def applying_to(self, role: str) -> list[Pill]:
         return [p for p in self.pills if p.applies(role)]

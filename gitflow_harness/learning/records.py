@@ -147,7 +147,18 @@ class _Pending:
 def build(collector: Collector, learning: LearningConfig, graph: GraphConfig) -> Records:
     """Turn collected subagent events into rounds and attributed loop-backs."""
     records = Records(skipped=collector.skipped)
-    timed = sorted(((parse_at(s.at), s) for s in collector.seen), key=lambda item: item[0])
+    timed: list[tuple[dt.datetime, Seen]] = []
+    for seen in collector.seen:
+        try:
+            moment = parse_at(seen.at)
+        except ValueError:
+            records.skipped += 1  # a foreign writer's timestamp: no place in time, no record
+            continue
+        if moment.tzinfo is None:
+            records.skipped += 1
+            continue
+        timed.append((moment, seen))
+    timed.sort(key=lambda item: item[0])
     latest_round: dict[tuple[str, str], int] = {}
     pending: list[_Pending] = []
 

@@ -73,15 +73,13 @@ def analyze(
     pills = catalog.pills
     has_records = bool(recs.rounds or recs.loop_backs)
     oldest = min((p.date for p in pills), default=None) if has_records else None
-    changes = history.walk(repo, (p.rel for p in pills), oldest)
-
-    def moment(pill: Pill, day: dt.date) -> dt.datetime:
-        return changes.committed_on(pill.rel, day) or history.end_of(day)
+    paths = {path for p in pills for path in history.pill_paths(p, config.paths.pills)}
+    moments = history.PillMoments(history.walk(repo, paths, oldest), config.paths.pills)
 
     loads = stats.role_loads(
         recs,
         pills,
-        moment,
+        moments,
         now=now,
         capture_at=config.learning.capture_at,
         capture_days=window,
@@ -92,16 +90,14 @@ def analyze(
     stages = set(config.graph.stages) or recs.roles
     lessons = []
     for pill in pills:
-        until = None
-        if pill.place.retired and changes.times.get(pill.rel):
-            until = min(changes.times[pill.rel])  # it arrived under retired/
-        applied = stats.applied(recs, pill, moment, injected=injected, until=until)
+        until = moments.retired(pill)
+        applied = stats.applied(recs, pill, moments, injected=injected, until=until)
         readings = tuple(
             stats.verify(
                 recs,
                 pill,
                 role,
-                moment,
+                moments,
                 days=config.learning.verify_days,
                 minimum=config.learning.verify_min,
                 stages=stages,
@@ -166,6 +162,7 @@ def to_dict(report: LearningReport) -> dict[str, Any]:
         "rounds": len(report.records.rounds),
         "loop_backs": len(report.records.loop_backs),
         "unattributed_loop_backs": report.records.unattributed,
+        "skipped_events": report.records.skipped,
         "roles": [
             {
                 "role": load.role,

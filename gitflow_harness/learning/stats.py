@@ -1,23 +1,31 @@
 """Whether lessons are captured and whether they help: overdue roles, verify readings, use.
 
-Pure functions over `Records`, pills and a clock the caller passes in. A lesson's *moment* on a
-day is the time of the latest commit that touched its file on that day, or the end of the day
-when none did (an uncommitted lesson settles every loop-back of its day).
+Pure functions over `Records`, pills, a clock the caller passes in, and `Moments` that place a
+lesson in time (`history.PillMoments` does it from git history).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Final, Literal
+from typing import Final, Literal, Protocol
 
 from gitflow_harness.learning.pills import Pill
 from gitflow_harness.learning.records import Records
 
 Z95: Final = 1.959963984540054  # two-sided 95 %
-Moment = Callable[[Pill, dt.date], dt.datetime]
+
+
+class Moments(Protocol):
+    """When a lesson was learned and when it was last seen."""
+
+    def learned(self, pill: Pill) -> dt.datetime: ...
+
+    def seen(self, pill: Pill) -> dt.datetime: ...
+
+
 ReadingKind = Literal["lower", "higher", "unclear", "not measurable"]
 
 
@@ -83,7 +91,7 @@ class RoleLoad:
 def role_loads(
     records: Records,
     pills: Sequence[Pill],
-    moment: Moment,
+    moments: Moments,
     *,
     now: dt.datetime,
     capture_at: int,
@@ -97,7 +105,7 @@ def role_loads(
         newest: Pill | None = None
         newest_at: dt.datetime | None = None
         for pill in lessons:
-            at = moment(pill, pill.last_seen)
+            at = moments.seen(pill)
             if newest_at is None or at > newest_at:
                 newest, newest_at = pill, at
         charged = [lb for lb in records.loop_backs if lb.charged == role and start <= lb.at <= now]
@@ -146,14 +154,14 @@ def verify(
     records: Records,
     pill: Pill,
     role: str,
-    moment: Moment,
+    moments: Moments,
     *,
     days: int,
     minimum: int,
     stages: Iterable[str],
 ) -> Reading:
     """Compare `role`'s share of sent-back rounds `days` before and after the lesson."""
-    since = moment(pill, pill.date)
+    since = moments.learned(pill)
     lo, hi = since - dt.timedelta(days=days), since + dt.timedelta(days=days)
     before = records.before(role, lo, since)
     after = records.after(role, since, hi)
@@ -227,7 +235,7 @@ class Applied:
 def applied(
     records: Records,
     pill: Pill,
-    moment: Moment,
+    moments: Moments,
     *,
     injected: set[str],
     until: dt.datetime | None,
@@ -240,7 +248,7 @@ def applied(
         return Applied(None, "no subagent starts recorded, so no injection can be counted")
     if pill.status == "retired" and until is None:
         return Applied(None, "retired, and when it left the index is not in git history")
-    since = moment(pill, pill.date)
+    since = moments.learned(pill)
     count = sum(
         1
         for role in roles

@@ -118,6 +118,16 @@ def test_bump_refusals_exit_2_with_one_line(
     assert result.err.count("\n") == 1
 
 
+def test_bump_of_a_pill_that_does_not_parse_says_why(repo: Path, gfh: CliRunner) -> None:
+    put(repo, occurrences="many")
+    result = gfh("pills", "bump", "implementer/parser")
+    assert result.code == 1
+    assert result.err == (
+        "gfh: pills/implementer/parser.md:8: error: occurrences: expected an integer >= 1, "
+        "got 'many' (a string) (fix it, then run again)\n"
+    )
+
+
 def test_new_then_new_again_is_refused(repo: Path, gfh: CliRunner) -> None:
     result = gfh(
         "pills", "new", "reviewer", "naming", "--trigger", "naming things", "--severity", "high"

@@ -20,6 +20,7 @@ def test_the_learning_chapter_graduates_answers_and_reopens_a_lesson(tmp_path: P
     )
     assert "retired; git mv pills/implementer/frontmatter-crlf.md -> pills/retired/" in out
     assert "-implementer__frontmatter-crlf-again.md (reopening: implementer/frontmatter-crlf" in out
+    assert "verify implementer: lower: before 6/6 [0.610, 1.000], after 3/11" in out
     assert "(exit 2)" not in out
     assert "internal error" not in out
     requests = sorted(p.name for p in (keep / "project" / "requests").glob("*.md"))

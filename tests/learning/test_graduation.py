@@ -110,6 +110,11 @@ def test_after_a_decline_it_is_owed_again_only_once_grown_by_graduation_at(
     [filed] = check(repo)
     assert filed.rel == "requests/2026-11-30-implementer__parser-again.md"
     assert filed.owed.after_decline is not None
+    text = (repo / "requests" / "2026-11-30-implementer__parser-again.md").read_text()
+    assert (
+        "Asked again: 2026-11-30-implementer__parser was declined at 3 occurrences (not a rule), "
+        "and the lesson recurred 3 more times since." in text
+    )
     assert request_files(repo) == [
         "2026-11-30-implementer__parser-again.md",
         "2026-11-30-implementer__parser.md",

@@ -100,6 +100,14 @@ def test_events_without_a_role_are_skipped_and_counted() -> None:
     assert len(collector.seen) == 1
 
 
+def test_events_with_an_unreadable_time_are_skipped_and_counted() -> None:
+    good = stopped(at(0), "implementer", "FAIL")
+    bad = good._replace(at="yesterday")
+    naive = good._replace(at="2026-11-20T09:00:00")
+    recs = records_of([bad, naive, good])
+    assert (len(recs.rounds), recs.skipped) == (1, 2)
+
+
 def test_rounds_are_ordered_by_time_whatever_the_log_order() -> None:
     recs = records_of([stopped(at(5), "a", "DONE"), stopped(at(1), "b", "DONE")])
     assert [r.role for r in recs.rounds] == ["b", "a"]

@@ -25,8 +25,8 @@ def records_of(events: list[Event]) -> Records:
     return build(Collector().feed(events), CONFIG.learning, CONFIG.graph)
 
 
-def end_of_day(pill: Pill, day: dt.date) -> dt.datetime:
-    return history.end_of(day)
+# No history: every lesson is placed at the end of its day.
+UNPLACED = history.PillMoments(history.ChangeTimes(), "pills")
 
 
 def pill_in(repo: Path, put_pill: PutPill, key: str = "implementer/parser", **fields: str) -> Pill:
@@ -67,7 +67,7 @@ def reading(repo: Path, put_pill: PutPill, events: list[Event]) -> stats.Reading
         records_of(events),
         pill,
         "implementer",
-        end_of_day,
+        UNPLACED,
         days=14,
         minimum=5,
         stages={"implementer", "reviewer"},
@@ -181,7 +181,7 @@ def loads(repo: Path, events: list[Event], *, capture_days: int = 14) -> dict[st
     found = stats.role_loads(
         records_of(events),
         load_catalog(repo, "pills").pills,
-        end_of_day,
+        UNPLACED,
         now=NOW,
         capture_at=3,
         capture_days=capture_days,
@@ -256,7 +256,8 @@ def test_same_day_loop_backs_are_ordered_by_the_lessons_commit_time(
     report = analyze(git.discover(repo), CONFIG, Collector().feed(events), now=NOW)
     [load] = report.roles
     assert (load.loop_backs, load.since_lesson, load.overdue) == (6, 3, True)
-    assert load.lesson_moment == local("2026-11-12", 11)
+    # Git keeps seconds: the commit counts as the end of its second.
+    assert load.lesson_moment == local("2026-11-12", 11) + dt.timedelta(microseconds=999_999)
     events = events[:3] + events[3:5]
     report = analyze(git.discover(repo), CONFIG, Collector().feed(events), now=NOW)
     assert not report.roles[0].overdue
@@ -268,7 +269,7 @@ def test_capture_at_is_configurable(repo: Path) -> None:
     found = stats.role_loads(
         records_of(rejected("2026-11-12", 4)),
         [],
-        end_of_day,
+        UNPLACED,
         now=NOW,
         capture_at=learning.capture_at,
         capture_days=14,
@@ -291,11 +292,37 @@ def test_applied_counts_dispatches_of_injected_roles_after_the_lesson(
             started(local("2026-11-12", 9), "reviewer"),
         ]
     )
-    found = stats.applied(recs, pill, end_of_day, injected={"implementer"}, until=None)
+    found = stats.applied(recs, pill, UNPLACED, injected={"implementer"}, until=None)
     assert found == stats.Applied(2)
-    assert stats.applied(recs, pill, end_of_day, injected={"reviewer"}, until=None) == (
+    assert stats.applied(recs, pill, UNPLACED, injected={"reviewer"}, until=None) == (
         stats.Applied(None, "its roles are not injected (not in graph.stages)")
     )
-    assert stats.applied(
-        records_of([]), pill, end_of_day, injected={"implementer"}, until=None
-    ) == (stats.Applied(None, "no subagent starts recorded, so no injection can be counted"))
+    assert stats.applied(records_of([]), pill, UNPLACED, injected={"implementer"}, until=None) == (
+        stats.Applied(None, "no subagent starts recorded, so no injection can be counted")
+    )
+
+
+def test_a_retired_lesson_is_placed_by_its_first_commit_and_retired_by_its_move(
+    repo: Path, put_pill: PutPill
+) -> None:
+    """If the retired path's commit placed the lesson, everything before retirement was lost."""
+
+    def commit_at(hour: int, message: str) -> None:
+        when = local("2026-11-10", hour).isoformat()
+        run_git(repo, "add", "-A")
+        env = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+        run_git(repo, "commit", "-q", "-m", message, env=env)
+
+    put_pill(date="2026-11-10", last_seen="2026-11-10")
+    commit_at(10, "lesson")
+    (repo / "pills/implementer/parser.md").unlink()
+    put_pill(under="retired", status="retired", date="2026-11-10", last_seen="2026-11-10")
+    commit_at(15, "retired")
+    events = [started(local("2026-11-10", 12), "implementer")]
+    events += [started(local("2026-11-10", 16), "implementer")]
+    events += [stopped(local("2026-11-10", 12), "implementer", "DONE")]
+    report = analyze(git.discover(repo), CONFIG, Collector().feed(events), now=NOW)
+    [lesson] = report.lessons
+    [reading] = lesson.readings
+    assert reading.since == local("2026-11-10", 10) + dt.timedelta(microseconds=999_999)
+    assert lesson.applied == stats.Applied(1)
