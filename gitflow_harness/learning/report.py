@@ -71,7 +71,7 @@ def analyze(
     recs = build(collector, config.learning, config.graph)
     window = days if days is not None else config.learning.capture_days
     pills = catalog.pills
-    has_records = bool(recs.rounds or recs.loop_backs)
+    has_records = bool(recs.rounds or recs.starts)
     oldest = min((p.date for p in pills), default=None) if has_records else None
     paths = {path for p in pills for path in history.pill_paths(p, config.paths.pills)}
     moments = history.PillMoments(history.walk(repo, paths, oldest), config.paths.pills)

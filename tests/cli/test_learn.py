@@ -108,3 +108,21 @@ def test_report_shows_a_lesson_and_its_reading(repo: Path, gfh: CliRunner) -> No
 def test_days_must_be_positive(repo: Path, gfh: CliRunner) -> None:
     result = gfh("learn", "--days", "0")
     assert result.code == 2
+
+
+def test_nothing_but_tokens_leaves_the_log(repo: Path, gfh: CliRunner) -> None:
+    """If learning read anything beyond role, verdict and model, the canary would surface."""
+    canary = "CANARY-7f3e-the-subagent-said-this"
+    log = EventLog(git.discover(repo).common_dir)
+    for _ in range(3):
+        log.record(
+            "subagent.stopped",
+            {"role": "implementer", "agent": "a", "verdict": "FAIL", "message": canary},
+            surface="hook",
+            branch="main",
+            session="claude:s",
+        )
+    put(repo, occurrences="3", date="2026-11-29", last_seen="2026-11-29")
+    outputs = [gfh("learn", "--json"), gfh("learn"), gfh("learn", "--check")]
+    assert all(canary not in r.out + r.err for r in outputs)
+    assert canary not in (repo / "requests/2026-11-30-implementer__parser.md").read_text()
