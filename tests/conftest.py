@@ -9,6 +9,8 @@ from pathlib import Path
 import freezegun
 import freezegun.config
 import pytest
+import yaml
+from freezegun.api import FakeDate, FakeDatetime
 
 from tests.helpers import CliRunner, make_repo
 
@@ -19,6 +21,16 @@ _REAL_STATE = _REAL_HOME / ".local" / "state" / "gitflow-harness"
 freezegun.configure(
     default_ignore_list=[m for m in freezegun.config.DEFAULT_IGNORE_LIST if m != "gi"] + ["gi."]
 )
+# PyYAML finds representers by exact type. A frozen clock hands out freezegun's date subclasses,
+# which a YAML module imported before the freeze cannot write: teach it (order-independent tests).
+for _dumper in {
+    yaml.representer.SafeRepresenter,
+    yaml.SafeDumper,
+    getattr(yaml, "CSafeDumper", None),
+}:
+    if _dumper is not None:
+        _dumper.add_representer(FakeDate, yaml.representer.SafeRepresenter.represent_date)
+        _dumper.add_representer(FakeDatetime, yaml.representer.SafeRepresenter.represent_datetime)
 _KEEP_ENV = {"GIT_EXEC_PATH", "GIT_SSL_CAINFO", "GIT_SSL_NO_VERIFY"}
 
 

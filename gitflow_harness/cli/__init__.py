@@ -16,6 +16,9 @@ COMMANDS: dict[str, str] = {
     "config": "gitflow_harness.cli.config:config",
     "demo": "gitflow_harness.cli.demo:demo",
     "events": "gitflow_harness.cli.events:events",
+    "learn": "gitflow_harness.cli.learn:learn",
+    "pills": "gitflow_harness.cli.pills:pills",
+    "requests": "gitflow_harness.cli.requests:requests",
 }
 
 

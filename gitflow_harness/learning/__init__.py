@@ -1,0 +1,1 @@
+"""Lessons learned: pills, their graduation into requests, and whether they helped (DESIGN §8)."""

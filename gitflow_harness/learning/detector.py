@@ -1,0 +1,162 @@
+"""The `learning` detector of `gfh report`: overdue roles, owed graduations, open requests,
+relapses and the lessons whose effect could be measured."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING
+
+from gitflow_harness.learning.records import Collector
+from gitflow_harness.report.model import DetectorResult, Finding, Status, Tone
+
+if TYPE_CHECKING:
+    from gitflow_harness.learning.report import LearningReport
+    from gitflow_harness.report.model import ReportContext
+    from gitflow_harness.store.events import Event
+
+ID = "learning"
+
+
+class LearningDetector:
+    """Streams subagent events, then reads pills and requests at `finish`.
+
+    `ctx.extra["now"]` (an aware datetime) replaces the clock, for reproducible reports.
+    """
+
+    id = ID
+
+    def __init__(self) -> None:
+        self._collector = Collector()
+
+    def observe(self, event: Event) -> None:
+        self._collector.observe(event)
+
+    def finish(self, ctx: ReportContext) -> DetectorResult:
+        from gitflow_harness.learning.report import analyze
+
+        now = ctx.extra.get("now")
+        if not isinstance(now, dt.datetime):
+            now = dt.datetime.now(dt.UTC)
+        ws = ctx.workspace
+        report = analyze(ws.repo, ws.config, self._collector, now=now)
+        findings = tuple(findings_of(report))
+        notes = []
+        if report.records.unattributed:
+            notes.append(
+                f"{report.records.unattributed} loop-back(s) could not be attributed "
+                "(no dispatch among their graph targets within 24 h)"
+            )
+        if report.problems:
+            notes.append(
+                f"{report.problems} pill or request file(s) cannot be read "
+                "(`gfh pills check`, `gfh requests check`)"
+            )
+        unmeasured = sum(
+            1 for lesson in report.lessons for r in lesson.readings if r.kind == "not measurable"
+        )
+        if unmeasured:
+            notes.append(f"{unmeasured} lesson reading(s) not measurable (`gfh learn` says why)")
+        considered = len(report.records.rounds)
+        status: Status
+        if findings:
+            status = "fired"
+        elif not report.catalog.pills and not considered:
+            status = "insufficient-evidence"
+        else:
+            status = "quiet"
+        return DetectorResult(ID, status, considered, findings, tuple(notes))
+
+
+def findings_of(report: LearningReport) -> list[Finding]:
+    """Return one finding per overdue role, owed filing, open request, relapse and reading."""
+    out = []
+    for load in report.overdue:
+        since = f"its newest lesson ({load.newest_lesson})" if load.newest_lesson else "ever"
+        out.append(
+            Finding(
+                ID,
+                f"role {load.role}",
+                "attention",
+                f"{load.role} work was sent back {load.since_lesson} time(s) since {since} "
+                f"within {report.days} days, and no lesson was captured.",
+                {
+                    "loop_backs": load.loop_backs,
+                    "since_lesson": load.since_lesson,
+                    "rounds": load.rounds,
+                    "newest_lesson": load.newest_lesson,
+                    "days": report.days,
+                },
+                f"Write down what keeps sending it back: `gfh pills new {load.role} SLUG "
+                "--trigger TEXT`, or `gfh pills bump` the lesson that recurred.",
+            )
+        )
+    for item in report.owed:
+        out.append(
+            Finding(
+                ID,
+                f"pill {item.pill.key}",
+                "attention",
+                f"A {item.kind} is owed: {item.describe()}.",
+                {
+                    "occurrences": item.pill.occurrences,
+                    "kind": item.kind,
+                    "reopens": item.reopens.id if item.reopens else None,
+                },
+                "Run `gfh learn --check` and commit the request it files.",
+            )
+        )
+    for req in report.open_requests:
+        out.append(
+            Finding(
+                ID,
+                f"request {req.id}",
+                "info",
+                f"Request for {req.pill} is open since {req.date}"
+                + (f", reopening {req.reopens}." if req.reopens else "."),
+                {"pill": req.pill, "occurrences": req.occurrences, "date": req.date.isoformat()},
+                f"Review it: `gfh requests answer {req.id} --in PATH` or "
+                f"`gfh requests decline {req.id} --why TEXT`.",
+            )
+        )
+    for relapse in report.relapses:
+        out.append(
+            Finding(
+                ID,
+                f"pill {relapse.pill.key}",
+                "attention",
+                f"Retired lesson {relapse.pill.key} came back {relapse.grown} time(s) after its "
+                f"rule in {relapse.closed.rule_in} was committed.",
+                {
+                    "grown": relapse.grown,
+                    "closed": relapse.closed.id,
+                    "rule_in": relapse.closed.rule_in,
+                },
+                "Revise the rule: the reopening request says since when it stopped holding.",
+            )
+        )
+    tones: dict[str, Tone] = {"lower": "good", "higher": "attention", "unclear": "info"}
+    for lesson in report.lessons:
+        for r in lesson.readings:
+            if r.kind == "not measurable" or r.before is None or r.after is None:
+                continue
+            out.append(
+                Finding(
+                    ID,
+                    f"lesson {r.pill} ({r.role})",
+                    tones[r.kind],
+                    f"Loop-backs of {r.role} after lesson {r.pill}: {r.kind} "
+                    f"(before {r.before}, after {r.after}, model {r.model}).",
+                    {
+                        "reading": r.kind,
+                        "before": r.before.to_dict(),
+                        "after": r.after.to_dict(),
+                        "model": r.model,
+                    },
+                    {
+                        "lower": "Keep it; when it is stable, graduate it into a way.",
+                        "higher": "The lesson did not help: rewrite its rule or trigger.",
+                        "unclear": "Keep collecting rounds; the intervals still overlap.",
+                    }[r.kind],
+                )
+            )
+    return out

@@ -1,0 +1,168 @@
+"""The lessons index of a role: what the SubagentStart hook injects, and `gfh pills index` prints.
+
+This runs on the hook path, so it imports the standard library alone. The few fields the index
+needs are kept in an owner-only cache keyed by each pill file's size, mtime, ctime and inode;
+YAML is imported and a pill parsed only when its file changed since the last call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from gitflow_harness.store.config import Config
+
+CACHE_VERSION: Final = 1
+TRIGGER_WIDTH: Final = 160
+_SEVERITY_ORDER: Final = {"high": 0, "medium": 1, "low": 2}
+
+
+def lessons_index(config: Config, repo_top: Path, role: str) -> str:
+    """Return the lessons index of `role` (empty when no active lesson applies to it)."""
+    return _render(config.paths.pills, role, _entries(repo_top / config.paths.pills))
+
+
+def subagent_context(config: Config, repo_top: Path, role: str) -> str:
+    """Return what SubagentStart injects for `role`: its index if the role is injected, else ""."""
+    if config.graph.stages and role not in config.graph.stages:
+        return ""
+    # Without a graph every role with lessons is injected: its index is then non-empty.
+    return _render(config.paths.pills, role, _entries(repo_top / config.paths.pills))
+
+
+def _render(root_rel: str, role: str, entries: dict[str, dict[str, Any]]) -> str:
+    lessons = [
+        (rel, entry)
+        for rel, entry in entries.items()
+        if entry["status"] == "active" and role in entry["roles"]
+    ]
+    if not lessons:
+        return ""
+    lessons.sort(
+        key=lambda item: (
+            _SEVERITY_ORDER.get(item[1]["severity"], 3),
+            -item[1]["occurrences"],
+            item[1]["key"],
+        )
+    )
+    noun = "lesson" if len(lessons) == 1 else "lessons"
+    lines = [
+        f"Lessons learned for the {role} role ({len(lessons)} {noun}). When a trigger matches",
+        "your task, read that pill's file for its rule before you act:",
+    ]
+    for rel, entry in lessons:
+        lines.append(
+            f"- [{entry['severity']}] {entry['id']}: {collapse(entry['trigger'])} "
+            f"({root_rel}/{rel})"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def roles_to_inject(config: Config, repo_top: Path) -> set[str]:
+    """Return the roles whose subagents get their index: graph.stages, else roles with lessons."""
+    if config.graph.stages:
+        return set(config.graph.stages)
+    roles: set[str] = set()
+    for entry in _entries(repo_top / config.paths.pills).values():
+        if entry["status"] == "active":
+            roles.update(entry["roles"])
+    return roles
+
+
+def collapse(text: str, width: int = TRIGGER_WIDTH) -> str:
+    """Collapse whitespace to single spaces and cut to `width` characters (with an ellipsis)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+
+def _entries(root: Path) -> dict[str, dict[str, Any]]:
+    """Return {path under root: index fields} for every usable pill, through the cache."""
+    files = _pill_files(root)
+    cache_path = _cache_path(root)
+    cached = _read_cache(cache_path)
+    fresh: dict[str, dict[str, Any]] = {}
+    changed = set(cached) != set(files)
+    for rel, stamp in files.items():
+        hit = cached.get(rel)
+        if hit is not None and hit.get("stamp") == stamp:
+            fresh[rel] = hit
+            continue
+        fresh[rel] = {"stamp": stamp, "pill": _parse(root, rel)}
+        changed = True
+    if changed:
+        _write_cache(cache_path, fresh)
+    return {rel: e["pill"] for rel, e in fresh.items() if e["pill"] is not None}
+
+
+def _pill_files(root: Path) -> dict[str, list[int]]:
+    """Map `folder/slug.md` and `retired/folder/slug.md` to a stamp of the file's metadata."""
+    out: dict[str, list[int]] = {}
+
+    def scan(folder: Path, prefix: str, depth: int) -> None:
+        try:
+            with os.scandir(folder) as it:
+                items = list(it)
+        except OSError:
+            return
+        for item in items:
+            if item.is_dir(follow_symlinks=False) and depth > 0:
+                scan(Path(item.path), f"{prefix}{item.name}/", depth - 1)
+            elif item.name.endswith(".md") and prefix and item.is_file():
+                st = item.stat()
+                out[prefix + item.name] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+    scan(root, "", 2)
+    return out
+
+
+def _parse(root: Path, rel: str) -> dict[str, Any] | None:
+    # The one place the hook path may pay for YAML: a pill changed since the last call.
+    from gitflow_harness.learning.pills import parse_pill, place_of
+
+    place = place_of(rel.split("/"))
+    if place is None:
+        return None
+    pill, _ = parse_pill(root / rel, rel, place)
+    if pill is None:
+        return None
+    return {
+        "key": pill.key,
+        "id": pill.id,
+        "roles": list(pill.roles),
+        "status": pill.status,
+        "severity": pill.severity,
+        "occurrences": pill.occurrences,
+        "trigger": pill.trigger,
+    }
+
+
+def _cache_path(root: Path) -> Path:
+    from gitflow_harness.store.state import state_home
+
+    digest = hashlib.sha256(os.fsencode(root.resolve())).hexdigest()[:16]
+    return state_home() / "cache" / f"pills-{digest}.json"
+
+
+def _read_cache(path: Path) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
+        return {}
+    entries = data.get("entries")
+    return entries if isinstance(entries, dict) else {}
+
+
+def _write_cache(path: Path, entries: dict[str, dict[str, Any]]) -> None:
+    from gitflow_harness.store.fsutil import write_private
+
+    payload = json.dumps({"version": CACHE_VERSION, "entries": entries}, ensure_ascii=False)
+    # A cache that cannot be written costs time on the next call, nothing else.
+    with contextlib.suppress(OSError):
+        write_private(path, payload)

@@ -1,0 +1,30 @@
+"""`gfh pills check`: every rule of every pill, in one pass over the files and one over history."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from gitflow_harness import git
+from gitflow_harness.learning import citations
+from gitflow_harness.learning.pills import Catalog, check_rules, load_catalog
+from gitflow_harness.store.config import Config
+from gitflow_harness.store.schema import Problem
+
+FAILING = frozenset({"error", "warning"})
+
+
+def check_pills(repo: git.Repo, config: Config, *, today: dt.date) -> tuple[Catalog, list[Problem]]:
+    """Return the catalog and every problem of every pill, sorted by file and line."""
+    top = repo.worktree()
+    catalog = load_catalog(top, config.paths.pills)
+    problems = list(catalog.problems)
+    for pill in catalog.pills:
+        problems.extend(check_rules(pill, today=today, root_rel=catalog.root_rel))
+    problems.extend(citations.check(catalog.pills, repo, top))
+    problems.sort(key=lambda p: (p.path, p.line or 0))
+    return catalog, problems
+
+
+def failing(problems: list[Problem]) -> list[Problem]:
+    """Return the problems that fail a check (errors and warnings; notes inform)."""
+    return [p for p in problems if p.severity in FAILING]

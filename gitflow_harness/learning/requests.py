@@ -1,0 +1,274 @@
+"""Graduation requests: a pill that recurred enough, proposed as a rule, and what became of it.
+
+A request is `requests/<YYYY-MM-DD>-<name>.md` (name = the pill's key with `/` as `__`, and
+`-again`, `-again-2`, … when that name is taken). Its id is the file name without `.md`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from gitflow_harness import git
+from gitflow_harness.errors import UsageError
+from gitflow_harness.store.schema import (
+    REQUIRED,
+    Choice,
+    Date,
+    Field,
+    Int,
+    Invalid,
+    Mapping_,
+    Problem,
+    Schema,
+    Str,
+)
+
+KIND: Final = "harness-request"
+STATUSES: Final = ("open", "closed", "declined")
+_FILE = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2})-(?P<name>.+?)(?P<again>-again(?:-(?P<n>\d+))?)?$")
+
+
+class Core(Mapping_):
+    description = "a mapping {gfh: VERSION, ways: TREE or null}"
+
+    def __call__(self, value: Any) -> dict[str, Any]:
+        mapping = super().__call__(value)
+        if not isinstance(mapping.get("gfh"), str) or not mapping["gfh"]:
+            raise Invalid("expected core.gfh: the gfh version it was filed with")
+        if (
+            "ways" in mapping
+            and mapping["ways"] is not None
+            and not isinstance(mapping["ways"], str)
+        ):
+            raise Invalid("expected core.ways: the ways tree id, or null")
+        return mapping
+
+
+REQUEST_SCHEMA: Final = Schema(
+    "request",
+    (
+        Field("kind", Choice(KIND), REQUIRED, f"always {KIND!r}"),
+        Field("status", Choice(*STATUSES), REQUIRED, "open until answered or declined"),
+        Field("date", Date(), REQUIRED, "when it was filed"),
+        Field("core", Core(), REQUIRED, "the gfh version and ways tree it was filed against"),
+        Field("target", Str(nonempty=True, one_line=True), REQUIRED, "the proposed rule's home"),
+        Field("pill", Str(nonempty=True, one_line=True), REQUIRED, "the pill's key, `role/slug`"),
+        Field("occurrences", Int(min=1), REQUIRED, "the pill's occurrences when filed"),
+        Field("rule_in", Str(nonempty=True, one_line=True), None, "closed: the rule's file"),
+        Field("answered_in", Str(nonempty=True, one_line=True), None, "closed: its commit"),
+        Field("declined", Str(nonempty=True), None, "declined: why"),
+        Field(
+            "reopens", Str(nonempty=True, one_line=True), None, "a reopening: the file it reopens"
+        ),
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One parsed request."""
+
+    path: Path
+    rel: str
+    id: str  # the file name without .md
+    status: str
+    date: dt.date
+    core: dict[str, Any]
+    target: str
+    pill: str
+    occurrences: int
+    rule_in: str | None
+    answered_in: str | None
+    declined: str | None
+    reopens: str | None
+    lines: dict[str, int]
+
+    @property
+    def order(self) -> tuple[dt.date, int, str]:
+        """Sort key: filed date, then the `-again` count, then the name."""
+        match = _FILE.match(self.id)
+        again = 0
+        if match and match["again"]:
+            again = int(match["n"]) if match["n"] else 1
+        return (self.date, again, self.id)
+
+    def line(self, key: str) -> int:
+        return self.lines.get(key, 1)
+
+
+def file_name(pill_key: str) -> str:
+    """Return the request name of a pill key: `/` becomes `__`."""
+    return pill_key.replace("/", "__")
+
+
+def candidates(day: dt.date, pill_key: str) -> Iterable[str]:
+    """Yield the file names to try for a new request, in order: plain, -again, -again-2, …"""
+    base = f"{day.isoformat()}-{file_name(pill_key)}"
+    yield f"{base}.md"
+    yield f"{base}-again.md"
+    n = 2
+    while True:
+        yield f"{base}-again-{n}.md"
+        n += 1
+
+
+@dataclass(frozen=True, slots=True)
+class Ledger:
+    """Every request in the requests folder, and every problem met reading them."""
+
+    root: Path
+    root_rel: str
+    requests: tuple[Request, ...]
+    problems: tuple[Problem, ...]
+
+    def for_pill(self, key: str) -> list[Request]:
+        """Return the requests naming pill `key`, oldest first."""
+        return sorted((r for r in self.requests if r.pill == key), key=lambda r: r.order)
+
+    def latest(self, key: str) -> Request | None:
+        found = self.for_pill(key)
+        return found[-1] if found else None
+
+    def open_for(self, key: str) -> Request | None:
+        return next((r for r in self.for_pill(key) if r.status == "open"), None)
+
+    def find(self, given: str) -> Request:
+        return resolve(self.requests, given)
+
+
+def load_ledger(top: Path, root_rel: str) -> Ledger:
+    """Parse every request file under `top/root_rel`."""
+    from gitflow_harness.store import documents
+
+    root = top / root_rel
+    requests: list[Request] = []
+    problems: list[Problem] = []
+    files = sorted(p for p in root.glob("*.md") if p.is_file()) if root.is_dir() else []
+    for path in files:
+        if path.name == "README.md":
+            continue
+        rel = path.relative_to(top).as_posix()
+        try:
+            doc = documents.read_document(path)
+        except documents.DocumentError as exc:
+            problems.extend(p._replace(path=rel) for p in exc.problems)
+            continue
+        values, found = documents.check(doc, REQUEST_SCHEMA)
+        found = [p._replace(path=rel) for p in found]
+        problems.extend(found)
+        if any(p.severity == "error" for p in found):
+            continue
+        requests.append(
+            Request(
+                path=path,
+                rel=rel,
+                id=path.stem,
+                status=values["status"],
+                date=values["date"],
+                core=values["core"],
+                target=values["target"],
+                pill=values["pill"],
+                occurrences=values["occurrences"],
+                rule_in=values["rule_in"],
+                answered_in=values["answered_in"],
+                declined=values["declined"],
+                reopens=values["reopens"],
+                lines={k: s.line for k, s in doc.spans.items()},
+            )
+        )
+    return Ledger(root=root, root_rel=root_rel, requests=tuple(requests), problems=tuple(problems))
+
+
+def check_rules(ledger: Ledger, repo: git.Repo, *, today: dt.date) -> list[Problem]:
+    """Return the problems of the parsed requests: fields per status, rule files, one open each."""
+    out: list[Problem] = []
+    rules = [r.rule_in for r in ledger.requests if r.status == "closed" and r.rule_in]
+    tracked = git.tracked(repo, rules) if rules else set()
+    top = repo.worktree()
+    names = {r.id for r in ledger.requests} | {f"{r.id}.md" for r in ledger.requests}
+    for req in ledger.requests:
+
+        def add(key: str | None, message: str, severity: str = "error", req: Request = req) -> None:
+            out.append(Problem(req.rel, req.line(key) if key else 1, severity, message))
+
+        match = _FILE.match(req.id)
+        if match is None:
+            add(None, "the file name must be <YYYY-MM-DD>-<name>.md")
+        elif match["name"] != file_name(req.pill):
+            add("pill", f"names pill {req.pill!r} but its file is named for {match['name']!r}")
+        if req.date > today:
+            add("date", f"date {req.date} is in the future (today is {today})")
+        if req.status == "open":
+            # A reopening names, in rule_in, the rule that did not hold.
+            keys = (
+                ("answered_in", "declined")
+                if req.reopens
+                else ("rule_in", "answered_in", "declined")
+            )
+            for key in keys:
+                if getattr(req, key) is not None:
+                    add(key, f"an open request has no {key}; remove it or set the status")
+        elif req.status == "closed":
+            if req.declined is not None:
+                add("declined", "a closed request was answered, not declined; remove declined")
+            if req.rule_in is None or req.answered_in is None:
+                missing = [k for k in ("rule_in", "answered_in") if getattr(req, k) is None]
+                add(
+                    "status",
+                    f"a closed request needs {' and '.join(missing)}: answer it with "
+                    f"`gfh requests answer {req.id} --in PATH`",
+                )
+            if req.rule_in is not None:
+                if not (top / req.rule_in).is_file():
+                    add("rule_in", f"rule_in {req.rule_in!r}: no such file")
+                elif req.rule_in not in tracked:
+                    add("rule_in", f"rule_in {req.rule_in!r} is not tracked by git; commit it")
+            if req.answered_in is not None and not re.fullmatch(r"[0-9a-f]{4,40}", req.answered_in):
+                add("answered_in", f"answered_in {req.answered_in!r} is not a commit id")
+        else:  # declined
+            if req.declined is None:
+                add("status", f"a declined request says why: `gfh requests decline {req.id} --why`")
+            for key in ("rule_in", "answered_in"):
+                if getattr(req, key) is not None:
+                    add(key, f"a declined request has no {key}")
+        if req.reopens is not None and req.reopens not in names:
+            add("reopens", f"reopens {req.reopens!r}, which is not in {ledger.root_rel}/")
+    by_pill: dict[str, list[Request]] = {}
+    for req in ledger.requests:
+        if req.status == "open":
+            by_pill.setdefault(req.pill, []).append(req)
+    for pill, found in sorted(by_pill.items()):
+        for extra in sorted(found, key=lambda r: r.order)[1:]:
+            out.append(
+                Problem(
+                    extra.rel,
+                    extra.line("status"),
+                    "error",
+                    f"pill {pill} already has an open request ({found[0].id}); "
+                    "one open request per pill: decline or remove this one",
+                )
+            )
+    return out
+
+
+def resolve(requests: Sequence[Request], given: str) -> Request:
+    """Find a request by its id (file name without .md), a path to it, or a unique id prefix."""
+    text = Path(given.strip()).name.removesuffix(".md")
+    for req in requests:
+        if req.id == text:
+            return req
+    matches = [r for r in requests if r.id.startswith(text)] if text else []
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise UsageError(
+            f"{given!r} matches several requests: "
+            + ", ".join(sorted(r.id for r in matches))
+            + "; give more of the id"
+        )
+    raise UsageError(f"no request {given!r}; `gfh requests list` shows them")

@@ -1,0 +1,128 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from freezegun import freeze_time
+
+from gitflow_harness import git
+from gitflow_harness.store.events import EventLog
+from tests.cli.test_pills import put
+from tests.helpers import CliRunner
+
+
+@pytest.fixture(autouse=True)
+def frozen() -> object:
+    with freeze_time("2026-11-30T12:00:00Z") as clock:
+        yield clock
+
+
+def record_rounds(repo: Path, role: str, verdicts: list[str]) -> None:
+    log = EventLog(git.discover(repo).common_dir)
+    for verdict in verdicts:
+        log.record(
+            "subagent.stopped",
+            {"role": role, "agent": "a1", "verdict": verdict, "model": "m"},
+            surface="hook",
+            branch="main",
+            session="claude:s",
+        )
+
+
+def test_check_files_then_finds_nothing(repo: Path, gfh: CliRunner) -> None:
+    put(repo, occurrences="3")
+    first = gfh("learn", "--check")
+    assert first.code == 1
+    assert first.out == (
+        "filed requests/2026-11-30-implementer__parser.md "
+        "(request: implementer/parser recurred 3 times)\n"
+    )
+    assert first.err == (
+        "commit it: git add requests/2026-11-30-implementer__parser.md && git commit\n"
+    )
+    second = gfh("learn", "--check")
+    assert (second.code, second.out) == (0, "nothing owed\n")
+
+
+def test_check_json(repo: Path, gfh: CliRunner) -> None:
+    put(repo, occurrences="3")
+    result = gfh("learn", "--check", "--json")
+    assert result.code == 1
+    assert result.json() == {
+        "filed": [
+            {
+                "path": "requests/2026-11-30-implementer__parser.md",
+                "pill": "implementer/parser",
+                "kind": "request",
+                "reopens": None,
+            }
+        ]
+    }
+
+
+def test_the_filed_request_quotes_the_recorded_evidence(repo: Path, gfh: CliRunner) -> None:
+    put(repo, occurrences="3", date="2026-11-29", last_seen="2026-11-29")
+    record_rounds(repo, "implementer", ["FAIL", "DONE", "FAIL"])
+    gfh("learn", "--check")
+    text = (repo / "requests/2026-11-30-implementer__parser.md").read_text()
+    assert (
+        "- loop-backs of implementer in the last 14 days: 2 in 3 round(s), 2 since its newest "
+        "lesson\n- verify (implementer): not measurable: only 0 before and 3 after the lesson "
+        "on m (5 needed on each side within 14 days)\n"
+    ) in text
+
+
+def test_report_names_an_overdue_role(repo: Path, gfh: CliRunner) -> None:
+    record_rounds(repo, "implementer", ["FAIL", "FAILED", "BLOCKED", "UNCLEAR"])
+    result = gfh("learn")
+    assert result.code == 0
+    assert (
+        "  implementer: 3 loop-back(s) in 4 round(s), no lesson yet  OVERDUE: capture a lesson"
+        in result.out.splitlines()
+    )
+    data = gfh("learn", "--json", "--days", "3").json()
+    assert data["overdue"] == ["implementer"]
+    assert data["days"] == 3
+    assert data["rounds"] == 4
+    assert set(data) >= {"roles", "owed", "open_requests", "relapsed", "lessons"}
+
+
+def test_report_of_an_empty_repository(repo: Path, gfh: CliRunner) -> None:
+    result = gfh("learn")
+    assert result.code == 0
+    assert result.out.splitlines()[0] == (
+        "Learning: 0 pill(s), 0 request(s), 0 subagent round(s) recorded, 0 loop-back(s)"
+    )
+
+
+def test_report_shows_a_lesson_and_its_reading(repo: Path, gfh: CliRunner) -> None:
+    put(repo, date="2026-11-29", last_seen="2026-11-29")
+    result = gfh("learn")
+    assert (
+        "  implementer/parser [active, x1] injected: unknown (no subagent starts recorded, "
+        "so no injection can be counted)" in result.out
+    )
+    assert "    verify implementer: not measurable: no implementer rounds recorded" in result.out
+
+
+def test_days_must_be_positive(repo: Path, gfh: CliRunner) -> None:
+    result = gfh("learn", "--days", "0")
+    assert result.code == 2
+
+
+def test_nothing_but_tokens_leaves_the_log(repo: Path, gfh: CliRunner) -> None:
+    """If learning read anything beyond role, verdict and model, the canary would surface."""
+    canary = "CANARY-7f3e-the-subagent-said-this"
+    log = EventLog(git.discover(repo).common_dir)
+    for _ in range(3):
+        log.record(
+            "subagent.stopped",
+            {"role": "implementer", "agent": "a", "verdict": "FAIL", "message": canary},
+            surface="hook",
+            branch="main",
+            session="claude:s",
+        )
+    put(repo, occurrences="3", date="2026-11-29", last_seen="2026-11-29")
+    outputs = [gfh("learn", "--json"), gfh("learn"), gfh("learn", "--check")]
+    assert all(canary not in r.out + r.err for r in outputs)
+    assert canary not in (repo / "requests/2026-11-30-implementer__parser.md").read_text()

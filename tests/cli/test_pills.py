@@ -1,0 +1,185 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from freezegun import freeze_time
+
+from tests.helpers import CliRunner, commit
+from tests.helpers import git as run_git
+from tests.learning.conftest import pill_text
+
+
+@pytest.fixture(autouse=True)
+def frozen() -> object:
+    with freeze_time("2026-11-30T12:00:00Z") as clock:
+        yield clock
+
+
+def put(repo: Path, key: str = "implementer/parser", **fields: str | None) -> Path:
+    path = repo / "pills" / f"{key}.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(pill_text(key, **fields), encoding="utf-8")
+    return path
+
+
+def test_check_passes_and_summarises(repo: Path, gfh: CliRunner) -> None:
+    put(repo)
+    result = gfh("pills", "check")
+    assert (result.code, result.out, result.err) == (
+        0,
+        "1 pill(s) in pills/: 0 problem(s), 0 note(s)\n",
+        "",
+    )
+
+
+def test_check_fails_with_one_line_per_problem(repo: Path, gfh: CliRunner) -> None:
+    put(repo, last_seen="2026-12-25")
+    put(repo, "implementer/retired-here", status="retired")
+    result = gfh("pills", "check")
+    assert result.code == 1
+    lines = result.out.splitlines()
+    assert lines[0].startswith("pills/implementer/parser.md:7: error: last_seen 2026-12-25 is in")
+    assert lines[1].startswith("pills/implementer/retired-here.md:5: note: retired but outside")
+    assert result.err == "2 pill(s) in pills/: 1 problem(s), 1 note(s)\n"
+
+
+def test_check_quiet_prints_only_failures(repo: Path, gfh: CliRunner) -> None:
+    put(repo, status="retired")
+    assert gfh("pills", "check", "--quiet").out == ""
+    put(repo, "implementer/bad", occurrences="0")
+    result = gfh("pills", "check", "-q")
+    assert result.code == 1
+    assert result.out == (
+        "pills/implementer/bad.md:8: error: occurrences: expected an integer >= 1, got 0\n"
+    )
+
+
+def test_check_json(repo: Path, gfh: CliRunner) -> None:
+    put(repo, occurrences="0")
+    result = gfh("pills", "check", "--json")
+    assert result.code == 1
+    assert result.json() == {
+        "pills": 0,
+        "ok": False,
+        "problems": [
+            {
+                "path": "pills/implementer/parser.md",
+                "line": 8,
+                "severity": "error",
+                "message": "occurrences: expected an integer >= 1, got 0",
+            }
+        ],
+    }
+
+
+def test_bump_changes_two_lines_and_says_when_graduation_is_owed(
+    repo: Path, gfh: CliRunner
+) -> None:
+    path = put(repo, occurrences="2", last_seen="2026-11-02")
+    before = path.read_text()
+    result = gfh("pills", "bump", "implementer-parser")
+    assert result.code == 0
+    assert result.out == (
+        "pills/implementer/parser.md: occurrences 3 (was 2), last_seen 2026-11-30\n"
+        "request: implementer/parser recurred 3 times: `gfh learn --check` files it\n"
+    )
+    assert path.read_text() == before.replace("occurrences: 2", "occurrences: 3").replace(
+        "last_seen: 2026-11-02", "last_seen: 2026-11-30"
+    )
+
+
+def test_bump_with_a_date_and_json(repo: Path, gfh: CliRunner) -> None:
+    put(repo)
+    result = gfh("pills", "bump", "pills/implementer/parser.md", "--date", "2026-11-20", "--json")
+    assert result.json() == {
+        "pill": "implementer/parser",
+        "path": "pills/implementer/parser.md",
+        "occurrences": 2,
+        "last_seen": "2026-11-20",
+        "owed": None,
+    }
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("nothing",), "gfh: no pill named 'nothing'"),
+        (("implementer/parser", "--date", "2026-12-01"), "gfh: --date 2026-12-01 is in the future"),
+    ],
+)
+def test_bump_refusals_exit_2_with_one_line(
+    repo: Path, gfh: CliRunner, args: tuple[str, ...], message: str
+) -> None:
+    put(repo)
+    result = gfh("pills", "bump", *args)
+    assert result.code == 2
+    assert result.err.startswith(message)
+    assert result.err.count("\n") == 1
+
+
+def test_bump_of_a_pill_that_does_not_parse_says_why(repo: Path, gfh: CliRunner) -> None:
+    put(repo, occurrences="many")
+    result = gfh("pills", "bump", "implementer/parser")
+    assert result.code == 1
+    assert result.err == (
+        "gfh: pills/implementer/parser.md:8: error: occurrences: expected an integer >= 1, "
+        "got 'many' (a string) (fix it, then run again)\n"
+    )
+
+
+def test_new_then_new_again_is_refused(repo: Path, gfh: CliRunner) -> None:
+    result = gfh(
+        "pills", "new", "reviewer", "naming", "--trigger", "naming things", "--severity", "high"
+    )
+    assert result.code == 0
+    assert result.out.startswith("wrote pills/reviewer/naming.md")
+    assert gfh("pills", "check").code == 0
+    again = gfh("pills", "new", "reviewer", "naming", "--trigger", "x")
+    assert again.code == 1
+    assert "already holds pill reviewer/naming" in again.err
+
+
+def test_index_prints_the_lessons_and_nothing_for_a_role_without(
+    repo: Path, gfh: CliRunner
+) -> None:
+    put(repo, trigger="editing the parser")
+    result = gfh("pills", "index", "implementer")
+    assert result.code == 0
+    assert result.out.splitlines()[-1] == (
+        "- [medium] implementer-parser: editing the parser (pills/implementer/parser.md)"
+    )
+    empty = gfh("pills", "index", "planner")
+    assert (empty.code, empty.out, empty.err) == (0, "", "no active lesson applies to planner\n")
+
+
+def test_tidy_dry_run_moves_nothing_then_tidy_moves(repo: Path, gfh: CliRunner) -> None:
+    put(repo, status="retired")
+    commit(repo, "pill", {})
+    dry = gfh("pills", "tidy", "--dry-run")
+    assert (
+        dry.out == "would move pills/implementer/parser.md -> pills/retired/implementer/parser.md\n"
+    )
+    assert (repo / "pills/implementer/parser.md").exists()
+    done = gfh("pills", "tidy", "--json")
+    assert done.json() == {
+        "dry_run": False,
+        "moves": [
+            {
+                "from": "pills/implementer/parser.md",
+                "to": "pills/retired/implementer/parser.md",
+                "git": True,
+            }
+        ],
+    }
+    assert "R  pills/implementer/parser.md" in run_git(repo, "status", "--porcelain")
+    assert gfh("pills", "tidy").out == "every pill is where its status says\n"
+
+
+def test_outside_a_repository_is_a_usage_error(
+    tmp_path: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = gfh("pills", "check")
+    assert result.code == 2
+    assert result.err.startswith("gfh: not a git repository")

@@ -1,0 +1,134 @@
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Callable
+from pathlib import Path
+
+from gitflow_harness.learning.detector import LearningDetector
+from gitflow_harness.report.model import Detector, ReportContext
+from gitflow_harness.store.config import GraphConfig
+from gitflow_harness.store.events import Event, ReadStats
+from gitflow_harness.workspace import open_workspace
+from tests.helpers import commit
+from tests.learning.conftest import local, started, stopped
+from tests.learning.test_graduation import put_request
+
+PutPill = Callable[..., Path]
+NOW = local("2026-11-20", 18)
+
+
+def run(
+    repo: Path, events: list[Event], **graph: object
+) -> tuple[str, int, list[dict[str, object]], tuple[str, ...]]:
+    ws = open_workspace(repo)
+    if graph:
+        ws.config = dataclasses.replace(ws.config, graph=GraphConfig(**graph))  # type: ignore[arg-type]
+    detector: Detector = LearningDetector()
+    for event in events:
+        detector.observe(event)
+    result = detector.finish(ReportContext(workspace=ws, stats=ReadStats(), extra={"now": NOW}))
+    assert result.id == "learning"
+    return result.status, result.considered, [f.to_dict() for f in result.findings], result.notes
+
+
+def test_nothing_to_go_on_is_insufficient_evidence(repo: Path) -> None:
+    assert run(repo, []) == ("insufficient-evidence", 0, [], ())
+
+
+def test_lessons_without_news_are_quiet(repo: Path, put_pill: PutPill) -> None:
+    put_pill()
+    status, considered, findings, _ = run(
+        repo, [stopped(local("2026-11-19", 9), "implementer", "DONE")]
+    )
+    assert (status, considered, findings) == ("quiet", 1, [])
+
+
+def test_an_overdue_role_is_a_finding(repo: Path) -> None:
+    events = [stopped(local("2026-11-19", 9, i), "implementer", "FAILED") for i in range(3)]
+    status, considered, findings, _ = run(repo, events)
+    assert (status, considered) == ("fired", 3)
+    [finding] = findings
+    assert finding["subject"] == "role implementer"
+    assert finding["tone"] == "attention"
+    assert finding["evidence"] == {
+        "loop_backs": 3,
+        "since_lesson": 3,
+        "rounds": 3,
+        "newest_lesson": None,
+        "days": 14,
+    }
+    assert "gfh pills new implementer" in str(finding["next_step"])
+
+
+def test_owed_requests_open_requests_and_relapses_are_findings(
+    repo: Path, put_pill: PutPill
+) -> None:
+    put_pill("implementer/due", occurrences="3")
+    put_pill("implementer/waiting", occurrences="4")
+    put_request(repo, "2026-11-10-implementer__waiting.md", pill="implementer/waiting")
+    commit(repo, "rule", {"hooks/ways/r/r.md": "rule\n"})
+    put_pill("implementer/back", under="retired", status="retired", occurrences="5")
+    put_request(
+        repo,
+        "2026-11-01-implementer__back.md",
+        pill="implementer/back",
+        status="closed",
+        rule_in="hooks/ways/r/r.md",
+        answered_in="abc1234",
+        occurrences=3,
+    )
+    status, _, findings, _ = run(repo, [])
+    assert status == "fired"
+    subjects = [(f["subject"], f["tone"]) for f in findings]
+    assert subjects == [
+        ("pill implementer/due", "attention"),
+        ("pill implementer/back", "attention"),  # a reopening is owed
+        ("request 2026-11-10-implementer__waiting", "info"),
+        ("pill implementer/back", "attention"),  # the relapse itself
+    ]
+    assert "reopening" in str(findings[1]["observed"])
+    assert findings[3]["evidence"] == {
+        "grown": 2,
+        "closed": "2026-11-01-implementer__back",
+        "rule_in": "hooks/ways/r/r.md",
+    }
+
+
+def test_a_measured_lesson_is_a_finding_and_unmeasured_ones_a_note(
+    repo: Path, put_pill: PutPill
+) -> None:
+    put_pill(date="2026-11-10", last_seen="2026-11-10")
+    put_pill("reviewer/naming", applies_to="[reviewer]", date="2026-11-10", last_seen="2026-11-10")
+    events = [stopped(local("2026-11-05", 9, i), "implementer", "FAIL") for i in range(5)]
+    events += [stopped(local("2026-11-15", 9, i), "implementer", "DONE") for i in range(5)]
+    status, _, findings, notes = run(repo, events)
+    assert status == "fired"
+    [finding] = findings
+    assert finding["subject"] == "lesson implementer/parser (implementer)"
+    assert finding["tone"] == "good"
+    assert finding["evidence"]["reading"] == "lower"  # type: ignore[index]
+    assert notes == ("1 lesson reading(s) not measurable (`gfh learn` says why)",)
+
+
+def test_unattributed_loop_backs_are_noted(repo: Path) -> None:
+    events = [
+        stopped(local("2026-11-19", 9), "reviewer", "BLOCKED"),
+        started(local("2026-11-19", 10), "reviewer"),
+    ]
+    _, _, _, notes = run(
+        repo, events, stages=("a", "b", "reviewer"), loops={"reviewer": {"BLOCKED": ("a", "b")}}
+    )
+    assert notes[0].startswith("1 loop-back(s) could not be attributed")
+
+
+def test_the_detector_keeps_only_subagent_events(repo: Path) -> None:
+    from gitflow_harness.store.events import make_event
+
+    detector = LearningDetector()
+    detector.observe(
+        make_event("verb", {"verb": "status"}, surface="cli", session=None, branch=None)
+    )
+    detector.observe(stopped(local("2026-11-19", 9), "implementer", "DONE"))
+    assert len(detector._collector.seen) == 1
+    assert isinstance(NOW, dt.datetime)

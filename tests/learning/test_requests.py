@@ -1,0 +1,135 @@
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitflow_harness import git
+from gitflow_harness.errors import UsageError
+from gitflow_harness.learning.requests import check_rules, load_ledger, resolve
+from tests.helpers import commit, write
+from tests.learning.test_graduation import put_request
+
+TODAY = dt.date(2026, 11, 30)
+RULE = "hooks/ways/implementer/parser/parser.md"
+
+
+def problems(repo: Path) -> list[str]:
+    ledger = load_ledger(repo, "requests")
+    found = [*ledger.problems, *check_rules(ledger, git.discover(repo), today=TODAY)]
+    return [str(p) for p in found]
+
+
+CLOSED: dict[str, Any] = {"status": "closed", "rule_in": RULE, "answered_in": "abc1234"}
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({}, None),
+        ({"status": "declined", "declined": "not now"}, None),
+        (CLOSED, None),
+        ({"rule_in": RULE}, "an open request has no rule_in; remove it or set the status"),
+        (
+            {"status": "closed", "rule_in": RULE},
+            "a closed request needs answered_in: answer it with "
+            "`gfh requests answer 2026-11-20-implementer__parser --in PATH`",
+        ),
+        ({**CLOSED, "rule_in": "nowhere.md"}, "rule_in 'nowhere.md': no such file"),
+        ({**CLOSED, "rule_in": "loose.md"}, "rule_in 'loose.md' is not tracked by git"),
+        ({**CLOSED, "answered_in": "not-a-sha"}, "answered_in 'not-a-sha' is not a commit id"),
+        ({**CLOSED, "declined": "x"}, "a closed request was answered, not declined"),
+        ({"status": "declined"}, "a declined request says why"),
+        ({"status": "declined", "declined": "x", "answered_in": "abc1234"}, "has no answered_in"),
+        ({"status": "maybe"}, "status: expected one of 'open', 'closed', 'declined'"),
+        ({"kind": "note"}, "kind: expected one of 'harness-request'"),
+        ({"occurrences": 0}, "occurrences: expected an integer >= 1, got 0"),
+        ({"core": "0.1.0"}, "core: expected a mapping"),
+        ({"core": {"ways": "abc"}}, "expected core.gfh"),
+        ({"date": "2026-12-31"}, "date 2026-12-31 is in the future"),
+        ({"reopens": "2026-01-01-gone.md"}, "reopens '2026-01-01-gone.md', which is not in"),
+        ({"pill": "reviewer/x"}, "names pill 'reviewer/x' but its file is named for"),
+    ],
+)
+def test_request_rules_per_status(repo: Path, fields: dict[str, Any], message: str | None) -> None:
+    commit(repo, "rule", {RULE: "rule\n"})
+    write(repo, "loose.md", "untracked\n")
+    put_request(repo, "2026-11-20-implementer__parser.md", **fields)
+    found = problems(repo)
+    if message is None:
+        assert found == []
+    else:
+        assert len(found) == 1, found
+        assert message in found[0]
+        assert found[0].startswith("requests/2026-11-20-implementer__parser.md:")
+
+
+def test_an_open_reopening_may_name_the_rule_that_did_not_hold(repo: Path) -> None:
+    commit(repo, "rule", {RULE: "rule\n"})
+    put_request(repo, "2026-11-10-implementer__parser.md", **CLOSED)
+    put_request(
+        repo,
+        "2026-11-20-implementer__parser.md",
+        rule_in=RULE,
+        reopens="2026-11-10-implementer__parser.md",
+        occurrences=4,
+    )
+    assert problems(repo) == []
+
+
+def test_one_open_request_per_pill(repo: Path) -> None:
+    put_request(repo, "2026-11-10-implementer__parser.md")
+    put_request(repo, "2026-11-20-implementer__parser.md")
+    put_request(repo, "2026-11-20-implementer__other.md", pill="implementer/other")
+    assert problems(repo) == [
+        "requests/2026-11-20-implementer__parser.md:3: error: pill implementer/parser already "
+        "has an open request (2026-11-10-implementer__parser); one open request per pill: "
+        "decline or remove this one"
+    ]
+
+
+def test_a_badly_named_file_is_a_problem(repo: Path) -> None:
+    put_request(repo, "parser-request.md")
+    assert problems(repo) == [
+        "requests/parser-request.md:1: error: the file name must be <YYYY-MM-DD>-<name>.md"
+    ]
+
+
+def test_ids_resolve_exactly_by_path_or_by_a_unique_prefix(repo: Path) -> None:
+    put_request(repo, "2026-11-10-implementer__parser.md")
+    put_request(repo, "2026-11-10-implementer__parser-again.md", status="declined", declined="x")
+    put_request(repo, "2026-11-20-reviewer__naming.md", pill="reviewer/naming")
+    requests = load_ledger(repo, "requests").requests
+    assert resolve(requests, "2026-11-10-implementer__parser").id == (
+        "2026-11-10-implementer__parser"
+    )
+    assert resolve(requests, "requests/2026-11-20-reviewer__naming.md").id == (
+        "2026-11-20-reviewer__naming"
+    )
+    assert resolve(requests, "2026-11-2").id == "2026-11-20-reviewer__naming"
+    with pytest.raises(UsageError) as err:
+        resolve(requests, "2026-11-10")
+    assert str(err.value) == (
+        "'2026-11-10' matches several requests: 2026-11-10-implementer__parser, "
+        "2026-11-10-implementer__parser-again; give more of the id"
+    )
+    assert err.value.exit_code == 2
+    with pytest.raises(UsageError, match="no request 'nope'"):
+        resolve(requests, "nope")
+
+
+def test_requests_sort_by_date_then_again_count(repo: Path) -> None:
+    for name in (
+        "2026-11-10-implementer__parser-again-2.md",
+        "2026-11-10-implementer__parser.md",
+        "2026-11-10-implementer__parser-again-10.md",
+        "2026-11-10-implementer__parser-again.md",
+    ):
+        put_request(repo, name, date="2026-11-10", status="declined", declined="x")
+    ledger = load_ledger(repo, "requests")
+    assert [
+        r.id.removeprefix("2026-11-10-implementer__parser")
+        for r in ledger.for_pill("implementer/parser")
+    ] == ["", "-again", "-again-2", "-again-10"]
