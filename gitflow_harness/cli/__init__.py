@@ -16,6 +16,15 @@ COMMANDS: dict[str, str] = {
     "config": "gitflow_harness.cli.config:config",
     "demo": "gitflow_harness.cli.demo:demo",
     "events": "gitflow_harness.cli.events:events",
+    "start": "gitflow_harness.cli.workflow:start",
+    "status": "gitflow_harness.cli.workflow:status",
+    "update": "gitflow_harness.cli.workflow:update",
+    "prepare": "gitflow_harness.cli.workflow:prepare",
+    "test": "gitflow_harness.cli.workflow:test_",
+    "done": "gitflow_harness.cli.workflow:done",
+    "accept": "gitflow_harness.cli.workflow:accept",
+    "ensure": "gitflow_harness.cli.workflow:ensure",
+    "report": "gitflow_harness.cli.report:report",
 }
 
 
