@@ -25,6 +25,7 @@ class GitEvidence:
     def __init__(self, repo: git.Repo | None) -> None:
         self.repo = repo
         self._cache: dict[tuple[str, str], list[tuple[datetime, str]]] = {}
+        self._ancestry: dict[tuple[str, str], bool] = {}
 
     def updates(self, branch: str, trunk: str) -> list[tuple[datetime, str]]:
         """Return (when, new branch commit) of every merge or rebase of `trunk` into `branch`."""
@@ -37,22 +38,41 @@ class GitEvidence:
         self,
         branch: str,
         trunk: str | None,
-        start_at: str,
-        end_at: str,
+        start: tuple[str, str | None],
+        end: tuple[str, str | None],
         recorded: Collection[str],
     ) -> bool:
-        """True when the reflog shows a trunk update of `branch` between two event times that
-        no event recorded (`recorded` holds the commits recorded updates left the branch at)."""
+        """True when the reflog shows a trunk update of `branch` after the event `start` and
+        before the event `end` (each `(at, head)`: its time and the branch's commit then) that
+        no event recorded (`recorded`: the commits recorded updates left the branch at)."""
         if trunk is None or self.repo is None:
             return False
-        # Reflog times have whole seconds: widen the start so an update in the same second as
-        # the firing is not missed (at worst it censors, never counts as followed).
-        start = parse_at(start_at).replace(microsecond=0)
-        end = parse_at(end_at)
-        return any(
-            start <= when <= end and sha not in recorded
-            for when, sha in self.updates(branch, trunk)
-        )
+        start_at, start_head = start
+        end_at, end_head = end
+        first = parse_at(start_at).replace(microsecond=0)
+        last = parse_at(end_at)
+        last_second = last.replace(microsecond=0)
+        for when, sha in self.updates(branch, trunk):
+            if sha in recorded or when < first or when > last:
+                continue
+            # Reflog times have whole seconds. Within the second of an event, order comes from
+            # the commits: an update before the event is in the history the event saw.
+            if when == first and start_head is not None and self._reaches(sha, start_head):
+                continue
+            if when == last_second and end_head is not None and not self._reaches(sha, end_head):
+                continue
+            return True
+        return False
+
+    def _reaches(self, sha: str, head: str) -> bool:
+        key = (sha, head)
+        if key not in self._ancestry:
+            assert self.repo is not None
+            try:
+                self._ancestry[key] = git.is_ancestor(self.repo, sha, head)
+            except GfhError:
+                self._ancestry[key] = False
+        return self._ancestry[key]
 
     def _read(self, branch: str, trunk: str) -> list[tuple[datetime, str]]:
         assert self.repo is not None

@@ -25,8 +25,8 @@ from gitflow_harness.store.events import Event
 
 THRESHOLD: Final = 3  # resolved episodes a family needs before it is reported
 
-# (fired_at, trunk, branch) of an open episode
-Episode = tuple[str, str | None, str | None]
+# (fired_at, head then, trunk, branch) of an open episode
+Episode = tuple[str, str | None, str | None, str | None]
 # family -> scope (branch, or None) -> firing surface -> firing session -> open episodes
 OpenEpisodes = dict[str | None, dict[str, dict[str, list[Episode]]]]
 
@@ -135,8 +135,7 @@ class HintFollowThrough:
         if event.session is None or (rule.same_branch and _missing(scope)):
             tally.censored += 1
             return
-        trunk = event.data.get("trunk")
-        episode = (event.at, trunk if type(trunk) is str else None, event.branch)
+        episode = (event.at, _str(event.data.get("head")), _str(event.data.get("trunk")), scope)
         by_surface = self._open[rule.family].setdefault(scope, {})
         by_surface.setdefault(event.surface, {}).setdefault(event.session, []).append(episode)
 
@@ -168,10 +167,11 @@ class HintFollowThrough:
     def _settle(
         self, rule: FollowThrough, tally: Tally, episode: Episode, event: Event, followed: bool
     ) -> None:
-        fired_at, trunk, branch = episode
+        fired_at, head, trunk, branch = episode
         if "git.update" in rule.follow and branch is not None:
             recorded = self._recorded.get(branch, ())
-            if self._git.unrecorded_between(branch, trunk, fired_at, event.at, recorded):
+            end = (event.at, _str(event.data.get("head")))
+            if self._git.unrecorded_between(branch, trunk, (fired_at, head), end, recorded):
                 tally.censored += 1
                 tally.by_git += 1
                 return
@@ -233,6 +233,10 @@ class HintFollowThrough:
                 "it where it is ignored."
             )
         return Finding(self.id, rule.family, tone, observed + ".", tally.evidence(), step)
+
+
+def _str(value: Any) -> str | None:
+    return value if type(value) is str else None
 
 
 def _missing(branch: str | None) -> bool:
