@@ -54,7 +54,8 @@ def test_rule_objects_are_frozen_data(rule: FollowThrough) -> None:
         rule.family = "changed"  # type: ignore[misc]
     assert isinstance(rule.follow, frozenset)
     assert isinstance(rule.end, frozenset)
-    assert rule.follow and rule.end
+    assert rule.follow
+    assert rule.end
     assert not hasattr(rule, "__dict__")  # slots: nothing can be attached to it
 
 
@@ -73,7 +74,8 @@ def test_every_hint_is_well_formed_and_renders() -> None:
         assert d.audience in ("all", "agent")
         fields = {name for _, name, _, _ in string.Formatter().parse(d.text) if name}
         rendered = d.render(**{name: f"<{name}>" for name in fields})
-        assert "{" not in rendered.text and "}" not in rendered.text, hid
+        assert "{" not in rendered.text, hid
+        assert "}" not in rendered.text, hid
         assert all(f"<{name}>" in rendered.text for name in fields)
 
 

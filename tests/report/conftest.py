@@ -28,14 +28,14 @@ class Seeder:
         type: str,
         data: dict[str, Any],
         *,
-        session: str | None = A,
+        who: str | None = A,
         surface: str = "cli",
         branch: str | None = "feature/x",
     ) -> None:
         self.now += timedelta(seconds=1)
         self.log.append(
             make_event(
-                type, data, surface=surface, session=session, branch=branch, at=format_at(self.now)
+                type, data, surface=surface, session=who, branch=branch, at=format_at(self.now)
             )
         )
 

@@ -12,8 +12,8 @@ def test_branch_update_worked_reference(seed: Seeder, gfh: CliRunner) -> None:
     """Four firings in one session, then an update from another session on another surface:
     three episodes end at the next firing (not followed), the last is censored."""
     for _ in range(4):
-        seed.verb("status", BEHIND, session=A)
-    seed.verb("update", session=B, surface="mcp")
+        seed.verb("status", BEHIND, who=A)
+    seed.verb("update", who=B, surface="mcp")
     doc = report(gfh)
     assert family(doc, "branch-update") == {
         "fired": 4, "followed": 0, "not_followed": 3, "censored": 1,
@@ -38,14 +38,14 @@ def test_red_gate_remedy_worked_reference(seed: Seeder, gfh: CliRunner) -> None:
 
 def test_main_worktree_first_worked_reference(seed: Seeder, gfh: CliRunner) -> None:
     first = ("ensure-main-worktree-first",)
-    seed.verb("ensure", first, session="claude:s1", branch="main")
-    seed.verb("start", session="claude:s1", branch="main")  # followed
-    seed.verb("ensure", first, session="claude:s2", branch="main")
-    seed.verb("status", session="claude:s2", branch="main", clean=False)  # dirty trunk: not
-    seed.verb("ensure", first, session="claude:s3", branch="main")
-    seed.verb("start", session="claude:s3", branch="main")  # followed
-    seed.verb("ensure", first, session="claude:s4", branch="main", surface="hook")
-    seed.verb("start", session="claude:s5", branch="main", surface="cli")  # unknown: censored
+    seed.verb("ensure", first, who="claude:s1", branch="main")
+    seed.verb("start", who="claude:s1", branch="main")  # followed
+    seed.verb("ensure", first, who="claude:s2", branch="main")
+    seed.verb("status", who="claude:s2", branch="main", clean=False)  # dirty trunk: not
+    seed.verb("ensure", first, who="claude:s3", branch="main")
+    seed.verb("start", who="claude:s3", branch="main")  # followed
+    seed.verb("ensure", first, who="claude:s4", branch="main", surface="hook")
+    seed.verb("start", who="claude:s5", branch="main", surface="cli")  # unknown: censored
     assert family(report(gfh), "main-worktree-first") == {
         "fired": 4, "followed": 2, "not_followed": 1, "censored": 1,
     }  # fmt: skip
@@ -55,7 +55,7 @@ def test_update_in_the_same_session_on_another_surface_is_followed(
     seed: Seeder, gfh: CliRunner
 ) -> None:
     for _ in range(3):
-        seed.verb("status", BEHIND, session=A, surface="cli")
+        seed.verb("status", BEHIND, who=A, surface="cli")
         seed.event("git.update", {"via": "merge", "trunk": "main", "onto": "c" * 40}, surface="git")
     doc = report(gfh)
     assert family(doc, "branch-update") == {
@@ -69,9 +69,9 @@ def test_another_session_on_the_same_surface_is_skipped(seed: Seeder, gfh: CliRu
     """If another agent updates the branch through the same channel, that says nothing about
     this agent: the episode waits for its own session's evidence."""
     for _ in range(3):
-        seed.verb("status", BEHIND, session=A)
-        seed.verb("update", session=B)
-        seed.verb("update", session=A)
+        seed.verb("status", BEHIND, who=A)
+        seed.verb("update", who=B)
+        seed.verb("update", who=A)
     assert family(report(gfh), "branch-update") == {
         "fired": 3, "followed": 3, "not_followed": 0, "censored": 0,
     }  # fmt: skip
@@ -106,14 +106,14 @@ def test_considered_is_the_largest_familys_resolved_count(seed: Seeder, gfh: Cli
 
 
 def test_unknown_sessions_censor(seed: Seeder, gfh: CliRunner) -> None:
-    seed.verb("status", BEHIND, session=None)  # fired with no session: censored at once
-    seed.verb("status", BEHIND, session=A)
-    seed.verb("update", session=None)  # a candidate with no session: censored
-    seed.verb("status", BEHIND, session=A, branch=None)  # no branch: censored
-    seed.verb("status", BEHIND, session=A, branch="HEAD")  # detached: censored
+    seed.verb("status", BEHIND, who=None)  # fired with no session: censored at once
+    seed.verb("status", BEHIND, who=A)
+    seed.verb("update", who=None)  # a candidate with no session: censored
+    seed.verb("status", BEHIND, who=A, branch=None)  # no branch: censored
+    seed.verb("status", BEHIND, who=A, branch="HEAD")  # detached: censored
     for _ in range(3):
-        seed.verb("status", BEHIND, session=A, branch="other")
-        seed.verb("update", session=A, branch="other")
+        seed.verb("status", BEHIND, who=A, branch="other")
+        seed.verb("update", who=A, branch="other")
     assert family(report(gfh), "branch-update") == {
         "fired": 7, "followed": 3, "not_followed": 0, "censored": 4,
     }  # fmt: skip
@@ -145,15 +145,15 @@ def test_another_session_on_another_surface_censors_even_if_followed_later(
     update it was: the episode is censored, and the later update from its own session is too
     late to count."""
     for _ in range(3):
-        seed.verb("status", BEHIND, session=A, surface="cli")
-        seed.verb("update", session=B, surface="mcp")
-        seed.verb("update", session=A, surface="cli")
-    seed.verb("status", BEHIND, session=A)
-    seed.verb("update", session=A)
-    seed.verb("status", BEHIND, session=A)
-    seed.verb("update", session=A)
-    seed.verb("status", BEHIND, session=A)
-    seed.verb("status", BEHIND, session=A)
+        seed.verb("status", BEHIND, who=A, surface="cli")
+        seed.verb("update", who=B, surface="mcp")
+        seed.verb("update", who=A, surface="cli")
+    seed.verb("status", BEHIND, who=A)
+    seed.verb("update", who=A)
+    seed.verb("status", BEHIND, who=A)
+    seed.verb("update", who=A)
+    seed.verb("status", BEHIND, who=A)
+    seed.verb("status", BEHIND, who=A)
     assert family(report(gfh), "branch-update") == {
         "fired": 7, "followed": 2, "not_followed": 1, "censored": 4,
     }  # fmt: skip

@@ -92,8 +92,10 @@ def test_text_fits_80_columns(seed: Seeder, gfh: CliRunner) -> None:
     for gate in ("red", "red", "green", "green"):
         seed.verb("done", gate=gate, branch="feature/" + "another-long-name-" * 8)
     out = gfh("report").out
-    assert "branch-update" in out and "skipped-prepare" in out
-    assert "next:" in out and "evidence:" in out
+    assert "branch-update" in out
+    assert "skipped-prepare" in out
+    assert "next:" in out
+    assert "evidence:" in out
     assert max(len(line) for line in out.splitlines()) <= 80
 
 
@@ -115,7 +117,9 @@ def test_markdown_escapes_table_breakers(repo: Path) -> None:
 
     finding = Finding("d", "a|b", "info", "x <y> | z", {"k": "v|w"}, "do it")
     doc = render.markdown(Report((DetectorResult("d", "fired", 1, (finding,)),), ReadStats(), None))
-    assert "a\\|b" in doc and "x &lt;y&gt; \\| z" in doc and "v\\|w" in doc
+    assert "a\\|b" in doc
+    assert "x &lt;y&gt; \\| z" in doc
+    assert "v\\|w" in doc
 
 
 def test_empty_log_reports_without_findings(repo: Path, gfh: CliRunner) -> None:

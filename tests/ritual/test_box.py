@@ -43,7 +43,8 @@ def test_frame_is_rectangular_and_starts_with_the_detection_signal() -> None:
     box = render_box("feature/parser", EXAMPLE_ROWS)
     lines = box.splitlines()
     assert lines[0].startswith("┌─ gfh")
-    assert lines[-1].startswith("└") and lines[-1].endswith("┘")
+    assert lines[-1].startswith("└")
+    assert lines[-1].endswith("┘")
     assert all(line.startswith("│ ") and line.endswith(" │") for line in lines[1:-1])
     assert len(widths(box)) == 1
 
@@ -87,7 +88,8 @@ def test_control_characters_and_escapes_never_reach_the_terminal() -> None:
 def test_a_long_title_is_cut_with_an_ellipsis() -> None:
     box = render_box("b" * 200, [("k", "v")])
     first = box.splitlines()[0]
-    assert first.startswith("┌─ gfh · bbb") and "…" in first
+    assert first.startswith("┌─ gfh · bbb")
+    assert "…" in first
     assert display_width(first) == MAX_WIDTH
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from gitflow_harness import git as gitmod
 from gitflow_harness.workflow.gate_index import latest_gate, read_gate
-from tests.helpers import CliRunner, commit, git, run_gfh, write
+from tests.helpers import CliRunner, commit, run_gfh, write
 from tests.workflow.conftest import configure, verb_events
 
 
@@ -69,7 +69,8 @@ def test_json_output_keeps_stdout_one_object_and_streams_to_stderr(feature: Path
     proc = run_gfh("test", "--json", cwd=feature)
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["data"]["gate"] == "green"
-    assert "out-line" in proc.stderr and "err-line" in proc.stderr
+    assert "out-line" in proc.stderr
+    assert "err-line" in proc.stderr
 
 
 @pytest.mark.slow
@@ -160,7 +161,9 @@ def test_done_runs_again_once_the_tree_changes(gated: Path, marker: Path, gfh: C
     assert envelope["data"]["receipt"] is True
     assert [h["id"] for h in envelope["hints"]] == ["done-green-accept"]
     record = read_gate(gitmod.discover(gated), tree(gated))
-    assert record is not None and record.receipt and record.verb == "done"
+    assert record is not None
+    assert record.receipt
+    assert record.verb == "done"
 
 
 def test_done_stops_at_a_failing_prepare(feature: Path, marker: Path, gfh: CliRunner) -> None:
@@ -181,7 +184,8 @@ def test_unconfigured_gate_says_so(feature: Path, gfh: CliRunner) -> None:
     assert "[gate-not-configured]" in gfh("prepare").out
     assert "[gate-not-configured]" in gfh("test").out
     out = gfh("done").out
-    assert "[done-green-accept]" in out and "[gate-not-configured]" in out
+    assert "[done-green-accept]" in out
+    assert "[gate-not-configured]" in out
 
 
 def test_gate_commands_know_they_run_under_the_gate(

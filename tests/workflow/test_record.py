@@ -37,7 +37,8 @@ def test_every_verb_appends_one_event_with_the_documented_fields(
         assert set(data) == expected, data["verb"]
         assert event["session"] is None
         assert event["surface"] == "cli"
-        assert isinstance(data["duration_ms"], int) and data["duration_ms"] >= 0
+        assert isinstance(data["duration_ms"], int)
+        assert data["duration_ms"] >= 0
         assert data["hint_ids"] == [] or all(isinstance(h, str) for h in data["hint_ids"])
         assert data["trunk"] == "main"
 

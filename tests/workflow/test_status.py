@@ -184,7 +184,8 @@ def test_shallow_clone_reports_unknown_counts(tmp_path: Path, monkeypatch, gfh: 
     monkeypatch.chdir(clone)
     data = gfh("status", "--json").json()["data"]
     assert data["shallow"] is True
-    assert data["behind"] is None and data["ahead"] is None
+    assert data["behind"] is None
+    assert data["ahead"] is None
     assert "unknown (shallow clone" in " ".join(gfh("status").out.split())
 
 

@@ -126,7 +126,7 @@ def test_update_marks_its_own_git_commands(repo: Path, feature: Path, gfh: CliRu
 
 def test_record_update_stays_quiet_inside_gfh_update(tmp_path: Path) -> None:
     log = EventLog(tmp_path)
-    kwargs = dict(branch="b", via="merge", trunk="main", onto="a" * 40, head="b" * 40)
+    kwargs = {"branch": "b", "via": "merge", "trunk": "main", "onto": "a" * 40, "head": "b" * 40}
     assert record_update(log, surface="git", env={UPDATE_ENV: "1"}, **kwargs) is None  # type: ignore[arg-type]
     assert list(log.read()) == []
     event = record_update(log, surface="git", env={}, session="codex:s", **kwargs)  # type: ignore[arg-type]
