@@ -587,3 +587,9 @@ def local_trunk(repo: Repo, configured: str = "") -> str | None:
     """Return the trunk when it exists as a local branch, else None (see `require_trunk`)."""
     name = detect_trunk(repo, configured)
     return name if name is not None and branch_exists(repo, name) else None
+
+
+def local_branches(repo: Repo) -> set[str]:
+    """Return the names of every local branch."""
+    proc = run(["for-each-ref", "--format=%(refname)", "refs/heads/"], cwd=_cwd(repo))
+    return {line.removeprefix("refs/heads/") for line in proc.stdout.splitlines() if line}

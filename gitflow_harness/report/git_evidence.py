@@ -26,6 +26,7 @@ class GitEvidence:
         self.repo = repo
         self._cache: dict[tuple[str, str], list[tuple[datetime, str]]] = {}
         self._ancestry: dict[tuple[str, str], bool] = {}
+        self._branches: set[str] | None = None  # read once: a deleted branch has no reflog
 
     def updates(self, branch: str, trunk: str) -> list[tuple[datetime, str]]:
         """Return (when, new branch commit) of every merge or rebase of `trunk` into `branch`."""
@@ -77,6 +78,10 @@ class GitEvidence:
     def _read(self, branch: str, trunk: str) -> list[tuple[datetime, str]]:
         assert self.repo is not None
         try:
+            if self._branches is None:
+                self._branches = git.local_branches(self.repo)
+            if branch not in self._branches:
+                return []
             entries = git.reflog(self.repo, f"refs/heads/{branch}")
         except GfhError:
             return []
