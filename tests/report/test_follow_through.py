@@ -157,3 +157,24 @@ def test_another_session_on_another_surface_censors_even_if_followed_later(
     assert family(report(gfh), "branch-update") == {
         "fired": 7, "followed": 2, "not_followed": 1, "censored": 4,
     }  # fmt: skip
+
+
+def test_settled_episodes_leave_no_state_behind(repo: Path) -> None:
+    """If every episode settles, the detector keeps nothing per event: memory does not grow
+    with the log."""
+    from gitflow_harness.report.detectors.follow_through import HintFollowThrough
+    from gitflow_harness.report.model import ReportContext
+    from gitflow_harness.store.events import ReadStats, make_event
+    from gitflow_harness.workspace import open_workspace
+
+    detector_ = HintFollowThrough(ReportContext(open_workspace(), ReadStats()))
+    for i in range(2000):
+        branch = f"feature/{i % 50}"
+        fire = {"verb": "status", "hint_ids": ["status-branch-behind"], "head": f"{i:040x}"}
+        update = {"verb": "update", "hint_ids": [], "head": f"{i + 1:040x}"}
+        for data in (fire, {"via": "merge", "head": f"{i + 1:040x}"}, update):
+            kind = "git.update" if "via" in data else "verb"
+            detector_.observe(make_event(kind, data, surface="cli", session=A, branch=branch))
+    assert all(not opened for opened in detector_._open.values())
+    assert detector_._recorded == {}
+    assert detector_._tally["branch-update"].followed == 2000

@@ -79,7 +79,10 @@ class HintFollowThrough:
                 self._follows.setdefault(kind, []).append(rule)
             for kind in rule.end:
                 self._ends.setdefault(kind, []).append(rule)
-        self._recorded: dict[str, set[str]] = {}  # branch -> commits recorded updates left
+        # branch -> commits that recorded updates left it at, kept only while the branch has
+        # open episodes of a family that reads git history (memory must not grow with the log)
+        self._recorded: dict[str, set[str]] = {}
+        self._git_families = [r.family for r in families.values() if "git.update" in r.follow]
         self._git = GitEvidence(ctx.workspace.repo)
 
     # -- streaming -------------------------------------------------------------------------
@@ -124,8 +127,11 @@ class HintFollowThrough:
 
     def _note_update(self, event: Event) -> None:
         head = event.data.get("head")
-        if event.branch is not None and type(head) is str:
-            self._recorded.setdefault(event.branch, set()).add(head)
+        branch = event.branch
+        if branch is None or type(head) is not str:
+            return
+        if any(branch in self._open[family] for family in self._git_families):
+            self._recorded.setdefault(branch, set()).add(head)
 
     def _fire(self, rule: FollowThrough, hint_id: str, event: Event) -> None:
         tally = self._tally[rule.family]
@@ -163,6 +169,8 @@ class HintFollowThrough:
                 del by_surface[surface]
         if not by_surface:
             del opened[scope]
+            if scope is not None and not any(scope in self._open[f] for f in self._git_families):
+                self._recorded.pop(scope, None)
 
     def _settle(
         self, rule: FollowThrough, tally: Tally, episode: Episode, event: Event, followed: bool
