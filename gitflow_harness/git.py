@@ -563,7 +563,7 @@ def abort(repo: Repo, operation: str) -> None:
     run([operation, "--abort"], cwd=repo.worktree())
 
 
-def fast_forward_checkout(repo: Repo, top: Path, rev: str) -> subprocess.CompletedProcess[str]:
+def fast_forward_checkout(top: Path, rev: str) -> subprocess.CompletedProcess[str]:
     """Fast-forward the branch checked out at `top` to `rev` (`git merge --ff-only`)."""
     return run(["merge", "--ff-only", "-q", rev], cwd=top, check=False)
 

@@ -78,7 +78,7 @@ def accept(ws: Workspace) -> VerbResult:
                 hint("accept-trunk-busy", trunk=trunk, path=trunk_tree.path),
                 f"the {trunk} checkout at {trunk_tree.path} has uncommitted changes",
             )
-        proc = git.fast_forward_checkout(checkout, trunk_tree.path, head.sha)
+        proc = git.fast_forward_checkout(trunk_tree.path, head.sha)
         if proc.returncode != 0:
             first = _first_line(proc.stderr + proc.stdout)
             return VerbResult(

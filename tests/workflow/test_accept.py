@@ -94,3 +94,27 @@ def test_accept_a_branch_checked_out_in_the_main_checkout(repo: Path, gfh: CliRu
     assert git(repo, "branch", "--list", "topic") == ""
     reflog = git(repo, "reflog", "show", "--format=%gs", "refs/heads/main")
     assert "gfh accept: fast-forward to topic" in reflog
+
+
+def test_accept_on_the_trunk_is_refused(repo: Path, gfh: CliRunner) -> None:
+    result = gfh("accept")
+    assert result.code == 1
+    assert "[verb-on-trunk]" in result.out
+
+
+def test_accept_that_cannot_remove_the_worktree_is_partial(
+    repo: Path, feature: Path, gfh: CliRunner
+) -> None:
+    """If the worktree is locked, the trunk still moves, and the result says what is left."""
+    head = green(feature, gfh)
+    git(repo, "worktree", "lock", str(feature))
+    result = gfh("accept", "--json")
+    assert result.code == 1
+    envelope = result.json()
+    assert envelope["outcome"] == "partial"
+    assert git(repo, "rev-parse", "main").strip() == head
+    assert feature.exists()
+    assert any("git worktree remove" in item for item in envelope["data"]["left"])
+    assert git(repo, "branch", "--list", "feature/x").strip() == "+ feature/x"
+    [event] = verb_events(repo, "accept")
+    assert event["data"]["outcome"] == "partial"

@@ -48,3 +48,28 @@ def test_domain_ensure_queues_the_hint_for_the_entry_point(repo: Path) -> None:
     assert queued.id == "ensure-main-worktree-first"
     assert "main" in queued.text
     assert hints.drain() == ()
+
+
+def test_a_hook_records_what_it_delivered_with_its_own_session(repo: Path) -> None:
+    """The SessionStart hook runs before $GFH_SESSION exists: it passes its session and
+    surface, and records the supplemental hint it delivered."""
+    from gitflow_harness.workflow.record import record_verb
+
+    hints.drain()
+    ws = open_workspace()
+    result = ensure(ws)
+    delivered = hints.drain()
+    event = record_verb(
+        ws,
+        result,
+        branch="main",
+        duration_ms=3,
+        delivered=delivered,
+        surface="hook",
+        session="claude:fresh-session",
+    )
+    assert event.surface == "hook"
+    assert event.session == "claude:fresh-session"
+    assert event.data["hint_ids"] == ["ensure-main-worktree-first"]
+    [recorded] = verb_events(repo, "ensure")
+    assert recorded["data"]["hint_ids"] == ["ensure-main-worktree-first"]
