@@ -31,7 +31,6 @@ def run_verb(
 ) -> int:
     """Run `action` as the verb `verb`, print its result, record its `verb` event."""
     from gitflow_harness.workflow.facts import Facts
-    from gitflow_harness.workflow.record import record_verb
     from gitflow_harness.workspace import open_workspace
 
     started = time.perf_counter()
@@ -49,7 +48,7 @@ def run_verb(
     except GfhError as exc:
         hints.drain()
         refused = VerbResult(verb, "refused", {"error": exc.message}, facts=Facts(ws).snapshot())
-        _record(ws, record_verb, refused, label, started, flag_names, ())
+        _record(ws, refused, label, started, flag_names, ())
         raise
     shown = hints.deliverable(result.hints, agent=agent)
     supplemental = hints.deliverable(hints.drain(), agent=agent)
@@ -64,7 +63,7 @@ def run_verb(
             click.echo(line)
         for item in (*shown, *supplemental):
             click.echo(hint_line(item))
-    _record(ws, record_verb, result, label, started, flag_names, (*shown, *supplemental))
+    _record(ws, result, label, started, flag_names, (*shown, *supplemental))
     return result.exit_code
 
 
@@ -80,13 +79,14 @@ def default_render(result: VerbResult) -> list[str]:
 
 def _record(
     ws: Workspace,
-    record_verb: Callable[..., object],
     result: VerbResult,
     label: str,
     started: float,
     flags: list[str],
     delivered: tuple[Hint, ...],
 ) -> None:
+    from gitflow_harness.workflow.record import record_verb
+
     try:
         record_verb(
             ws,

@@ -95,7 +95,8 @@ class HintFollowThrough:
             if type(verb) is not str:
                 return
             kinds = ["verb:" + verb]
-            if data.get("clean") is False and event.branch == data.get("trunk") is not None:
+            trunk = data.get("trunk")
+            if data.get("clean") is False and trunk is not None and event.branch == trunk:
                 kinds.append("dirty-trunk")
             ids = data.get("hint_ids")
             fired = [h for h in ids if type(h) is str] if type(ids) is list and ids else ()
