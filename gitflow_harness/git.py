@@ -591,3 +591,85 @@ def tree_short(repo: Repo, path: str) -> str | None:
 def move(repo: Repo, source: str, destination: str) -> None:
     """`git mv` a tracked file (repo-relative paths); the destination's folder must exist."""
     run(["mv", "--", source, destination], cwd=repo.worktree())
+
+
+# -- workflow ------------------------------------------------------------------------------
+
+
+def tree_of(repo: Repo, rev: str = "HEAD") -> str:
+    """Return the tree object of commit `rev`."""
+    return run(["rev-parse", "--verify", f"{rev}^{{tree}}"], cwd=_cwd(repo)).stdout.strip()
+
+
+def valid_branch_name(repo: Repo, name: str) -> bool:
+    """True when `name` is acceptable as a new branch name (`git check-ref-format --branch`)."""
+    if name.startswith("-") or name == "HEAD":
+        return False
+    proc = run(["check-ref-format", "--branch", name], cwd=_cwd(repo), check=False)
+    return proc.returncode == 0
+
+
+def worktree_add(repo: Repo, path: Path, branch: str, base: str) -> None:
+    """Create branch `branch` at `base` checked out in a new worktree at `path`."""
+    run(["worktree", "add", "-q", "-b", branch, str(path), base], cwd=_cwd(repo))
+
+
+def worktree_remove(repo: Repo, path: Path) -> subprocess.CompletedProcess[str]:
+    """Remove the (clean) worktree at `path`; the caller reads the result."""
+    return run(["worktree", "remove", str(path)], cwd=_cwd(repo), check=False)
+
+
+def integrate(
+    repo: Repo, how: str, rev: str, env: Mapping[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """Run `git merge --no-edit REV` or `git rebase REV` (`how`); the caller reads the result."""
+    if how == "merge":
+        args = ["merge", "--no-edit", "--no-stat", rev]
+    elif how == "rebase":
+        args = ["rebase", "--no-stat", rev]
+    else:
+        raise ValueError(f"unknown integration {how!r}")
+    return run(args, cwd=repo.worktree(), check=False, env=env)
+
+
+def conflicted(repo: Repo) -> list[str]:
+    """Return the paths with unresolved conflicts, repo-relative and sorted."""
+    proc = run(["diff", "--name-only", "--diff-filter=U", "-z"], cwd=repo.worktree())
+    return sorted(set(split_z(proc.stdout)))
+
+
+def abort(repo: Repo, operation: str) -> None:
+    """Abort the merge or rebase in progress, restoring the branch as it was."""
+    run([operation, "--abort"], cwd=repo.worktree())
+
+
+def fast_forward_checkout(top: Path, rev: str) -> subprocess.CompletedProcess[str]:
+    """Fast-forward the branch checked out at `top` to `rev` (`git merge --ff-only`)."""
+    return run(["merge", "--ff-only", "-q", rev], cwd=top, check=False)
+
+
+def update_branch(repo: Repo, branch: str, new: str, old: str, reason: str) -> None:
+    """Move `refs/heads/BRANCH` from `old` to `new`, refusing if it moved meanwhile."""
+    run(["update-ref", "-m", reason, f"refs/heads/{branch}", new, old], cwd=_cwd(repo))
+
+
+def switch(top: Path, branch: str) -> subprocess.CompletedProcess[str]:
+    """Switch the checkout at `top` to `branch`; the caller reads the result."""
+    return run(["switch", "-q", branch], cwd=top, check=False)
+
+
+def delete_branch(repo: Repo, branch: str) -> subprocess.CompletedProcess[str]:
+    """Delete `branch` (the caller has checked it is merged); the caller reads the result."""
+    return run(["branch", "-D", branch], cwd=_cwd(repo), check=False)
+
+
+def local_trunk(repo: Repo, configured: str = "") -> str | None:
+    """Return the trunk when it exists as a local branch, else None (see `require_trunk`)."""
+    name = detect_trunk(repo, configured)
+    return name if name is not None and branch_exists(repo, name) else None
+
+
+def local_branches(repo: Repo) -> set[str]:
+    """Return the names of every local branch."""
+    proc = run(["for-each-ref", "--format=%(refname)", "refs/heads/"], cwd=_cwd(repo))
+    return {line.removeprefix("refs/heads/") for line in proc.stdout.splitlines() if line}

@@ -19,6 +19,15 @@ COMMANDS: dict[str, str] = {
     "learn": "gitflow_harness.cli.learn:learn",
     "pills": "gitflow_harness.cli.pills:pills",
     "requests": "gitflow_harness.cli.requests:requests",
+    "start": "gitflow_harness.cli.workflow:start",
+    "status": "gitflow_harness.cli.workflow:status",
+    "update": "gitflow_harness.cli.workflow:update",
+    "prepare": "gitflow_harness.cli.workflow:prepare",
+    "test": "gitflow_harness.cli.workflow:test_",
+    "done": "gitflow_harness.cli.workflow:done",
+    "accept": "gitflow_harness.cli.workflow:accept",
+    "ensure": "gitflow_harness.cli.workflow:ensure",
+    "report": "gitflow_harness.cli.report:report",
 }
 
 

@@ -25,7 +25,7 @@ class LearningDetector:
 
     id = ID
 
-    def __init__(self) -> None:
+    def __init__(self, ctx: ReportContext | None = None) -> None:
         self._collector = Collector()
 
     def observe(self, event: Event) -> None:

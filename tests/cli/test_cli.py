@@ -93,10 +93,13 @@ def test_unexpected_error_prints_one_line_and_writes_a_report(
 
 
 def _documented_commands() -> set[str]:
-    heading = re.compile(r"^#+ `gfh ([a-z][a-z -]*?)(?: [A-Z\[<.-]|`)", re.MULTILINE)
+    """Commands named in docs headings: `gfh pills bump PILL [--date D]` gives "pills bump"."""
+    span = re.compile(r"`gfh ([a-z][a-z -]*?)(?= [A-Z\[<.-]|`)")
     found: set[str] = set()
     for page in (ROOT / "docs").glob("*.md"):
-        found.update(heading.findall(page.read_text(encoding="utf-8")))
+        for line in page.read_text(encoding="utf-8").splitlines():
+            if line.startswith("#"):
+                found.update(span.findall(line))
     return found
 
 

@@ -1,0 +1,85 @@
+"""`gfh status` in a feature worktree of a repository with 20,000 commits and 1,000 files,
+against `git status --porcelain=v2 --branch` in the same worktree (what the box adds: the trunk,
+ahead/behind, the tree identity, the gate of this tree, the task, one event appended)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from bench.runner import PYTHON, Measurement, compare, time_once
+
+COMMITS = 20_000
+FILES = 1_000
+
+
+def run(work: Path) -> list[Measurement]:
+    repo = work / "repo"
+    build(repo)
+    feature = work / "repo.worktrees" / "feature-bench"
+    _git(repo, "worktree", "add", "-q", "-b", "feature/bench", str(feature), "main~40")
+    (feature / "work.txt").write_text("feature work\n", encoding="utf-8")
+    _git(feature, "add", "work.txt")
+    _git(feature, "commit", "-q", "-m", "feature work")
+    (feature / "src" / "f00001.txt").write_text("an edit in progress\n", encoding="utf-8")
+    env = {"GFH_SESSION": "claude:bench", "GFH_STATE_HOME": str(work / "state")}
+    clean = compare(
+        f"gfh status ({COMMITS:,} commits, {FILES:,} files, one edit)",
+        lambda: time_once([PYTHON, "-m", "gitflow_harness", "status"], cwd=feature, env=env),
+        "git status --porcelain=v2 --branch",
+        lambda: time_once(["git", "status", "--porcelain=v2", "--branch"], cwd=feature),
+        runs=21,
+    )
+    clean.notes.append(
+        "the worktree is 40 commits behind main and 1 ahead, with one modified file, so the "
+        "tree identity is computed from a temporary index"
+    )
+    return [clean]
+
+
+def build(repo: Path) -> None:
+    """Create `repo` with COMMITS commits on main touching FILES files, via `git fast-import`."""
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    stream = bytearray()
+    mark = 0
+
+    def blob(text: str) -> int:
+        nonlocal mark
+        mark += 1
+        data = text.encode()
+        stream.extend(b"blob\nmark :%d\ndata %d\n%s\n" % (mark, len(data), data))
+        return mark
+
+    when = 1_700_000_000
+    for n in range(COMMITS):
+        changes = (
+            [(f"src/f{i:05d}.txt", blob(f"file {i}\n")) for i in range(FILES)]
+            if n == 0
+            else [(f"src/f{n % FILES:05d}.txt", blob(f"file {n % FILES} revision {n}\n"))]
+        )
+        mark += 1
+        message = f"commit {n}".encode()
+        stream.extend(
+            b"commit refs/heads/main\nmark :%d\n"
+            b"committer Bench <bench@example.invalid> %d +0000\ndata %d\n%s\n"
+            % (mark, when + n * 60, len(message), message)
+        )
+        for path, blob_mark in changes:
+            stream.extend(b"M 100644 :%d %s\n" % (blob_mark, path.encode()))
+        stream.extend(b"\n")
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=bytes(stream), check=True)
+    _git(repo, "reset", "-q", "--hard", "main")
+
+
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "Bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+    "GIT_COMMITTER_NAME": "Bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+}
+
+
+def _git(cwd: Path, *args: str) -> None:
+    env = {**os.environ, **IDENTITY}
+    subprocess.run(["git", *args], cwd=cwd, check=True, stdin=subprocess.DEVNULL, env=env)

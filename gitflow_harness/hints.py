@@ -1,0 +1,296 @@
+"""The HINTS registry (data only) and the process-local accumulator of supplemental hints.
+
+A hint is short advice a verb prints, with a stable id. Ids are part of the contract: scripts,
+the report and users' habits depend on them, so an id is never reused for another meaning.
+
+A hint may belong to a follow-through family: a frozen rule, one object shared by every member,
+that says which later evidence counts as the advice being followed and which as it being
+ignored. `gfh report` reads the rules as data; nothing here interprets them.
+
+Hints delivered outside a verb's result envelope (the session-start line of `ensure`) go
+through the accumulator: the code that produces them calls `supplement`, and every entry point
+(the CLI, the agent hooks, the MCP server) calls `drain` once and records what it delivered in
+its event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Final, Literal
+
+Category = Literal["next-step", "guardrail", "notice"]
+Audience = Literal["all", "agent"]
+
+
+@dataclass(frozen=True, slots=True)
+class FollowThrough:
+    """When the advice of a hint family counts as followed, ignored, or unknown.
+
+    Evidence kinds, in `follow` and `end`:
+    - `verb:NAME`: a `verb` event of that verb;
+    - `git.update`: a `git.update` event, and a merge or rebase of the trunk found in the
+      branch's reflog that no event recorded (with an unknown session: it can only censor);
+    - `dirty-trunk`: a `verb` event on the trunk with `clean: false`;
+    - `refire`: another firing of the same family.
+    `follow` is checked before `end` on the same event.
+    """
+
+    family: str
+    rule: str  # the rule in words, for docs and the report
+    follow: frozenset[str]
+    end: frozenset[str]
+    same_branch: bool  # candidates count only on the branch the hint fired on
+    remedy: str  # what following it means, as a phrase: "run `gfh update`"
+
+
+BRANCH_UPDATE: Final = FollowThrough(
+    family="branch-update",
+    rule=(
+        "followed when `update` (the verb, or a git.update) runs on the same branch in the same "
+        "session before the family fires again there"
+    ),
+    follow=frozenset({"verb:update", "git.update"}),
+    end=frozenset({"refire"}),
+    same_branch=True,
+    remedy="run `gfh update` when the branch falls behind",
+)
+
+RED_GATE_REMEDY: Final = FollowThrough(
+    family="red-gate-remedy",
+    rule="followed when `prepare` or `test` runs on the same branch before the next `done`",
+    follow=frozenset({"verb:prepare", "verb:test"}),
+    end=frozenset({"verb:done"}),
+    same_branch=True,
+    remedy="iterate with `gfh prepare` or `gfh test` after a red gate instead of rerunning `done`",
+)
+
+MAIN_WORKTREE_FIRST: Final = FollowThrough(
+    family="main-worktree-first",
+    rule=(
+        "followed when `start` runs in the same session before later evidence of dirty-trunk "
+        "work (a verb on the trunk with `clean: false`)"
+    ),
+    follow=frozenset({"verb:start"}),
+    end=frozenset({"dirty-trunk"}),
+    same_branch=False,
+    remedy="run `gfh start NAME` before changing files in the main checkout",
+)
+
+FAMILIES: Final[Mapping[str, FollowThrough]] = MappingProxyType(
+    {rule.family: rule for rule in (BRANCH_UPDATE, RED_GATE_REMEDY, MAIN_WORKTREE_FIRST)}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """One delivered hint: its id and its rendered text."""
+
+    id: str
+    text: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"id": self.id, "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class HintDef:
+    """The definition of a hint: a `str.format` template over named values."""
+
+    id: str
+    category: Category
+    audience: Audience
+    text: str
+    follow_through: FollowThrough | None = None
+
+    def render(self, **values: Any) -> Hint:
+        """Return the hint with its template filled in."""
+        return Hint(self.id, self.text.format(**values))
+
+
+def _define(*defs: HintDef) -> Mapping[str, HintDef]:
+    table: dict[str, HintDef] = {}
+    for d in defs:
+        if d.id in table:
+            raise ValueError(f"hint id {d.id!r} defined twice")
+        table[d.id] = d
+    return MappingProxyType(table)
+
+
+HINTS: Final[Mapping[str, HintDef]] = _define(
+    # -- status ------------------------------------------------------------------------
+    HintDef(
+        "status-branch-behind",
+        "next-step",
+        "all",
+        "{branch} is {behind} behind {trunk}: run `gfh update` to bring those commits in",
+        BRANCH_UPDATE,
+    ),
+    HintDef(
+        "status-trunk-dirty",
+        "guardrail",
+        "all",
+        "uncommitted changes on the trunk {trunk}: work belongs on a branch, and "
+        "`gfh start NAME` makes one in its own worktree",
+    ),
+    HintDef(
+        "status-operation",
+        "notice",
+        "all",
+        "a {operation} is in progress here: {how}",
+    ),
+    # -- start -------------------------------------------------------------------------
+    HintDef("start-created", "next-step", "all", "work in the new worktree: `cd {path}`"),
+    HintDef(
+        "start-branch-exists",
+        "guardrail",
+        "all",
+        "branch {branch} already exists{where}: continue it there, or pick another name",
+    ),
+    HintDef(
+        "start-path-exists",
+        "guardrail",
+        "all",
+        "{path} already exists: remove it, or pick another branch name",
+    ),
+    # -- shared refusals ---------------------------------------------------------------
+    HintDef(
+        "verb-on-trunk",
+        "guardrail",
+        "all",
+        "`gfh {verb}` works on a branch and this is the trunk {trunk}: "
+        "`gfh start NAME` makes a branch in its own worktree",
+    ),
+    # -- update ------------------------------------------------------------------------
+    HintDef(
+        "update-dirty-tree",
+        "guardrail",
+        "all",
+        "commit or stash the {count} changed file(s) first, then run `gfh update` again",
+    ),
+    HintDef(
+        "update-integrated",
+        "next-step",
+        "all",
+        "{branch} now contains {trunk}: check the combination with `gfh test`",
+    ),
+    HintDef(
+        "update-conflict",
+        "next-step",
+        "all",
+        "bringing {trunk} in conflicts in {count} file(s), so nothing was changed; integrate by "
+        "hand: {how}",
+    ),
+    # -- gate --------------------------------------------------------------------------
+    HintDef(
+        "gate-failure-prepare",
+        "next-step",
+        "all",
+        "`{command}` failed: fix what it reports and iterate with `gfh prepare` until it passes",
+        RED_GATE_REMEDY,
+    ),
+    HintDef(
+        "gate-failure-test",
+        "next-step",
+        "all",
+        "`{command}` failed: fix the failures and iterate with `gfh test` until it is green",
+        RED_GATE_REMEDY,
+    ),
+    HintDef(
+        "gate-failure-merge",
+        "next-step",
+        "all",
+        "{branch} does not contain the latest {trunk}: run `gfh update`, then `gfh done` again",
+    ),
+    HintDef(
+        "gate-not-configured",
+        "notice",
+        "all",
+        "no [gate] {stage} commands are configured: list them in .gitflow-harness.toml",
+    ),
+    # -- done and accept ---------------------------------------------------------------
+    HintDef(
+        "done-unchanged-tree-red",
+        "next-step",
+        "all",
+        "this exact tree was already judged red: change something and iterate with "
+        "`gfh test` (`gfh done --rerun` judges it again as it is)",
+        RED_GATE_REMEDY,
+    ),
+    HintDef(
+        "done-green-accept",
+        "next-step",
+        "all",
+        "the gate is green for this tree: `gfh accept` brings it into {trunk}",
+    ),
+    HintDef(
+        "accept-needs-green",
+        "next-step",
+        "all",
+        "there is no green receipt for this exact tree: run `gfh done` first",
+    ),
+    HintDef(
+        "accept-dirty-tree",
+        "guardrail",
+        "all",
+        "commit the {count} changed file(s) first, then `gfh done` and `gfh accept`",
+    ),
+    HintDef(
+        "accept-trunk-busy",
+        "guardrail",
+        "all",
+        "the {trunk} checkout at {path} has uncommitted changes: commit or stash them there, "
+        "then run `gfh accept` again",
+    ),
+    HintDef(
+        "accept-merged",
+        "next-step",
+        "all",
+        "{trunk} is now at {short}; carry on from the main checkout: `cd {path}`",
+    ),
+    # -- ensure ------------------------------------------------------------------------
+    HintDef(
+        "ensure-main-worktree-first",
+        "guardrail",
+        "agent",
+        "you are in the main checkout on {trunk}: before changing anything, run "
+        "`gfh start NAME` and work in the worktree it prints",
+        MAIN_WORKTREE_FIRST,
+    ),
+)
+
+
+def hint(hint_id: str, **values: Any) -> Hint:
+    """Render the registered hint `hint_id`."""
+    return HINTS[hint_id].render(**values)
+
+
+def family_of(hint_id: str) -> FollowThrough | None:
+    """Return the follow-through rule of `hint_id`, or None (also for unknown ids)."""
+    definition = HINTS.get(hint_id)
+    return definition.follow_through if definition is not None else None
+
+
+def deliverable(hints: tuple[Hint, ...], *, agent: bool) -> tuple[Hint, ...]:
+    """Drop hints written for agents when nobody but a person is reading."""
+    if agent:
+        return hints
+    return tuple(h for h in hints if HINTS[h.id].audience != "agent")
+
+
+# -- the supplemental accumulator ---------------------------------------------------------
+
+_SUPPLEMENTAL: list[Hint] = []
+
+
+def supplement(item: Hint) -> None:
+    """Queue a hint delivered outside the result envelope, for the entry point to drain."""
+    _SUPPLEMENTAL.append(item)
+
+
+def drain() -> tuple[Hint, ...]:
+    """Return and forget every queued supplemental hint, oldest first."""
+    items = tuple(_SUPPLEMENTAL)
+    _SUPPLEMENTAL.clear()
+    return items

@@ -1,0 +1,60 @@
+"""Run every detector over one pass of the event log."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gitflow_harness.report.detectors import DetectorFactory, factories
+from gitflow_harness.report.model import DetectorResult, Finding, ReportContext
+from gitflow_harness.store.events import ReadStats
+from gitflow_harness.workspace import Workspace
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """Every detector's result, and what the read of the log skipped."""
+
+    results: tuple[DetectorResult, ...]
+    stats: ReadStats
+    since: str | None
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for r in self.results for f in r.findings]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `--json` object: detectors, findings, and the log's line counts."""
+        return {
+            "detectors": [r.to_dict() for r in self.results],
+            "findings": [f.to_dict() for f in self.findings],
+            "log": {
+                "files": len(self.stats.files),
+                "events": self.stats.events,
+                "foreign": self.stats.foreign,
+                "torn": self.stats.torn,
+                "skipped": self.stats.skipped,
+            },
+            "since": self.since,
+        }
+
+
+def run_report(
+    ws: Workspace,
+    *,
+    since: str | None = None,
+    detectors: Sequence[DetectorFactory] | None = None,
+) -> Report:
+    """Stream the log once, feeding every event to every detector, and collect their results.
+
+    Memory follows what the detectors keep, never the length of the log.
+    """
+    stats = ReadStats()
+    ctx = ReportContext(workspace=ws, stats=stats, since=since)
+    running = [make(ctx) for make in (factories() if detectors is None else detectors)]
+    observers = [d.observe for d in running]
+    for event in ws.log.read(since=since, stats=stats):
+        for observe in observers:
+            observe(event)
+    return Report(tuple(d.finish(ctx) for d in running), stats, since)

@@ -1,0 +1,184 @@
+"""The status box: the frame `gfh status` prints and the end-of-turn ritual looks for.
+
+    ┌─ gfh · feature/parser ─────────────────────────────┐
+    │ branch   feature/parser · 2 behind main · 1 ahead  │
+    │ tree     clean                                     │
+    └────────────────────────────────────────────────────┘
+
+The first line starts with `┌─ gfh` (the Stop ritual's detection signal), every line has the
+same display width, at most 100 columns; long values wrap onto continuation rows.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from typing import Any, Final
+
+MAX_WIDTH: Final = 100
+GAP: Final = 2  # spaces between the key column and the values
+_CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]")
+
+
+def display_width(text: str) -> int:
+    """Return the columns `text` takes in a terminal (wide East Asian characters take two)."""
+    total = 0
+    for ch in text:
+        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+            continue
+        total += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return total
+
+
+def clean_text(text: str) -> str:
+    """Return `text` on one line: escape sequences and control characters become spaces."""
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """Wrap `text` at spaces into lines of at most `width` columns, splitting long words."""
+    width = max(1, width)
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        while display_width(word) > width:
+            if line:
+                lines.append(line)
+                line = ""
+            head, word = _split_at(word, width)
+            lines.append(head)
+        if not word:
+            continue
+        if not line:
+            line = word
+        elif display_width(line) + 1 + display_width(word) <= width:
+            line = f"{line} {word}"
+        else:
+            lines.append(line)
+            line = word
+    if line or not lines:
+        lines.append(line)
+    return lines
+
+
+def render_box(subject: str, rows: Sequence[tuple[str, str]], *, max_width: int = MAX_WIDTH) -> str:
+    """Render a titled box of `key  value` rows, at most `max_width` columns wide."""
+    keys = [clean_text(k) for k, _ in rows]
+    values = [clean_text(v) for _, v in rows]
+    key_width = max((display_width(k) for k in keys), default=0) + GAP
+    title = "gfh" + (f" · {clean_text(subject)}" if subject else "")
+    widest = max((display_width(v) for v in values), default=0)
+    # "│ " + key column + value column + "  │"; the top line needs "┌─ " + title + " ─┐".
+    width = max(5 + key_width + widest, display_width(title) + 5)
+    width = min(width, max_width)
+    value_width = max(1, width - 5 - key_width)
+    if display_width(title) > width - 5:
+        title = _truncate(title, width - 5)
+    top = f"┌─ {title} " + "─" * (width - 5 - display_width(title)) + "┐"
+    out = [top]
+    for key, value in zip(keys, values, strict=True):
+        for i, piece in enumerate(wrap(value, value_width)):
+            label = key if i == 0 else ""
+            cell = _pad(label, key_width) + _pad(piece, value_width)
+            out.append(f"│ {cell}  │")
+    out.append("└" + "─" * (width - 2) + "┘")
+    return "\n".join(out)
+
+
+def status_box(data: dict[str, Any]) -> str:
+    """Render the status box from `status`'s envelope data."""
+    return render_box(data.get("branch") or "HEAD", status_rows(data))
+
+
+def status_rows(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """The rows of the status box, from `status`'s envelope data."""
+    return [
+        ("branch", _branch_row(data)),
+        (
+            "where",
+            f"{'worktree' if data['location'] == 'worktree' else 'main checkout'} {data['top']}",
+        ),
+        ("tree", _tree_row(data)),
+        ("gate", _gate_row(data)),
+        ("task", _task_row(data["task"])),
+        ("session", _session_row(data["session"])),
+    ]
+
+
+def _branch_row(data: dict[str, Any]) -> str:
+    if data["branch"] is None:
+        at = f" at {data['head'][:7]}" if data["head"] else ""
+        return f"HEAD detached{at}"
+    name = data["branch"]
+    if data["head"] is None:
+        return f"{name} · no commits yet"
+    trunk = data["trunk"]
+    if trunk is None:
+        return f"{name} · no trunk found (set [repository] trunk)"
+    if data["on_trunk"]:
+        return f"{name} · the trunk"
+    if data["behind"] is None:
+        return f"{name} · behind/ahead of {trunk} unknown (shallow clone: git fetch --unshallow)"
+    return f"{name} · {data['behind']} behind {trunk} · {data['ahead']} ahead"
+
+
+def _tree_row(data: dict[str, Any]) -> str:
+    parts = []
+    if data["operation"]:
+        parts.append(f"{data['operation']} in progress")
+    changes = data["changes"]
+    if not changes:
+        parts.append("clean")
+    else:
+        shown = ", ".join(c["path"] for c in changes[:5])
+        more = f", +{len(changes) - 5} more" if len(changes) > 5 else ""
+        parts.append(f"{len(changes)} changed: {shown}{more}")
+    return " · ".join(parts)
+
+
+def _gate_row(data: dict[str, Any]) -> str:
+    if data["gate"] is None:
+        return "not judged for this tree"
+    if data["gate"] == "green" and data["receipt"]:
+        return "green for this tree · ready for gfh accept"
+    return f"{data['gate']} for this tree"
+
+
+def _task_row(task: dict[str, Any]) -> str:
+    state = task["state"]
+    if state == "set":
+        return task["text"] if task["text"] else "(empty: a conversational turn)"
+    if state == "unreadable":
+        return "unreadable: set it again"
+    if state == "no-session":
+        return "none (no session)"
+    return "none"
+
+
+def _session_row(session: str | None) -> str:
+    if session is None:
+        return "none ($GFH_SESSION is not set)"
+    adapter, sep, ident = session.partition(":")
+    if sep and len(ident) > 4:
+        return f"{adapter}:{ident[:4]}…"
+    return session
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - display_width(text))
+
+
+def _split_at(word: str, columns: int) -> tuple[str, str]:
+    used = 0
+    for i, ch in enumerate(word):
+        w = display_width(ch)
+        if used + w > columns:
+            return word[: max(i, 1)], word[max(i, 1) :]
+        used += w
+    return word, ""
+
+
+def _truncate(text: str, columns: int) -> str:
+    head, _ = _split_at(text, max(1, columns - 1))
+    return head + "…"

@@ -1,0 +1,109 @@
+"""The session's declared task: its text in owner-only session state, never in the log.
+
+The log records only an HMAC fingerprint of the text (`coord.task_changed`), so a reader of the
+log can tell when the task changed without learning what it says. The key is random, created
+once per user under the state directory, owner-only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import secrets
+from pathlib import Path
+from typing import Final
+
+from gitflow_harness.errors import GfhError, UsageError
+from gitflow_harness.store.events import now_at
+from gitflow_harness.store.fsutil import (
+    PRIVATE_FILE,
+    FileExistsGfhError,
+    create_exclusive,
+    ensure_private_dir,
+    write_private,
+)
+from gitflow_harness.store.state import session_dir, state_home
+
+TASK_FILE: Final = "task.json"
+KEY_FILE: Final = "task.key"
+MAX_CHARS: Final = 1000
+
+
+class TaskStateError(GfhError):
+    """The stored task cannot be read or does not match its fingerprint."""
+
+
+def fingerprint(text: str) -> str:
+    """Return the HMAC-SHA256 of `text` under this user's task key, as hex."""
+    return hmac.new(_key(), text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def set_task(session: str, text: str) -> str:
+    """Store `text` as the task of `session` and return its fingerprint.
+
+    An empty text is a valid declaration (a purely conversational turn has no focus).
+    """
+    if len(text) > MAX_CHARS:
+        raise UsageError(
+            f"the task is {len(text)} characters; say it in at most {MAX_CHARS} (one line)"
+        )
+    mark = fingerprint(text)
+    payload = {"text": text, "fingerprint": mark, "at": now_at()}
+    write_private(_path(session), json.dumps(payload, ensure_ascii=False) + "\n")
+    return mark
+
+
+def clear_task(session: str) -> bool:
+    """Forget the task of `session`; return whether there was one."""
+    path = _path(session, create=False)
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def current_task(session: str) -> str | None:
+    """Return the task text of `session`, or None when none is set."""
+    path = _path(session, create=False)
+    try:
+        raw = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        raise TaskStateError(f"{path}: unreadable task state; set the task again") from None
+    if (
+        not isinstance(raw, dict)
+        or not isinstance(raw.get("text"), str)
+        or not isinstance(raw.get("fingerprint"), str)
+        or not hmac.compare_digest(raw["fingerprint"], fingerprint(raw["text"]))
+    ):
+        raise TaskStateError(f"{path}: the task does not match its fingerprint; set the task again")
+    return str(raw["text"])
+
+
+def task_fingerprint(session: str) -> str | None:
+    """Return the fingerprint of the current task of `session`, or None."""
+    text = current_task(session)
+    return None if text is None else fingerprint(text)
+
+
+def _path(session: str, *, create: bool = True) -> Path:
+    return session_dir(session, create=create) / TASK_FILE
+
+
+def _key() -> bytes:
+    path = state_home() / KEY_FILE
+    try:
+        key = path.read_bytes()
+    except FileNotFoundError:
+        ensure_private_dir(path.parent)
+        # Another process may make it first: then use theirs.
+        with contextlib.suppress(FileExistsGfhError):
+            create_exclusive(path, secrets.token_bytes(32), mode=PRIVATE_FILE)
+        key = path.read_bytes()
+    if len(key) < 32:
+        raise TaskStateError(f"{path}: the task key is damaged; delete the file to make a new one")
+    return key

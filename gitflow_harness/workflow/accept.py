@@ -1,0 +1,138 @@
+"""`accept`: fast-forward the trunk to a branch with a green receipt, then tidy up."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gitflow_harness import git
+from gitflow_harness.hints import Hint, hint
+from gitflow_harness.workflow.facts import Facts
+from gitflow_harness.workflow.gate_index import read_gate
+from gitflow_harness.workflow.result import Outcome, VerbResult
+from gitflow_harness.workspace import Workspace
+
+
+def accept(ws: Workspace) -> VerbResult:
+    """Fast-forward the trunk to this branch (green receipt required), remove its worktree,
+    delete the branch."""
+    repo = ws.repo
+    head = git.require(repo, "gfh accept")
+    trunk = git.require_trunk(repo, ws.config.repository.trunk)
+    assert head.branch is not None
+    assert head.sha is not None
+    branch = head.branch
+    facts = Facts(ws)
+    data: dict[str, Any] = {"branch": branch, "trunk": trunk, "head": head.sha}
+
+    def refuse(reason: str, h: Hint, message: str, **extra: Any) -> VerbResult:
+        return VerbResult(
+            "accept",
+            "refused",
+            {**data, "reason": reason, **extra},
+            hints=(h,),
+            facts=facts.snapshot(),
+            message=message,
+        )
+
+    if branch == trunk:
+        return refuse(
+            "on-trunk", hint("verb-on-trunk", verb="accept", trunk=trunk), f"{trunk} is the trunk"
+        )
+    if facts.changes:
+        count = len(facts.changes)
+        return refuse(
+            "dirty",
+            hint("accept-dirty-tree", count=count),
+            f"{count} uncommitted change(s): a receipt covers committed work only",
+            changed=count,
+        )
+    record = read_gate(ws, facts.tree)
+    if record is None or record.gate != "green" or not record.receipt:
+        return refuse(
+            "no-receipt",
+            hint("accept-needs-green"),
+            "no green receipt from `gfh done` for this tree",
+            tree=facts.tree,
+            gate=record.gate if record else None,
+        )
+    if not git.is_ancestor(repo, trunk, head.sha):
+        return refuse(
+            "trunk-not-merged",
+            hint("gate-failure-merge", branch=branch, trunk=trunk),
+            f"{trunk} has moved on: {branch} no longer contains it",
+        )
+    snapshot = facts.snapshot()  # the state accepted; the worktree is gone afterwards
+    trees = git.worktrees(repo)
+    main_path = trees[0].path
+    main = git.discover(main_path)
+    trunk_tree = next((w for w in trees if w.branch == trunk), None)
+    branch_tree = next((w for w in trees if w.branch == branch), None)
+    old_trunk = git.rev_parse(repo, trunk)
+
+    if trunk_tree is not None:
+        checkout = git.discover(trunk_tree.path)
+        busy = [c for c in git.changes(checkout) if not c.untracked]
+        if busy:
+            return refuse(
+                "trunk-checkout-dirty",
+                hint("accept-trunk-busy", trunk=trunk, path=trunk_tree.path),
+                f"the {trunk} checkout at {trunk_tree.path} has uncommitted changes",
+            )
+        proc = git.fast_forward_checkout(trunk_tree.path, head.sha)
+        if proc.returncode != 0:
+            first = _first_line(proc.stderr + proc.stdout)
+            return VerbResult(
+                "accept",
+                "failed",
+                {**data, "reason": "fast-forward-failed", "error": first},
+                facts=snapshot,
+                message=f"could not fast-forward {trunk} in {trunk_tree.path}: {first}",
+            )
+    else:
+        git.update_branch(repo, trunk, head.sha, old_trunk, f"gfh accept: fast-forward to {branch}")
+
+    left: list[str] = []
+    removed = None
+    if branch_tree is not None and branch_tree.path != main_path:
+        proc = git.worktree_remove(main, branch_tree.path)
+        if proc.returncode == 0:
+            removed = str(branch_tree.path)
+        else:
+            left.append(
+                f"the worktree {branch_tree.path} stays: {_first_line(proc.stderr)}; "
+                f"remove it with `git worktree remove {branch_tree.path}`"
+            )
+    elif branch_tree is not None:
+        proc = git.switch(main_path, trunk)
+        if proc.returncode != 0:
+            left.append(f"the main checkout stays on {branch}: {_first_line(proc.stderr)}")
+    deleted = False
+    if not left:
+        proc = git.delete_branch(main, branch)
+        deleted = proc.returncode == 0
+        if not deleted:
+            left.append(f"branch {branch} stays: {_first_line(proc.stderr)}")
+    else:
+        left.append(f"branch {branch} stays; delete it with `git branch -d {branch}` once free")
+    outcome: Outcome = "ok" if not left else "partial"
+    return VerbResult(
+        "accept",
+        outcome,
+        {
+            **data,
+            "trunk_from": old_trunk,
+            "trunk_to": head.sha,
+            "removed_worktree": removed,
+            "deleted_branch": deleted,
+            "main_checkout": str(main_path),
+            "left": left,
+        },
+        hints=(hint("accept-merged", trunk=trunk, short=head.sha[:7], path=main_path),),
+        facts=snapshot,
+        message=f"{trunk} fast-forwarded {old_trunk[:7]}..{head.sha[:7]}"
+        + ("" if not left else "; " + "; ".join(left)),
+    )
+
+
+def _first_line(text: str) -> str:
+    return next((ln.strip() for ln in text.splitlines() if ln.strip()), "no output")

@@ -1,0 +1,87 @@
+"""The git facts of one working tree, each read at most once per command."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+from gitflow_harness import git
+from gitflow_harness.errors import GfhError
+from gitflow_harness.workspace import Workspace
+
+
+class Facts:
+    """Lazily read facts about the workspace's working tree. After a verb moves HEAD or
+    changes files, take a fresh `Facts` (or `refresh()`) so the event records the new state."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+
+    @property
+    def repo(self) -> git.Repo:
+        return self.ws.repo
+
+    @property
+    def head(self) -> git.Head:
+        return self.ws.head()
+
+    @cached_property
+    def trunk(self) -> str | None:
+        """The trunk's local branch name, or None when there is none."""
+        return git.local_trunk(self.repo, self.ws.config.repository.trunk)
+
+    @cached_property
+    def changes(self) -> list[git.Change]:
+        return git.changes(self.repo)
+
+    @property
+    def clean(self) -> bool:
+        return not self.changes
+
+    @cached_property
+    def tree(self) -> str:
+        """The tree identity: HEAD's tree when clean, else the tree the changes would make."""
+        if self.clean and self.head.sha is not None:
+            return git.tree_of(self.repo, self.head.sha)
+        return git.tree_identity(self.repo)
+
+    @cached_property
+    def ahead_behind(self) -> git.AheadBehind | None:
+        """Commits ahead of and behind the local trunk; None when unknown or meaningless."""
+        if self.trunk is None or self.head.sha is None:
+            return None
+        return git.ahead_behind(self.repo, self.head.sha, self.trunk)
+
+    @cached_property
+    def operation(self) -> str | None:
+        return git.operation_in_progress(self.repo)
+
+    @property
+    def on_trunk(self) -> bool:
+        return self.trunk is not None and self.head.branch == self.trunk
+
+    def refresh(self) -> Facts:
+        """Return fresh facts for the same workspace."""
+        self.ws.head(refresh=True)
+        return Facts(self.ws)
+
+    def snapshot(self) -> dict[str, Any]:
+        """Return the facts a `verb` event records; a fact that cannot be read is None."""
+        out: dict[str, Any] = {}
+        out["trunk"] = _safe(lambda: self.trunk)
+        out["clean"] = _safe(lambda: self.clean)
+        out["head"] = _safe(lambda: self.head.sha)
+        out["tree"] = _safe(lambda: self.tree)
+        counts = _safe(lambda: self.ahead_behind)
+        out["ahead"] = counts.ahead if counts is not None else None
+        out["behind"] = counts.behind if counts is not None else None
+        return out
+
+
+def _safe(read: Any) -> Any:
+    # A snapshot describes whatever state a verb left, including odd ones (a bare repository,
+    # an unborn branch, a removed worktree): an unreadable fact is recorded as unknown.
+    try:
+        return read()
+    except (GfhError, OSError):
+        return None

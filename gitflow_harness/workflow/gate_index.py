@@ -1,0 +1,140 @@
+"""The latest gate result per tree identity, answerable without scanning the event log.
+
+The `verb` events of `test` and `done` are the record; this index is a small cache beside them:
+one owner-only JSON file per tree under `<git-common-dir>/gitflow-harness/gates/`, replaced
+atomically under a lock. `done`, `accept` and `status` read it, and so can a pre-push hook
+asking whether the tree it is about to push was judged red.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from gitflow_harness import git
+from gitflow_harness.store.events import now_at
+from gitflow_harness.store.fsutil import ensure_private_dir, write_private
+from gitflow_harness.store.locks import exclusive
+from gitflow_harness.workspace import Workspace
+
+GATES_DIR: Final = ("gitflow-harness", "gates")
+KEEP: Final = 512  # trees kept; the oldest beyond this are forgotten (their events remain)
+_TREE: Final = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
+
+Gate = Literal["green", "red"]
+
+
+@dataclass(frozen=True, slots=True)
+class GateRecord:
+    """The latest judgement of one tree."""
+
+    tree: str
+    gate: Gate
+    verb: str  # "test" or "done"
+    at: str
+    branch: str | None
+    head: str | None
+    receipt: bool  # a green `done` judged this tree: `accept` may take it
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tree": self.tree,
+            "gate": self.gate,
+            "verb": self.verb,
+            "at": self.at,
+            "branch": self.branch,
+            "head": self.head,
+            "receipt": self.receipt,
+        }
+
+
+def gates_dir(where: Workspace | git.Repo) -> Path:
+    """Return the index directory of a repository (shared by its worktrees)."""
+    repo = where.repo if isinstance(where, Workspace) else where
+    return repo.common_dir.joinpath(*GATES_DIR)
+
+
+def read_gate(where: Workspace | git.Repo, tree: str) -> GateRecord | None:
+    """Return the latest judgement of `tree`, or None if it was never judged (or is unreadable)."""
+    if not _TREE.match(tree):
+        raise ValueError(f"not a tree id: {tree!r}")
+    path = gates_dir(where) / f"{tree}.json"
+    try:
+        raw = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        # Missing, or damaged by something outside gfh: the events still hold the record, and an
+        # unjudged tree only means the gate runs again.
+        return None
+    return _parse(raw, tree)
+
+
+def latest_gate(where: Workspace | git.Repo, tree: str) -> Gate | None:
+    """Return "green", "red" or None: the latest gate result recorded for `tree`."""
+    record = read_gate(where, tree)
+    return record.gate if record is not None else None
+
+
+def write_gate(
+    where: Workspace | git.Repo,
+    tree: str,
+    gate: Gate,
+    *,
+    verb: str,
+    branch: str | None,
+    head: str | None,
+) -> GateRecord:
+    """Record `gate` as the latest judgement of `tree`.
+
+    A green `done` writes the receipt; a green `test` keeps an earlier receipt for the same
+    tree; anything red removes it.
+    """
+    if not _TREE.match(tree):
+        raise ValueError(f"not a tree id: {tree!r}")
+    directory = ensure_private_dir(gates_dir(where))
+    path = directory / f"{tree}.json"
+    with exclusive(directory / ".lock"):
+        previous = read_gate(where, tree)
+        receipt = gate == "green" and (
+            verb == "done" or (previous is not None and previous.receipt)
+        )
+        record = GateRecord(tree, gate, verb, now_at(), branch, head, receipt)
+        write_private(path, json.dumps(record.to_dict(), separators=(",", ":")) + "\n")
+        _prune(directory)
+    return record
+
+
+def _parse(raw: Any, tree: str) -> GateRecord | None:
+    if (
+        not isinstance(raw, dict)
+        or raw.get("tree") != tree
+        or raw.get("gate")
+        not in (
+            "green",
+            "red",
+        )
+    ):
+        return None
+    return GateRecord(
+        tree=tree,
+        gate=raw["gate"],
+        verb=str(raw.get("verb", "")),
+        at=str(raw.get("at", "")),
+        branch=raw.get("branch") if isinstance(raw.get("branch"), str) else None,
+        head=raw.get("head") if isinstance(raw.get("head"), str) else None,
+        receipt=raw.get("receipt") is True,
+    )
+
+
+def _prune(directory: Path) -> None:
+    entries = [e for e in os.scandir(directory) if e.name.endswith(".json")]
+    if len(entries) <= KEEP:
+        return
+    entries.sort(key=lambda e: e.stat().st_mtime)
+    for entry in entries[: len(entries) - KEEP // 2]:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(entry.path)

@@ -1,0 +1,77 @@
+"""`start NAME [--from REF]`: a new branch in its own worktree."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from gitflow_harness import git
+from gitflow_harness.errors import UsageError
+from gitflow_harness.hints import hint
+from gitflow_harness.workflow.facts import Facts
+from gitflow_harness.workflow.result import VerbResult
+from gitflow_harness.workspace import Workspace
+
+
+def worktree_path(ws: Workspace, branch: str) -> Path:
+    """Return where `start` puts the worktree of `branch` (`repository.worktrees`)."""
+    repo = ws.repo
+    anchor = repo.main_top or repo.common_dir.parent
+    root = Path(ws.config.repository.worktrees.replace("{repo}", repo.name)).expanduser()
+    if not root.is_absolute():
+        root = anchor / root
+    # One directory per branch: "feature/parser" lives in "feature-parser".
+    return Path(os.path.normpath(root)) / branch.replace("/", "-")
+
+
+def start(ws: Workspace, name: str, *, base: str | None = None) -> VerbResult:
+    """Create branch `name` from the trunk (or `base`) in a new worktree."""
+    repo = ws.repo
+    facts = Facts(ws)
+    if not git.valid_branch_name(repo, name):
+        raise UsageError(
+            f"{name!r} is not a valid branch name (see `git check-ref-format --branch`); "
+            "try something like feature/parser"
+        )
+    if base is None:
+        start_point = git.require_trunk(repo, ws.config.repository.trunk)
+    else:
+        if not git.ref_exists(repo, base):
+            raise UsageError(f"--from {base!r}: no such commit, branch or tag")
+        start_point = base
+    path = worktree_path(ws, name)
+    data = {"branch": name, "from": start_point, "path": str(path)}
+    if git.branch_exists(repo, name):
+        where = next((w.path for w in git.worktrees(repo) if w.branch == name), None)
+        return VerbResult(
+            "start",
+            "refused",
+            {**data, "reason": "branch-exists", "checked_out_at": str(where) if where else None},
+            hints=(
+                hint(
+                    "start-branch-exists",
+                    branch=name,
+                    where=f" (checked out at {where})" if where else "",
+                ),
+            ),
+            facts=facts.snapshot(),
+            message=f"branch {name} already exists",
+        )
+    if path.exists():
+        return VerbResult(
+            "start",
+            "refused",
+            {**data, "reason": "path-exists"},
+            hints=(hint("start-path-exists", path=path),),
+            facts=facts.snapshot(),
+            message=f"{path} already exists",
+        )
+    git.worktree_add(repo, path, name, start_point)
+    return VerbResult(
+        "start",
+        "ok",
+        {**data, "head": git.rev_parse(repo, name)},
+        hints=(hint("start-created", path=path),),
+        facts=facts.snapshot(),
+        message=str(path),
+    )

@@ -1,0 +1,125 @@
+"""`status`: where this working tree stands, and what to do next."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gitflow_harness.errors import GfhError
+from gitflow_harness.hints import Hint, hint
+from gitflow_harness.workflow.facts import Facts
+from gitflow_harness.workflow.gate_index import read_gate
+from gitflow_harness.workflow.result import VerbResult
+from gitflow_harness.workspace import Workspace
+
+HOW_TO_FINISH = {
+    "rebase": "finish it (`git rebase --continue`) or abort it (`git rebase --abort`)",
+    "merge": "commit it or abort it (`git merge --abort`)",
+    "cherry-pick": "finish it (`git cherry-pick --continue`) or abort it",
+    "revert": "finish it (`git revert --continue`) or abort it",
+    "bisect": "end it with `git bisect reset`",
+}
+
+
+def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
+    """Describe the working tree: location, branch, trunk, changes, ahead/behind, gate, task.
+
+    With `end_turn`, first append `coord.status_observed` (`end_turn_checked`): the end-of-turn
+    ritual's evidence. If that append fails the result is `failed` and carries no status, so
+    nothing shows a box the ritual cannot account for.
+    """
+    facts = Facts(ws)
+    repo = ws.repo
+    top = repo.worktree()
+    head = facts.head
+    trunk = facts.trunk
+    counts = facts.ahead_behind
+    changes = facts.changes
+    record = read_gate(ws, facts.tree)
+    session = ws.session
+    data: dict[str, Any] = {
+        "location": "worktree" if repo.linked else "main",
+        "top": str(top),
+        "branch": head.branch,
+        "detached": head.detached,
+        "head": head.sha,
+        "trunk": trunk,
+        "on_trunk": facts.on_trunk,
+        "clean": not changes,
+        "changes": [{"xy": c.xy, "path": c.path} for c in changes],
+        "ahead": counts.ahead if counts is not None else None,
+        "behind": counts.behind if counts is not None else None,
+        "shallow": repo.shallow,
+        "operation": facts.operation,
+        "tree": facts.tree,
+        "gate": record.gate if record is not None else None,
+        "receipt": record.receipt if record is not None else False,
+        "task": _task(session),
+        "session": session,
+    }
+    if end_turn:
+        try:
+            ws.log.record(
+                "coord.status_observed",
+                {"status": "end_turn_checked"},
+                surface="cli",
+                branch=head.label,
+            )
+        except (OSError, GfhError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            return VerbResult(
+                "status",
+                "failed",
+                {"reason": "end-turn-not-recorded", "error": reason},
+                facts=facts.snapshot(),
+                message=(
+                    f"could not record the end-of-turn check in {ws.log.directory}: {reason}; "
+                    "retry `gfh status --end-turn`"
+                ),
+            )
+    return VerbResult(
+        "status",
+        "ok",
+        data,
+        hints=_hints(data),
+        facts=facts.snapshot(),
+    )
+
+
+def _hints(data: dict[str, Any]) -> tuple[Hint, ...]:
+    found: list[Hint] = []
+    if data["operation"] is not None:
+        found.append(
+            hint(
+                "status-operation",
+                operation=data["operation"],
+                how=HOW_TO_FINISH[data["operation"]],
+            )
+        )
+    if data["behind"] and not data["on_trunk"] and data["branch"] is not None:
+        found.append(
+            hint(
+                "status-branch-behind",
+                branch=data["branch"],
+                behind=_commits(data["behind"]),
+                trunk=data["trunk"],
+            )
+        )
+    if data["on_trunk"] and not data["clean"]:
+        found.append(hint("status-trunk-dirty", trunk=data["trunk"]))
+    return tuple(found)
+
+
+def _task(session: str | None) -> dict[str, Any]:
+    if session is None:
+        return {"state": "no-session", "text": None}
+    from gitflow_harness.ritual.task import current_task
+
+    try:
+        text = current_task(session)
+    except GfhError as exc:
+        return {"state": "unreadable", "text": None, "error": exc.message}
+    return {"state": "unset" if text is None else "set", "text": text}
+
+
+def _commits(n: int) -> str:
+    return f"{n} commit" if n == 1 else f"{n} commits"

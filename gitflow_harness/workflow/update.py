@@ -1,0 +1,131 @@
+"""`update [--rebase]`: bring the local trunk into this branch, or leave it exactly as it was."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gitflow_harness import git
+from gitflow_harness.errors import GfhError
+from gitflow_harness.hints import hint
+from gitflow_harness.workflow.facts import Facts
+from gitflow_harness.workflow.record import UPDATE_ENV, record_update
+from gitflow_harness.workflow.result import VerbResult
+from gitflow_harness.workspace import Workspace
+
+
+def update(ws: Workspace, *, rebase: bool = False) -> VerbResult:
+    """Merge (or rebase onto) the local trunk; refuse a dirty tree; undo a conflict."""
+    repo = ws.repo
+    head = git.require(repo, "gfh update")
+    trunk = git.require_trunk(repo, ws.config.repository.trunk)
+    facts = Facts(ws)
+    via = "rebase" if rebase else "merge"
+    assert head.branch is not None
+    assert head.sha is not None
+    data: dict[str, Any] = {"branch": head.branch, "trunk": trunk, "via": via}
+    if head.branch == trunk:
+        return _refused(
+            facts,
+            {**data, "reason": "on-trunk"},
+            hint("verb-on-trunk", verb="update", trunk=trunk),
+            f"{trunk} is the trunk",
+        )
+    if facts.changes:
+        return _refused(
+            facts,
+            {**data, "reason": "dirty", "changed": len(facts.changes)},
+            hint("update-dirty-tree", count=len(facts.changes)),
+            "the working tree has uncommitted changes",
+        )
+    onto = git.rev_parse(repo, trunk)
+    if git.is_ancestor(repo, onto, head.sha):
+        return VerbResult(
+            "update",
+            "ok",
+            {**data, "result": "already", "head": head.sha, "onto": onto},
+            facts=facts.snapshot(),
+            message=f"{head.branch} already contains {trunk}",
+        )
+    counts = facts.ahead_behind
+    proc = git.integrate(repo, via, trunk, env={UPDATE_ENV: "1"})
+    if proc.returncode != 0:
+        return _undo(ws, facts, data, head.sha, via, proc)
+    after = git.rev_parse(repo, "HEAD")
+    record_update(
+        ws.log,
+        branch=head.branch,
+        via=via,
+        trunk=trunk,
+        onto=onto,
+        head=after,
+        surface="cli",
+        env={},
+    )
+    fresh = facts.refresh()
+    return VerbResult(
+        "update",
+        "ok",
+        {
+            **data,
+            "result": "merged" if via == "merge" else "rebased",
+            "head": after,
+            "onto": onto,
+            "brought_in": counts.behind if counts is not None else None,
+        },
+        hints=(hint("update-integrated", branch=head.branch, trunk=trunk),),
+        facts=fresh.snapshot(),
+        message=f"{head.branch}: {'merged' if via == 'merge' else 'rebased onto'} {trunk}",
+    )
+
+
+def _undo(
+    ws: Workspace,
+    facts: Facts,
+    data: dict[str, Any],
+    before: str,
+    via: str,
+    proc: Any,
+) -> VerbResult:
+    """Abort a failed merge or rebase, check the branch is back where it was, and report."""
+    repo = ws.repo
+    operation = git.operation_in_progress(repo)
+    files = git.conflicted(repo) if operation is not None else []
+    if operation is not None:
+        git.abort(repo, operation)
+    after = git.rev_parse(repo, "HEAD")
+    if after != before or git.operation_in_progress(repo) is not None:
+        raise GfhError(
+            f"`git {via}` failed and could not be undone cleanly: HEAD is at {after[:10]}, was "
+            f"{before[:10]}; inspect with `git status` (the branch's reflog has {before[:10]})"
+        )
+    trunk = data["trunk"]
+    if files:
+        how = (
+            f"`git merge {trunk}`, resolve the files, then `git commit`"
+            if via == "merge"
+            else f"`git rebase {trunk}`, resolve each step, then `git rebase --continue`"
+        )
+        return VerbResult(
+            "update",
+            "failed",
+            {**data, "result": "conflict", "conflicts": files, "head": before},
+            hints=(hint("update-conflict", trunk=trunk, count=len(files), how=how),),
+            facts=facts.refresh().snapshot(),
+            message=f"{via} of {trunk} conflicts; undone",
+        )
+    first = next(
+        (ln.strip() for ln in (proc.stderr + proc.stdout).splitlines() if ln.strip()), "no output"
+    )
+    return VerbResult(
+        "update",
+        "failed",
+        {**data, "result": "error", "error": first, "head": before},
+        facts=facts.refresh().snapshot(),
+        message=f"`git {via} {trunk}` failed: {first}",
+    )
+
+
+def _refused(facts: Facts, data: dict[str, Any], h: Any, message: str) -> VerbResult:
+    return VerbResult(
+        "update", "refused", data, hints=(h,), facts=facts.snapshot(), message=message
+    )

@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.helpers import CliRunner, commit, git
+from tests.report.conftest import detector, family, report
+
+
+def fire(gfh: CliRunner) -> None:
+    result = gfh("status", "--json")
+    assert [h["id"] for h in result.json()["hints"]] == ["status-branch-behind"]
+
+
+def trunk_moves(repo: Path, n: int) -> None:
+    commit(repo, f"trunk {n}", {f"trunk{n}.txt": f"{n}\n"})
+
+
+def test_a_real_rebase_between_firings_censors_the_first_episode(
+    repo: Path, feature: Path, gfh: CliRunner, session: str
+) -> None:
+    """If the agent ran `git rebase main` itself (no event), the episode it falls in is
+    censored rather than read as not followed."""
+    commit(feature, "work", {"work.txt": "w\n"})
+    trunk_moves(repo, 1)
+    fire(gfh)
+    git(feature, "rebase", "-q", "main")
+    trunk_moves(repo, 2)
+    for _ in range(4):
+        fire(gfh)
+    doc = report(gfh)
+    assert family(doc, "branch-update") == {
+        "fired": 5, "followed": 0, "not_followed": 3, "censored": 2,
+    }  # fmt: skip
+    notes = detector(doc, "hint-follow-through")["notes"]
+    assert any(n.startswith("git history: 1 episode(s) censored") for n in notes)
+
+
+def test_a_real_merge_of_the_trunk_counts_as_git_evidence(
+    repo: Path, feature: Path, gfh: CliRunner, session: str
+) -> None:
+    commit(feature, "work", {"work.txt": "w\n"})
+    for n in range(3):
+        trunk_moves(repo, n)
+        fire(gfh)
+        git(feature, "merge", "-q", "--no-edit", "main")
+    trunk_moves(repo, 9)
+    for _ in range(4):
+        fire(gfh)
+    doc = report(gfh)
+    assert family(doc, "branch-update") == {
+        "fired": 7, "followed": 0, "not_followed": 3, "censored": 4,
+    }  # fmt: skip
+    notes = detector(doc, "hint-follow-through")["notes"]
+    assert any(n.startswith("git history: 3 episode(s) censored") for n in notes)
+
+
+def test_updates_recorded_by_events_are_not_counted_twice(
+    repo: Path, feature: Path, gfh: CliRunner, session: str
+) -> None:
+    """An update `gfh update` recorded from another agent's session (same surface: skipped)
+    is in the reflog too, but it is not unrecorded evidence."""
+    commit(feature, "work", {"work.txt": "w\n"})
+    for n in range(3):
+        trunk_moves(repo, n)
+        fire(gfh)
+        assert gfh("update", env={"GFH_SESSION": "codex:another-agent"}).code == 0
+    trunk_moves(repo, 9)
+    fire(gfh)
+    assert family(report(gfh), "branch-update") == {
+        "fired": 4, "followed": 0, "not_followed": 3, "censored": 1,
+    }  # fmt: skip
+
+
+def test_a_rebase_onto_the_branchs_own_history_is_not_an_update(
+    repo: Path, feature: Path, gfh: CliRunner, session: str
+) -> None:
+    commit(feature, "one", {"one.txt": "1\n"})
+    commit(feature, "two", {"two.txt": "2\n"})
+    trunk_moves(repo, 1)
+    for _ in range(3):
+        fire(gfh)
+        git(feature, "rebase", "-q", "--force-rebase", "HEAD~1")
+    fire(gfh)
+    assert family(report(gfh), "branch-update") == {
+        "fired": 4, "followed": 0, "not_followed": 3, "censored": 1,
+    }  # fmt: skip

@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from gitflow_harness.report import render
+from gitflow_harness.report.detectors import DETECTORS, factories
+from gitflow_harness.report.model import DetectorResult, ReportContext
+from gitflow_harness.report.runner import run_report
+from gitflow_harness.store.events import Event, EventLog
+from gitflow_harness.workspace import open_workspace
+from tests.helpers import CliRunner
+from tests.report.conftest import Seeder, detector, family, report
+
+
+def test_registry_lists_the_detectors_in_order() -> None:
+    ids = [make.id for make in factories()]  # type: ignore[attr-defined]
+    assert ids == ["hint-follow-through", "skipped-prepare", "learning"]
+    assert len(DETECTORS) == len(set(DETECTORS))
+
+
+def test_torn_and_foreign_lines_are_skipped_and_counted(
+    repo: Path, seed: Seeder, gfh: CliRunner
+) -> None:
+    for _ in range(3):
+        seed.verb("status", ("status-branch-behind",))
+        seed.verb("update")
+    [path] = EventLog(repo / ".git").files()
+    with open(path, "ab") as fh:
+        fh.write(b'{"schema": 99, "id": "x"}\n[1, 2]\n{"schema": 1, "id"')  # foreign, torn
+    seed.verb("status", ("status-branch-behind",))  # the log carries on after a torn line
+    doc = report(gfh)
+    assert doc["log"] == {"files": 1, "events": 7, "foreign": 2, "torn": 1, "skipped": 3}
+    assert family(doc, "branch-update")["fired"] == 4
+    assert "3 lines skipped (2 foreign, 1 torn)" in gfh("report").out
+
+
+class Counter:
+    id = "counter"
+
+    def __init__(self, ctx: ReportContext) -> None:
+        self.seen = 0
+
+    def observe(self, event: Event) -> None:
+        self.seen += 1
+
+    def finish(self, ctx: ReportContext) -> DetectorResult:
+        return DetectorResult(self.id, "quiet", self.seen)
+
+
+def test_the_log_is_streamed_once_for_all_detectors(
+    repo: Path, seed: Seeder, monkeypatch: Any
+) -> None:
+    for _ in range(5):
+        seed.verb("status")
+    reads = []
+    original = EventLog.read
+
+    def counting_read(self: EventLog, **kwargs: Any) -> Any:
+        reads.append(kwargs)
+        return original(self, **kwargs)
+
+    monkeypatch.setattr(EventLog, "read", counting_read)
+    result = run_report(open_workspace(), detectors=[Counter, Counter, *factories()])
+    assert len(reads) == 1
+    assert [r.considered for r in result.results[:2]] == [5, 5]
+
+
+def test_since_skips_earlier_events(repo: Path, gfh: CliRunner) -> None:
+    october = Seeder(repo, datetime(2026, 10, 5, tzinfo=UTC))
+    for _ in range(4):
+        october.verb("status", ("status-branch-behind",))
+    november = Seeder(repo, datetime(2026, 11, 5, tzinfo=UTC))
+    november.verb("status", ("status-branch-behind",))
+    assert family(report(gfh), "branch-update")["fired"] == 5
+    doc = report(gfh, "--since", "2026-11-01")
+    assert doc["since"] == "2026-11-01"
+    assert doc["log"]["events"] == 1
+    assert detector(doc, "hint-follow-through")["status"] == "insufficient-evidence"
+
+
+def test_a_bad_since_is_a_usage_error(repo: Path, gfh: CliRunner) -> None:
+    result = gfh("report", "--since", "last tuesday")
+    assert result.code == 2
+    assert "YYYY-MM-DD" in result.err
+
+
+def test_text_fits_80_columns(seed: Seeder, gfh: CliRunner) -> None:
+    for _ in range(4):
+        seed.verb("status", ("status-branch-behind",), branch="feature/" + "long-name-" * 12)
+    for gate in ("red", "red", "green", "green"):
+        seed.verb("done", gate=gate, branch="feature/" + "another-long-name-" * 8)
+    out = gfh("report").out
+    assert "branch-update" in out
+    assert "skipped-prepare" in out
+    assert "next:" in out
+    assert "evidence:" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_markdown_is_ready_for_a_pull_request(seed: Seeder, gfh: CliRunner) -> None:
+    for _ in range(4):
+        seed.verb("status", ("status-branch-behind",))
+    out = gfh("report", "--format", "markdown").out
+    assert out.startswith("## gfh report\n")
+    assert "| `hint-follow-through` | fired | 3 |" in out
+    assert "| fired | followed | not followed | censored |" in out
+    assert "| 4 | 0 | 3 | 1 |" in out
+    assert "**Next step:**" in out
+
+
+def test_markdown_escapes_table_breakers(repo: Path) -> None:
+    from gitflow_harness.report.model import Finding
+    from gitflow_harness.report.runner import Report
+    from gitflow_harness.store.events import ReadStats
+
+    finding = Finding("d", "a|b", "info", "x <y> | z", {"k": "v|w"}, "do it")
+    doc = render.markdown(Report((DetectorResult("d", "fired", 1, (finding,)),), ReadStats(), None))
+    assert "a\\|b" in doc
+    assert "x &lt;y&gt; \\| z" in doc
+    assert "v\\|w" in doc
+
+
+def test_empty_log_reports_without_findings(repo: Path, gfh: CliRunner) -> None:
+    doc = report(gfh)
+    assert doc["findings"] == []
+    assert doc["log"]["events"] == 0
+    assert [d["status"] for d in doc["detectors"]] == ["insufficient-evidence"] * 3
+    assert "0 events read; no lines skipped" in gfh("report").out

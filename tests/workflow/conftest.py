@@ -1,0 +1,57 @@
+"""Scenes for the workflow verbs: a trunk with a feature worktree, gate commands, sessions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import commit, git
+
+SESSION = "claude:7f3e2a91-session"
+
+
+def configure(repo: Path, *, prepare: Sequence[str] = (), test: Sequence[str] = ()) -> None:
+    """Commit a .gitflow-harness.toml with these gate commands on the current branch."""
+    lines = ["[gate]", f"prepare = {_toml_list(prepare)}", f"test = {_toml_list(test)}", ""]
+    commit(repo, "configure the gate", {".gitflow-harness.toml": "\n".join(lines)})
+
+
+def _toml_list(items: Sequence[str]) -> str:
+    import json
+
+    return "[" + ", ".join(json.dumps(i) for i in items) + "]"
+
+
+def add_worktree(repo: Path, branch: str = "feature/x") -> Path:
+    """Create `branch` from main in a worktree beside the repository; return its path."""
+    path = repo.parent / "repo.worktrees" / branch.replace("/", "-")
+    git(repo, "worktree", "add", "-q", "-b", branch, str(path), "main")
+    return path
+
+
+@pytest.fixture
+def feature(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A feature/x worktree of `repo`, the current directory."""
+    path = add_worktree(repo)
+    monkeypatch.chdir(path)
+    return path
+
+
+@pytest.fixture
+def session(monkeypatch: pytest.MonkeyPatch) -> str:
+    """An agent session: $GFH_SESSION is set."""
+    monkeypatch.setenv("GFH_SESSION", SESSION)
+    return SESSION
+
+
+def verb_events(repo: Path, verb: str | None = None) -> list[dict[str, Any]]:
+    from tests.helpers import read_events
+
+    return [
+        e
+        for e in read_events(repo)
+        if e["type"] == "verb" and (verb is None or e["data"]["verb"] == verb)
+    ]

@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.helpers import CliRunner, commit, git, write
+from tests.workflow.conftest import configure, verb_events
+
+
+def green(feature: Path, gfh: CliRunner) -> str:
+    commit(feature, "the work", {"work.txt": "done\n"})
+    assert gfh("done").code == 0
+    return git(feature, "rev-parse", "HEAD").strip()
+
+
+def test_accept_fast_forwards_the_trunk_and_tidies_up(
+    repo: Path, feature: Path, gfh: CliRunner, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    head = green(feature, gfh)
+    before = git(repo, "rev-parse", "main").strip()
+    result = gfh("accept", "--json")
+    assert result.code == 0
+    envelope = result.json()
+    assert envelope["outcome"] == "ok"
+    assert envelope["data"]["trunk_from"] == before
+    assert envelope["data"]["trunk_to"] == head
+    assert [h["id"] for h in envelope["hints"]] == ["accept-merged"]
+    monkeypatch.chdir(repo)
+    assert git(repo, "rev-parse", "main").strip() == head
+    assert (repo / "work.txt").read_text() == "done\n"  # the main checkout moved with it
+    assert not feature.exists()
+    assert git(repo, "branch", "--list", "feature/x") == ""
+    [event] = verb_events(repo, "accept")
+    assert event["branch"] == "feature/x"
+    assert event["data"]["head"] == head
+    assert event["data"]["outcome"] == "ok"
+
+
+def test_accept_without_a_receipt_is_refused(repo: Path, feature: Path, gfh: CliRunner) -> None:
+    commit(feature, "the work", {"work.txt": "x\n"})
+    assert gfh("test").code == 0  # green, but only `done` writes a receipt
+    before = git(repo, "rev-parse", "main")
+    result = gfh("accept")
+    assert result.code == 1
+    assert "[accept-needs-green]" in result.out
+    assert git(repo, "rev-parse", "main") == before
+    assert feature.exists()
+
+
+def test_accept_after_red_is_refused(repo: Path, feature: Path, gfh: CliRunner) -> None:
+    configure(feature, test=["false"])
+    assert gfh("done").code == 1
+    result = gfh("accept", "--json")
+    assert result.code == 1
+    assert result.json()["data"]["gate"] == "red"
+
+
+def test_accept_refuses_uncommitted_work(repo: Path, feature: Path, gfh: CliRunner) -> None:
+    green(feature, gfh)
+    write(feature, "more.txt", "not committed\n")
+    result = gfh("accept")
+    assert result.code == 1
+    assert "[accept-dirty-tree]" in result.out
+    assert (feature / "more.txt").exists()
+
+
+def test_accept_refuses_when_the_trunk_moved(repo: Path, feature: Path, gfh: CliRunner) -> None:
+    green(feature, gfh)
+    moved = commit(repo, "trunk moves", {"t.txt": "t\n"})
+    result = gfh("accept")
+    assert result.code == 1
+    assert "[gate-failure-merge]" in result.out
+    assert git(repo, "rev-parse", "main").strip() == moved
+
+
+def test_accept_refuses_a_dirty_trunk_checkout(repo: Path, feature: Path, gfh: CliRunner) -> None:
+    green(feature, gfh)
+    write(repo, "README.md", "edited in the main checkout\n")
+    before = git(repo, "rev-parse", "main")
+    result = gfh("accept")
+    assert result.code == 1
+    assert "[accept-trunk-busy]" in result.out
+    assert git(repo, "rev-parse", "main") == before
+    assert (repo / "README.md").read_text() == "edited in the main checkout\n"
+
+
+def test_accept_a_branch_checked_out_in_the_main_checkout(repo: Path, gfh: CliRunner) -> None:
+    git(repo, "switch", "-q", "-c", "topic")
+    head = commit(repo, "topic work", {"topic.txt": "t\n"})
+    assert gfh("done").code == 0
+    result = gfh("accept")
+    assert result.code == 0
+    assert git(repo, "rev-parse", "main").strip() == head
+    assert git(repo, "symbolic-ref", "--short", "HEAD").strip() == "main"
+    assert git(repo, "branch", "--list", "topic") == ""
+    reflog = git(repo, "reflog", "show", "--format=%gs", "refs/heads/main")
+    assert "gfh accept: fast-forward to topic" in reflog
+
+
+def test_accept_on_the_trunk_is_refused(repo: Path, gfh: CliRunner) -> None:
+    result = gfh("accept")
+    assert result.code == 1
+    assert "[verb-on-trunk]" in result.out
+
+
+def test_accept_that_cannot_remove_the_worktree_is_partial(
+    repo: Path, feature: Path, gfh: CliRunner
+) -> None:
+    """If the worktree is locked, the trunk still moves, and the result says what is left."""
+    head = green(feature, gfh)
+    git(repo, "worktree", "lock", str(feature))
+    result = gfh("accept", "--json")
+    assert result.code == 1
+    envelope = result.json()
+    assert envelope["outcome"] == "partial"
+    assert git(repo, "rev-parse", "main").strip() == head
+    assert feature.exists()
+    assert any("git worktree remove" in item for item in envelope["data"]["left"])
+    assert git(repo, "branch", "--list", "feature/x").strip() == "+ feature/x"
+    [event] = verb_events(repo, "accept")
+    assert event["data"]["outcome"] == "partial"

@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import CliRunner, commit, git, write
+from tests.workflow.conftest import verb_events
+
+
+def test_start_creates_branch_in_a_worktree_and_prints_its_path(repo: Path, gfh: CliRunner) -> None:
+    result = gfh("start", "feature/parser")
+    assert result.code == 0
+    expected = repo.parent / "repo.worktrees" / "feature-parser"
+    assert result.out.splitlines()[0] == str(expected)
+    assert git(expected, "symbolic-ref", "--short", "HEAD").strip() == "feature/parser"
+    assert git(expected, "rev-parse", "HEAD") == git(repo, "rev-parse", "main")
+    [event] = verb_events(repo, "start")
+    assert event["data"]["outcome"] == "ok"
+    assert event["data"]["hint_ids"] == ["start-created"]
+    assert event["branch"] == "main"
+
+
+def test_start_json_envelope(repo: Path, gfh: CliRunner) -> None:
+    envelope = gfh("start", "topic", "--json").json()
+    assert envelope["verb"] == "start"
+    assert envelope["outcome"] == "ok"
+    assert envelope["data"]["path"] == str(repo.parent / "repo.worktrees" / "topic")
+    assert envelope["data"]["from"] == "main"
+
+
+def test_start_from_a_ref(repo: Path, gfh: CliRunner) -> None:
+    first = git(repo, "rev-parse", "HEAD").strip()
+    commit(repo, "second", {"b.txt": "b\n"})
+    result = gfh("start", "hotfix", "--from", first)
+    assert result.code == 0
+    path = Path(result.out.splitlines()[0])
+    assert git(path, "rev-parse", "HEAD").strip() == first
+    [event] = verb_events(repo, "start")
+    assert event["data"]["flags"] == ["--from"]  # the name, never the value
+
+
+def test_start_refuses_an_existing_branch(repo: Path, gfh: CliRunner) -> None:
+    assert gfh("start", "feature/parser").code == 0
+    result = gfh("start", "feature/parser")
+    assert result.code == 1
+    assert "refused: branch feature/parser already exists" in result.err
+    assert "[start-branch-exists]" in result.out
+    assert "checked out at" in result.out
+    assert [e["data"]["outcome"] for e in verb_events(repo, "start")] == ["ok", "refused"]
+
+
+def test_start_refuses_a_taken_path(repo: Path, gfh: CliRunner) -> None:
+    taken = repo.parent / "repo.worktrees" / "feature-parser"
+    write(taken, "keep.txt", "someone's files\n")
+    result = gfh("start", "feature/parser")
+    assert result.code == 1
+    assert "already exists" in result.err
+    assert (taken / "keep.txt").read_text() == "someone's files\n"
+    assert git(repo, "branch", "--list", "feature/parser") == ""
+
+
+@pytest.mark.parametrize("name", ["bad..name", "-x", "HEAD", "a b"])
+def test_start_rejects_invalid_names_as_usage_errors(repo: Path, gfh: CliRunner, name: str) -> None:
+    result = gfh("start", "--", name) if name.startswith("-") else gfh("start", name)
+    assert result.code == 2
+    assert "not a valid branch name" in result.err
+
+
+def test_start_from_unknown_ref_is_a_usage_error(repo: Path, gfh: CliRunner) -> None:
+    result = gfh("start", "x", "--from", "nope")
+    assert result.code == 2
+    assert "--from 'nope'" in result.err
+
+
+def test_worktrees_location_comes_from_configuration(repo: Path, gfh: CliRunner) -> None:
+    commit(repo, "config", {".gitflow-harness.toml": '[repository]\nworktrees = "wt/{repo}"\n'})
+    result = gfh("start", "feature/x")
+    assert Path(result.out.splitlines()[0]) == repo / "wt" / "repo" / "feature-x"
+
+
+def test_start_from_a_worktree_anchors_at_the_main_checkout(
+    repo: Path, feature: Path, gfh: CliRunner
+) -> None:
+    result = gfh("start", "second")
+    assert Path(result.out.splitlines()[0]) == repo.parent / "repo.worktrees" / "second"
