@@ -16,6 +16,7 @@ COMMANDS: dict[str, str] = {
     "config": "gitflow_harness.cli.config:config",
     "demo": "gitflow_harness.cli.demo:demo",
     "events": "gitflow_harness.cli.events:events",
+    "ways": "gitflow_harness.cli.ways:ways",
 }
 
 
