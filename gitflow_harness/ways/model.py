@@ -140,14 +140,6 @@ class Way(Record):
             names += ("roles",)
         return names
 
-    def with_siblings(self, *, has_macro: bool, has_postcheck: bool) -> Way:
-        """Return this way with its `macro.sh` / `postcheck.sh` presence updated."""
-        if has_macro == self.has_macro and has_postcheck == self.has_postcheck:
-            return self
-        values = {name: getattr(self, name) for name in self.FIELDS}
-        values.update(has_macro=has_macro, has_postcheck=has_postcheck)
-        return Way(**values)
-
     def to_json(self) -> dict[str, object]:
         """Return what the index cache stores (the file and siblings are found on each load)."""
         return {
@@ -185,6 +177,8 @@ class Way(Record):
             scope=tuple(data["scope"]),  # type: ignore[arg-type]
             roles=tuple(data["roles"]),  # type: ignore[arg-type]
             macro=str(data["macro"]),
+            has_macro=has_macro,
+            has_postcheck=has_postcheck,
         )
 
 

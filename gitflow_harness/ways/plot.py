@@ -78,7 +78,8 @@ def plot(curve: Curve, floor: float, *, width: int = 80, height: int = 11) -> li
         lines.append(f"{label:>{LABEL_WIDTH - 1}} ┤" + "".join(cells).rstrip())
     lines.append(" " * (LABEL_WIDTH - 1) + " └" + "─" * columns)
     lines.append(_axis_labels(x_max, columns))
-    legend = [f"{POINT} salience", f"{FLOOR} floor {floor:g}"]
+    since = "the episode's first fire" if isinstance(curve, ProgressiveStaircase) else "a fire"
+    legend = [f"{POINT} salience over ticks since {since}", f"{FLOOR} floor {floor:g}"]
     if marks:
         legend.append(f"{REFIRE} " + _mark_legend(curve, marks))
     indent = " " * (LABEL_WIDTH + 1)
@@ -102,7 +103,7 @@ def _marks(curve: Curve, floor: float) -> list[int]:
 
 def _mark_legend(curve: Curve, marks: list[int]) -> str:
     if isinstance(curve, ProgressiveStaircase):
-        return "steps at " + ", ".join(str(m) for m in marks) + " after the episode's first fire"
+        return "steps at " + ", ".join(str(m) for m in marks)
     if isinstance(curve, ActionPotential):
         return f"refractory until {marks[0]}; bursts counted over {curve.burst_window()}"
     return f"refires at {marks[0]}"
@@ -120,7 +121,7 @@ def _axis_labels(x_max: int, columns: int) -> str:
         if any(c != " " for c in cells[max(0, start - 1) : start + len(text) + 1]):
             continue
         cells[start : start + len(text)] = list(text)
-    return " " * (LABEL_WIDTH + 1) + "".join(cells).rstrip() + "  ticks"
+    return " " * (LABEL_WIDTH + 1) + "".join(cells).rstrip()
 
 
 def _short(value: int) -> str:
