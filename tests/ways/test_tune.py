@@ -65,7 +65,8 @@ def test_tune_moves_half_lives_down_and_up() -> None:
     down, up = tune.suggest([fast, slow], events, min_samples=3)
     assert (down.samples, down.sessions, down.median, down.suggested) == (3, 1, 8000.0, 8000)
     assert down.flagged
-    assert down.change is not None and round(down.change, 4) == -0.7333
+    assert down.change is not None
+    assert round(down.change, 4) == -0.7333
     assert (up.samples, up.sessions, up.median, up.suggested) == (3, 2, 90000.0, 90000)
     assert up.flagged
     assert up.change == 8.0
