@@ -253,14 +253,22 @@ class EventLog:
         found: deque[Event] = deque()
         if n <= 0:
             return []
+        for ev in self.reverse():
+            found.appendleft(ev)
+            if len(found) >= n:
+                break
+        return list(found)
+
+    def reverse(self) -> Iterator[Event]:
+        """Yield events newest first, reading each file from its end.
+
+        The cost follows how far back the caller reads, not the size of the log.
+        """
         for path in reversed(self.files()):
             for raw in reverse_nonempty_lines(path):
                 ev = classify(raw)
-                if isinstance(ev, Event):
-                    found.appendleft(ev)
-                    if len(found) >= n:
-                        return list(found)
-        return list(found)
+                if type(ev) is Event:
+                    yield ev
 
     def verify(self) -> list[FileCounts]:
         """Classify every line of every file."""

@@ -1,0 +1,127 @@
+"""The Stop evaluator: a pure function from a session's events to a verdict.
+
+It reads evidence only: events the hooks and the CLI recorded during the turn. Nothing the agent
+wrote in prose is trusted, and nothing is read from disk here, so every case is testable with a
+list of events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from gitflow_harness.store.config import RitualConfig
+from gitflow_harness.store.events import Event
+
+MAX_REMEDIATION_HOPS: Final = 16
+
+# The rules, in the order they are checked.
+STATUS: Final = "status"  # 1: `gfh status --end-turn` ran in the turn
+BOX: Final = "box"  # 2: the reply shows the status box
+TASK: Final = "task"  # 3: `gfh task set` ran in the turn
+RULES: Final = (STATUS, BOX, TASK)
+
+REPAIRS: Final = {
+    STATUS: "run `gfh status --end-turn`",
+    BOX: "show the status box it prints (the lines from `┌─ gfh` to `┘`) in your reply",
+    TASK: 'declare the turn\'s focus with `gfh task set "<focus>"` '
+    '(`gfh task set ""` for a purely conversational turn)',
+}
+
+Outcome = Literal["pass", "fail", "unavailable"]
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """What the evidence says about the latest turn of a session."""
+
+    outcome: Outcome
+    rule: str | None = None  # the first rule that failed
+    missing: tuple[str, ...] = ()  # every rule that failed, in order
+    reason: str = ""
+    tool_turn: bool = False
+    turns: int = 0  # turns in the window (1 + remediation turns walked back over)
+
+    def message(self) -> str:
+        """The repair message: the first failing rule, then how to repair every missing part."""
+        if self.outcome != "fail":
+            return self.reason
+        steps = "; ".join(f"{i}) {REPAIRS[r]}" for i, r in enumerate(self.missing, start=1))
+        return (
+            f"The end-of-turn ritual is incomplete: rule {self.rule!r} failed "
+            f"({RULE_TEXT[self.rule or '']}). Before you end this turn: {steps}."
+        )
+
+
+RULE_TEXT: Final = {
+    STATUS: "`gfh status --end-turn` did not run in this turn",
+    BOX: "the reply does not show the status box",
+    TASK: "no `gfh task set` in this turn",
+}
+
+
+def evaluate(events: Sequence[Event], *, adapter: str, ritual: RitualConfig) -> Evaluation:
+    """Evaluate the latest turn in `events` (one session's events, in log order)."""
+    completed = _last_index(events, "turn.completed", len(events))
+    if completed is None:
+        return Evaluation("unavailable", reason="no turn.completed recorded for this session")
+    start = _last_index(events, "turn.started", completed)
+    if start is None:
+        return Evaluation(
+            "unavailable",
+            reason="no turn.started recorded for this session (is the prompt hook installed?)",
+        )
+    turns = 1
+    while events[start].data.get("stop_remediation") is True and turns <= MAX_REMEDIATION_HOPS:
+        previous = _last_index(events, "turn.started", start)
+        if previous is None:
+            break
+        start = previous
+        turns += 1
+    window = events[start : completed + 1]
+    final = events[completed].data
+
+    tool_count = _obs(final.get("tool_call_count"))
+    tool_turn = (
+        any(ev.type == "tool.requested" for ev in window)
+        or (tool_count.get("state") == "observed" and _positive(tool_count.get("value")))
+        or tool_count.get("state") == "expected_but_missing"
+    )
+    status_ok = any(
+        ev.type == "coord.status_observed" and ev.data.get("status") == "end_turn_checked"
+        for ev in window
+    )
+    task_ok = any(ev.type == "coord.task_changed" for ev in window)
+    box = _obs(_obs(final.get("ritual")).get("status_box"))
+    if box.get("state") == "observed":
+        box_ok = box.get("value") is True
+    else:
+        # Cursor's Stop carries no reply text: when its afterAgentResponse hook did not report,
+        # the end-turn status stands in for the box.
+        box_ok = adapter == "cursor" and status_ok
+
+    checks = (
+        (STATUS, tool_turn and ritual.require_status, status_ok),
+        (BOX, ritual.require_box, box_ok),
+        (TASK, tool_turn and ritual.require_task, task_ok),
+    )
+    missing = tuple(rule for rule, required, ok in checks if required and not ok)
+    if not missing:
+        return Evaluation("pass", tool_turn=tool_turn, turns=turns)
+    return Evaluation("fail", rule=missing[0], missing=missing, tool_turn=tool_turn, turns=turns)
+
+
+def _last_index(events: Sequence[Event], type_: str, before: int) -> int | None:
+    for i in range(before - 1, -1, -1):
+        if events[i].type == type_:
+            return i
+    return None
+
+
+def _obs(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0

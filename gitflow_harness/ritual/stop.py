@@ -1,0 +1,94 @@
+"""The Stop verdict: gather the turn's events, evaluate, decide per adapter, record.
+
+Adapters render the decision in their host's protocol; this module decides and records. Every
+verdict is a `stop.verdict` event, and evidence that cannot be had (no `turn.started` for the
+session, an unreadable log) allows the stop as `fail_open` with its reason: never silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from gitflow_harness.ritual.evaluate import MAX_REMEDIATION_HOPS, Evaluation, evaluate
+from gitflow_harness.store.config import RitualConfig
+from gitflow_harness.store.events import Event, EventLog
+
+SCAN_LIMIT: Final = 50_000  # events read back before giving up on finding the turn's start
+OBSERVE_ONLY: Final = frozenset({"codex"})  # a continuation can replace Codex's answer
+
+Decision = Literal["allow", "block", "fail_open"]
+
+
+@dataclass(frozen=True, slots=True)
+class StopVerdict:
+    """What the Stop hook does, and why."""
+
+    adapter: str
+    decision: Decision
+    rule: str | None
+    reason: str
+    enforced: bool  # False when the adapter only observes: `rule` is what it would have blocked on
+
+    def data(self) -> dict[str, object]:
+        return {
+            "adapter": self.adapter,
+            "decision": self.decision,
+            "rule": self.rule,
+            "reason": self.reason,
+            "enforced": self.enforced,
+        }
+
+
+def turn_events(log: EventLog, session: str, *, limit: int = SCAN_LIMIT) -> list[Event]:
+    """Return `session`'s events from the start of its latest turn chain, oldest first.
+
+    Reads the log backwards and stops at the `turn.started` that begins the chain (walking back
+    over remediation turns), so the cost follows the turn, not the log.
+    """
+    collected: list[Event] = []
+    completed_seen = False
+    hops = 0
+    for scanned, ev in enumerate(log.reverse()):
+        if scanned >= limit:
+            break
+        if ev.session != session:
+            continue
+        collected.append(ev)
+        if ev.type == "turn.completed":
+            completed_seen = True
+        elif ev.type == "turn.started" and completed_seen:
+            hops += 1
+            if ev.data.get("stop_remediation") is not True or hops > MAX_REMEDIATION_HOPS:
+                break
+    collected.reverse()
+    return collected
+
+
+def decide(evaluation: Evaluation, *, adapter: str, ritual: RitualConfig) -> StopVerdict:
+    """Turn an evaluation into the adapter's decision under `[ritual] enforce`."""
+    enforced = adapter in ritual.enforce and adapter not in OBSERVE_ONLY
+    if evaluation.outcome == "unavailable":
+        return StopVerdict(adapter, "fail_open", None, evaluation.reason, enforced)
+    if evaluation.outcome == "pass":
+        return StopVerdict(adapter, "allow", None, "ritual complete", enforced)
+    decision: Decision = "block" if enforced else "allow"
+    return StopVerdict(adapter, decision, evaluation.rule, evaluation.message(), enforced)
+
+
+def stop_verdict(
+    log: EventLog, *, session: str | None, adapter: str, ritual: RitualConfig
+) -> StopVerdict:
+    """Evaluate the session's latest turn; never raises for missing or unreadable evidence."""
+    enforced = adapter in ritual.enforce and adapter not in OBSERVE_ONLY
+    if session is None:
+        return StopVerdict(
+            adapter, "fail_open", None, "no session id in the Stop payload", enforced
+        )
+    try:
+        events = turn_events(log, session)
+    except OSError as exc:
+        return StopVerdict(
+            adapter, "fail_open", None, f"event log unreadable: {exc.strerror or exc}", enforced
+        )
+    return decide(evaluate(events, adapter=adapter, ritual=ritual), adapter=adapter, ritual=ritual)

@@ -1,0 +1,125 @@
+from __future__ import annotations
+
+import re
+import stat
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from gitflow_harness import __version__
+from gitflow_harness.cli import COMMANDS, cli
+from tests.helpers import ROOT, CliRunner, run_gfh
+
+
+def _all_command_paths(*, leaves_only: bool = False) -> list[list[str]]:
+    paths: list[list[str]] = []
+    ctx = click.Context(cli)
+
+    def walk(group: click.Group, prefix: list[str]) -> None:
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
+            assert command is not None, name
+            is_group = isinstance(command, click.Group)
+            if not (leaves_only and is_group):
+                paths.append([*prefix, name])
+            if isinstance(command, click.Group):
+                walk(command, [*prefix, name])
+
+    walk(cli, [])
+    return paths
+
+
+def test_top_level_help_lists_every_command(gfh: CliRunner) -> None:
+    result = gfh("--help")
+    assert result.code == 0
+    for name in COMMANDS:
+        assert re.search(rf"^  {name}\b", result.out, re.MULTILINE), name
+
+
+@pytest.mark.parametrize("path", _all_command_paths(), ids=" ".join)
+def test_every_command_has_help(gfh: CliRunner, path: list[str]) -> None:
+    result = gfh(*path, "--help")
+    assert result.code == 0, result.err
+    assert result.out.startswith(f"Usage: gfh {' '.join(path)}")
+    assert result.err == ""
+
+
+def test_version_in_process(gfh: CliRunner) -> None:
+    assert gfh("--version").out == f"gfh {__version__}\n"
+
+
+def test_python_m_version_in_a_subprocess(tmp_path: Path) -> None:
+    proc = run_gfh("--version", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert proc.stdout == f"gfh {__version__}\n"
+
+
+def test_unknown_command_is_a_usage_error(gfh: CliRunner) -> None:
+    result = gfh("frobnicate")
+    assert result.code == 2
+    assert "No such command 'frobnicate'" in result.err
+
+
+def test_bad_option_is_a_usage_error(gfh: CliRunner) -> None:
+    result = gfh("events", "tail", "-n", "many")
+    assert result.code == 2
+    assert "'many' is not a valid integer" in result.err
+
+
+def test_unexpected_error_prints_one_line_and_writes_a_report(
+    repo: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch, hermetic: Path
+) -> None:
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom\nsecond line")
+
+    monkeypatch.setattr("gitflow_harness.workspace.load_config", boom)
+    result = gfh("events", "tail", "-n", "777")
+    assert result.code == 1
+    assert result.out == ""
+    match = re.fullmatch(
+        r"gfh: internal error: RuntimeError: boom \(full report: (.+)\)\n", result.err
+    )
+    assert match, result.err
+    report = Path(match.group(1))
+    assert report.parent == hermetic / "gfh-state" / "crash"
+    assert stat.S_IMODE(report.stat().st_mode) == 0o600
+    text = report.read_text()
+    assert "command: events" in text
+    assert "777" not in text  # arguments may carry task text: never recorded
+    assert "RuntimeError: boom" in text
+    assert "Traceback" in text
+
+
+def _documented_commands() -> set[str]:
+    heading = re.compile(r"^#+ `gfh ([a-z][a-z -]*?)(?: [A-Z\[<.-]|`)", re.MULTILINE)
+    found: set[str] = set()
+    for page in (ROOT / "docs").glob("*.md"):
+        found.update(heading.findall(page.read_text(encoding="utf-8")))
+    return found
+
+
+def test_documented_commands_exist() -> None:
+    """If a docs page has a `gfh X` heading, then X is a real command, and every command has one."""
+    documented = _documented_commands()
+    real = {" ".join(p) for p in _all_command_paths()}
+    leaves = {" ".join(p) for p in _all_command_paths(leaves_only=True)}
+    assert documented <= real, documented - real
+    assert leaves <= documented, f"commands missing from docs/: {sorted(leaves - documented)}"
+
+
+def test_spine_does_not_import_heavy_modules(tmp_path: Path) -> None:
+    """If `gfh --version` runs, then GitPython, yaml, frontmatter and filelock stay unimported."""
+    import subprocess
+
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "gitflow_harness", "--version"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
+    )
+    imported = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in proc.stderr.splitlines()}
+    assert imported.isdisjoint({"git", "yaml", "frontmatter", "filelock"})
+    assert "gitflow_harness" in imported

@@ -1,0 +1,98 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gitflow_harness.errors import ConfigError
+from gitflow_harness.store.config import CONFIG_FILE, SECTIONS, default_config, load_config
+from tests.helpers import CliRunner, write
+
+
+def test_every_key_has_a_default(tmp_path: Path) -> None:
+    cfg = load_config(tmp_path)
+    assert cfg.path is None
+    assert cfg.repository.trunk == ""
+    assert cfg.repository.worktrees == "../{repo}.worktrees"
+    assert cfg.gate.prepare == ()
+    assert cfg.gate.push == "block-red"
+    assert cfg.ways.floor == 0.5
+    assert cfg.ritual.enforce == ("claude", "cursor")
+    assert cfg.learning.loop_back == ("REJECTED", "BLOCKED", "FAIL", "FAILED")
+    assert cfg.graph.loops == {}
+    assert set(cfg.sources.values()) == {"default"}
+    assert cfg == default_config()
+
+
+def test_prepare_defaults_to_pre_commit_when_configured(tmp_path: Path) -> None:
+    write(tmp_path, ".pre-commit-config.yaml", "repos: []\n")
+    cfg = load_config(tmp_path)
+    assert cfg.gate.prepare == ("pre-commit run --all-files",)
+    assert cfg.sources["gate.prepare"] == "default (.pre-commit-config.yaml exists)"
+
+
+def test_values_and_their_sources(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        CONFIG_FILE,
+        '# project config\n[gate]\ntest = ["pytest -q"]\npush = "require-green"\n\n'
+        '[ways]\nfloor = 0.25\n\n[graph]\nstages = ["implementer", "reviewer"]\n'
+        '[graph.loops.reviewer]\nREJECTED = ["implementer"]\n',
+    )
+    cfg = load_config(tmp_path)
+    assert cfg.gate.test == ("pytest -q",)
+    assert cfg.gate.push == "require-green"
+    assert cfg.ways.floor == 0.25
+    assert cfg.graph.loops == {"reviewer": {"REJECTED": ("implementer",)}}
+    path = tmp_path / CONFIG_FILE
+    assert cfg.sources["gate.push"] == f"{path}:4"
+    assert cfg.sources["ways.floor"] == f"{path}:7"
+    assert cfg.sources["gate.prepare"] == "default"
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "fragment"),
+    [
+        ('[gate]\npush = "block-red"\npsuh = "off"\n', 3, "unknown key 'gate.psuh'"),
+        ("[gates]\npush = 1\n", 1, "unknown key 'gates'"),
+        ('[ways]\nfloor = "high"\n', 2, "ways.floor: expected a number"),
+        ("[ways]\nbudget_chars = true\n", 2, "ways.budget_chars: expected an integer"),
+        ('[gate]\npush = "sometimes"\n', 2, "gate.push: expected one of 'block-red'"),
+        ('[ritual]\nenforce = ["claude", "vim"]\n', 2, "ritual.enforce: item 2: expected one of"),
+        ("[repository]\ntrunk = \n", 2, "invalid TOML"),
+        ("gate = 3\n", 1, "gate must be a table"),
+        ('[graph.loops.reviewer]\nREJECTED = "implementer"\n', 2, "expected a list of stage names"),
+    ],
+)
+def test_errors_name_file_line_and_key(tmp_path: Path, text: str, line: int, fragment: str) -> None:
+    write(tmp_path, CONFIG_FILE, text)
+    with pytest.raises(ConfigError) as err:
+        load_config(tmp_path)
+    message = str(err.value)
+    assert message.startswith(f"{tmp_path / CONFIG_FILE}:{line}: "), message
+    assert fragment in message
+    assert err.value.exit_code == 2
+
+
+def test_config_show_json_and_text(repo: Path, gfh: CliRunner) -> None:
+    write(repo, CONFIG_FILE, "[learning]\ngraduation_at = 4\n")
+    result = gfh("config", "show", "--json")
+    assert result.code == 0
+    data = result.json()
+    assert data["values"]["learning"]["graduation_at"] == 4
+    assert data["sources"]["learning.graduation_at"] == f"{repo / CONFIG_FILE}:2"
+    assert set(data["values"]) == set(SECTIONS)
+    lines = gfh("config", "show").out.splitlines()
+    assert lines[0] == f"# file: {repo / CONFIG_FILE}"
+    [row] = [line for line in lines if line.startswith("graduation_at")]
+    assert row.split("#")[0].strip() == "graduation_at = 4"
+    assert row.endswith(f"# {repo / CONFIG_FILE}:2")
+
+
+def test_config_show_reports_a_bad_file_in_one_line(repo: Path, gfh: CliRunner) -> None:
+    write(repo, CONFIG_FILE, "[gate]\nbogus = 1\n")
+    result = gfh("config", "show")
+    assert result.code == 2
+    assert result.out == ""
+    assert result.err.count("\n") == 1
+    assert f"{CONFIG_FILE}:2: unknown key 'gate.bogus'" in result.err
