@@ -10,9 +10,9 @@ at which a match fires again.
 
 from __future__ import annotations
 
-import math
-
 from gitflow_harness.firing.record import Record
+
+_SET = object.__setattr__  # constructors set slots directly: the index builds 500 per call
 
 # `typing` costs ~2 ms to import; the hook path loads this module on every tool call.
 TYPE_CHECKING = False
@@ -59,6 +59,10 @@ class _Curve(Record):
             out[name] = [list(step) for step in value] if isinstance(value, tuple) else value
         return out
 
+    def to_list(self) -> list[object]:
+        """Return the curve compactly, `[type, *parameters]`, for caches (see curve_from_list)."""
+        return [self.TYPE, *(self.to_dict()[name] for name in self.FIELDS)]
+
     def describe(self) -> str:
         """Return a one-line summary, e.g. `Exponential half_life=30000`."""
         return f"{self.TYPE} " + " ".join(f"{n}={getattr(self, n)}" for n in self.FIELDS)
@@ -73,7 +77,7 @@ class Exponential(_Curve):
     half_life: int
 
     def __init__(self, half_life: int) -> None:
-        self._init(half_life=_integer("half_life", half_life, minimum=1))
+        _SET(self, "half_life", _integer("half_life", half_life, minimum=1))
 
     def salience_at(self, delta: TickDelta) -> float:
         return float(0.5 ** (max(0, delta) / self.half_life))
@@ -86,6 +90,8 @@ class Exponential(_Curve):
         # Exactly: the smallest integer d with d > H * log2(1/floor), i.e. floor(...) + 1. Float
         # rounding can put that one off at the boundary; settle on what salience_at says, so
         # this always agrees with the gate.
+        import math  # here, not at the top: the hook's hot path never needs it
+
         guess = math.floor(self.half_life * math.log2(1.0 / floor)) + 1
         for _ in range(64):
             if guess > 0 and self.salience_at(guess - 1) < floor:
@@ -106,7 +112,7 @@ class Flat(_Curve):
     suppression: int
 
     def __init__(self, suppression: int) -> None:
-        self._init(suppression=_integer("suppression", suppression, minimum=0))
+        _SET(self, "suppression", _integer("suppression", suppression, minimum=0))
 
     def salience_at(self, delta: TickDelta) -> float:
         return 1.0 if max(0, delta) < self.suppression else 0.0
@@ -132,7 +138,7 @@ class ProgressiveStaircase(_Curve):
     steps: tuple[tuple[int, float], ...]
 
     def __init__(self, steps: Sequence[Sequence[int | float]]) -> None:
-        self._init(steps=_steps(steps))
+        _SET(self, "steps", _steps(steps))
 
     def step_index(self, elapsed: TickDelta) -> int:
         """Return the index of the step in force `elapsed` ticks after the episode began."""
@@ -180,11 +186,17 @@ class ActionPotential(_Curve):
         absolute_refractory: int,
         multiplier_half_life: int,
     ) -> None:
-        self._init(
-            burst_threshold=_integer("burst_threshold", burst_threshold, minimum=1),
-            peak_multiplier=_number("peak_multiplier", peak_multiplier, minimum=1.0),
-            absolute_refractory=_integer("absolute_refractory", absolute_refractory, minimum=0),
-            multiplier_half_life=_integer("multiplier_half_life", multiplier_half_life, minimum=1),
+        _SET(self, "burst_threshold", _integer("burst_threshold", burst_threshold, minimum=1))
+        _SET(self, "peak_multiplier", _number("peak_multiplier", peak_multiplier, minimum=1.0))
+        _SET(
+            self,
+            "absolute_refractory",
+            _integer("absolute_refractory", absolute_refractory, minimum=0),
+        )
+        _SET(
+            self,
+            "multiplier_half_life",
+            _integer("multiplier_half_life", multiplier_half_life, minimum=1),
         )
 
     def salience_at(self, delta: TickDelta) -> float:
@@ -197,6 +209,8 @@ class ActionPotential(_Curve):
 
     def burst_window(self) -> TickDelta:
         """Return the smallest delta at which a fire no longer counts towards a burst."""
+        import math
+
         guess = math.ceil(self.multiplier_half_life * math.log2(1.0 / LIVE_CONTRIBUTION))
         while guess > 0 and self.contribution(guess - 1) <= LIVE_CONTRIBUTION:
             guess -= 1
@@ -265,7 +279,19 @@ def curve_from_dict(data: Mapping[str, object] | object) -> Curve:
     return cls(**{name: data[name] for name in cls.FIELDS})
 
 
+def curve_from_list(data: object) -> Curve:
+    """Build a curve from `to_list` output, validating it like a declaration."""
+    if type(data) is not list or not data:
+        raise CurveError("expected a [type, *parameters] list")
+    cls = CURVES.get(data[0])
+    if cls is None or len(data) != len(cls.FIELDS) + 1:
+        raise CurveError(f"not a curve: {data!r}")
+    return cls(*data[1:])
+
+
 def _integer(name: str, value: object, *, minimum: int) -> int:
+    if type(value) is int and value >= minimum:  # the common case, first
+        return value
     if isinstance(value, bool) or not isinstance(value, int):
         raise CurveError(f"{name}: expected an integer >= {minimum}, got {_kind(value)}", name)
     if value < minimum:
@@ -274,9 +300,10 @@ def _integer(name: str, value: object, *, minimum: int) -> int:
 
 
 def _number(name: str, value: object, *, minimum: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+    # `value != value` is NaN's test, and no finite float exceeds the largest one.
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
         raise CurveError(f"{name}: expected a number >= {minimum:g}, got {_kind(value)}", name)
-    if value < minimum or math.isinf(value):
+    if value < minimum or value > 1.7976931348623157e308:
         raise CurveError(f"{name}: expected a finite number >= {minimum:g}, got {value}", name)
     return float(value)
 

@@ -8,6 +8,15 @@ a readable repr from the base.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # no `typing` import at run time
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    R = TypeVar("R", bound="Record")
+
+
+_SET = object.__setattr__
+
 
 class Record:
     """Immutable after construction; equal when of the same type with equal fields.
@@ -21,6 +30,20 @@ class Record:
     def _init(self, **values: object) -> None:
         for name, value in values.items():
             object.__setattr__(self, name, value)
+
+    @classmethod
+    def _make(cls: type[R], *values: object) -> R:
+        """Build a record from its field values in `FIELDS` order, bypassing `__init__`.
+
+        For data that was validated when it was first built (the ways index cache).
+        """
+        if len(values) != len(cls.FIELDS):
+            raise TypeError(f"{cls.__name__} takes {len(cls.FIELDS)} values, not {len(values)}")
+        self = object.__new__(cls)
+        set_ = _SET  # a local: this runs for every way of the index on every hook call
+        for name, value in zip(cls.FIELDS, values):  # noqa: B905  (lengths checked above)
+            set_(self, name, value)
+        return self
 
     def _values(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in self.FIELDS)

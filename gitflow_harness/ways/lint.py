@@ -20,7 +20,7 @@ from gitflow_harness.store import documents
 from gitflow_harness.store.documents import Document, DocumentError
 from gitflow_harness.store.schema import Problem
 from gitflow_harness.ways.index import scan
-from gitflow_harness.ways.match import compiled, glob_pattern
+from gitflow_harness.ways.match import glob_match
 from gitflow_harness.ways.model import MACRO_FILE, POSTCHECK_FILE
 from gitflow_harness.ways.parse import WAY_SCHEMA, check_way, nested_lines, way_id
 
@@ -219,8 +219,7 @@ def _glob_warnings(doc: Document, globs: Sequence[str], tracked: set[str]) -> li
     line = nested_lines(doc, "when").get("files", doc.line_of("when"))
     out: list[Problem] = []
     for glob in globs:
-        pattern = compiled(glob_pattern(glob))
-        if not any(pattern.match(path) for path in tracked):
+        if not any(glob_match(glob, path) for path in tracked):
             out.append(
                 Problem(
                     str(doc.path),

@@ -1,8 +1,10 @@
 """Matching a way's lanes against one hook call: pure functions returning the magnitude.
 
-The magnitude of a match is the number of lanes that matched; the ActionPotential curve lets
-a stronger match through a burst. Patterns are compiled once per process and kept here, not
-in `re`'s own cache, which 500 ways would churn.
+The magnitude of a match is the number of lanes that matched; the ActionPotential curve lets a
+stronger match through a burst. The hook matches every way on every call, and compiling a regex
+costs ~30 µs, so keywords and globs are matched without regexes, and a `prompt` or `commands`
+regex is compiled only when the text contains one of the literals every match needs (worked out
+when the way was parsed; see `literals.py`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,10 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 _COMPILED: dict[tuple[str, int], re.Pattern[str]] = {}
+_FOLDED: dict[str, str] = {}
+_NORMALISED: dict[str, str] = {}
+_GLOBS: dict[str, tuple[tuple[object, ...], ...]] = {}
+_FOLD = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i"})  # as literals.fold
 
 
 def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
@@ -27,93 +33,213 @@ def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
     return found
 
 
-def keywords_pattern(keywords: Iterable[str]) -> str:
-    """Return a regex matching any keyword as a whole word (or phrase), case-insensitively."""
-    words = sorted({k.strip() for k in keywords if k.strip()}, key=lambda k: (-len(k), k))
-    alternation = "|".join(r"\s+".join(re.escape(part) for part in w.split()) for w in words)
-    return rf"(?<!\w)(?:{alternation})(?!\w)"
+def _folded(text: str) -> str:
+    found = _FOLDED.get(text)
+    if found is None:
+        if len(_FOLDED) > 64:
+            _FOLDED.clear()
+        found = _FOLDED[text] = text.translate(_FOLD).lower()
+    return found
 
 
-def glob_pattern(glob: str) -> str:
-    """Translate a files glob into a regex over repo-relative `/`-separated paths.
+def _regex_lane(pattern: str | None, hints: tuple[str, ...] | None, text: str, flags: int) -> int:
+    if not pattern:
+        return 0
+    if hints is not None:
+        folded = _folded(text)
+        if not any(h in folded for h in hints):
+            return 0
+    return 1 if compiled(pattern, flags).search(text) else 0
 
-    `*` and `?` stay within one path segment, `**` crosses segments (`**/` also matches none),
-    `[...]` is a character class (`[!...]` negated). A glob without a `/` matches a file name at
-    any depth (`*.py`); a leading `/` anchors at the repository root; a trailing `/` matches
-    everything below that directory.
-    """
-    anchored = glob.startswith("/")
-    body = glob.lstrip("/")
-    if body.endswith("/"):
-        body += "**"
-    out: list[str] = []
-    i, n = 0, len(body)
+
+# -- keywords ------------------------------------------------------------------------------
+
+
+def _normalise(text: str) -> str:
+    """Casefold and collapse whitespace runs to one space."""
+    found = _NORMALISED.get(text)
+    if found is None:
+        if len(_NORMALISED) > 4096:
+            _NORMALISED.clear()
+        found = _NORMALISED[text] = " ".join(text.casefold().split())
+    return found
+
+
+def _is_word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def keyword_in(keyword: str, text: str) -> bool:
+    """True when `keyword` appears in `text` ignoring case and spacing, not inside a word."""
+    needle = _normalise(keyword)
+    haystack = _normalise(text)
+    if not needle:
+        return False
+    at = haystack.find(needle)
+    while at >= 0:
+        end = at + len(needle)
+        before_ok = at == 0 or not _is_word(haystack[at - 1])
+        after_ok = end == len(haystack) or not _is_word(haystack[end])
+        if before_ok and after_ok:
+            return True
+        at = haystack.find(needle, at + 1)
+    return False
+
+
+# -- globs ---------------------------------------------------------------------------------
+
+_STAR = "*"
+_ONE = "?"
+
+
+def _parse_segment(segment: str) -> tuple[object, ...]:
+    """Turn one glob segment into tokens: characters, `*`, `?`, or (negated, ranges) classes."""
+    tokens: list[object] = []
+    i, n = 0, len(segment)
     while i < n:
-        c = body[i]
-        if body.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif body.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
+        ch = segment[i]
+        if ch == "*":
+            if not tokens or tokens[-1] is not _STAR:
+                tokens.append(_STAR)
             i += 1
-        elif c == "?":
-            out.append("[^/]")
+        elif ch == "?":
+            tokens.append(_ONE)
             i += 1
-        elif c == "[":
-            close = body.find("]", i + 2 if body[i + 1 : i + 2] in ("!", "]") else i + 1)
+        elif ch == "[":
+            j = i + 1
+            negated = j < n and segment[j] == "!"
+            if negated:
+                j += 1
+            close = segment.find("]", j + 1 if j < n and segment[j] == "]" else j)
             if close < 0:
-                out.append(re.escape(c))
+                tokens.append("[")
                 i += 1
                 continue
-            inner = body[i + 1 : close]
-            if inner.startswith("!"):
-                inner = "^" + inner[1:]
-            out.append("[" + inner.replace("\\", "\\\\") + "]")
+            body = segment[j:close]
+            ranges: list[tuple[str, str]] = []
+            k = 0
+            while k < len(body):
+                if k + 2 < len(body) and body[k + 1] == "-":
+                    ranges.append((body[k], body[k + 2]))
+                    k += 3
+                else:
+                    ranges.append((body[k], body[k]))
+                    k += 1
+            tokens.append((negated, tuple(ranges)))
             i = close + 1
         else:
-            out.append(re.escape(c))
+            tokens.append(ch)
             i += 1
-    prefix = "" if anchored or "/" in body.rstrip("*") else "(?:.*/)?"
-    return "\\A" + prefix + "".join(out) + "\\Z"
+    return tuple(tokens)
+
+
+def _one(token: object, ch: str) -> bool:
+    if token is _ONE:
+        return True
+    if isinstance(token, str):
+        return token == ch
+    assert isinstance(token, tuple)
+    negated: bool = token[0]
+    ranges: tuple[tuple[str, str], ...] = token[1]
+    inside = any(low <= ch <= high for low, high in ranges)
+    return inside != negated
+
+
+def _segment_match(tokens: tuple[object, ...], name: str) -> bool:
+    """Wildcard match of one path segment (linear, with one backtrack point for `*`)."""
+    t = s = 0
+    star_t = star_s = -1
+    while s < len(name):
+        if t < len(tokens) and tokens[t] is _STAR:
+            star_t, star_s = t, s
+            t += 1
+        elif t < len(tokens) and _one(tokens[t], name[s]):
+            t += 1
+            s += 1
+        elif star_t >= 0:
+            t = star_t + 1
+            star_s += 1
+            s = star_s
+        else:
+            return False
+    while t < len(tokens) and tokens[t] is _STAR:
+        t += 1
+    return t == len(tokens)
+
+
+def _compile_glob(glob: str) -> tuple[tuple[object, ...], ...]:
+    body = glob.lstrip("/")
+    if not glob.startswith("/") and "/" not in body:
+        body = "**/" + body  # a bare name matches at any depth
+    if body.endswith("/"):
+        body += "**"
+    segments: list[tuple[object, ...]] = []
+    for part in body.split("/"):
+        if part == "**":
+            if not segments or segments[-1] != ("**",):
+                segments.append(("**",))
+        elif part:
+            segments.append(_parse_segment(part))
+    return tuple(segments)
+
+
+def glob_match(glob: str, path: str) -> bool:
+    """True when a files glob matches a repo-relative `/`-separated path.
+
+    `*` and `?` stay within one path segment and `[...]` is a character class (`[!...]`
+    negated); a `**` segment matches any number of directories, none included. A glob without
+    a `/` matches a file name at any depth (`*.py`); a leading `/` anchors it at the root; a
+    trailing `/` matches everything below a directory.
+    """
+    segments = _GLOBS.get(glob)
+    if segments is None:
+        segments = _GLOBS[glob] = _compile_glob(glob)
+    parts = path.replace("\\", "/").removeprefix("./").split("/")
+    return _match_segments(segments, 0, parts, 0)
+
+
+def _match_segments(
+    segments: tuple[tuple[object, ...], ...], i: int, parts: list[str], j: int
+) -> bool:
+    while i < len(segments):
+        segment = segments[i]
+        if segment == ("**",):
+            if i + 1 == len(segments):
+                return j < len(parts)  # `dir/**` needs something below dir
+            return any(_match_segments(segments, i + 1, parts, k) for k in range(j, len(parts)))
+        if j >= len(parts) or not _segment_match(segment, parts[j]):
+            return False
+        i += 1
+        j += 1
+    return j == len(parts)
+
+
+# -- lanes ---------------------------------------------------------------------------------
 
 
 def prompt_lane(way: Way, prompt: str) -> int:
     """Return 1 when the way's `prompt` regex matches the prompt (case-insensitive), else 0."""
-    pattern = way.lanes.prompt
-    if not pattern:
-        return 0
-    return 1 if compiled(pattern, re.IGNORECASE).search(prompt) else 0
+    lanes = way.lanes
+    return _regex_lane(lanes.prompt, lanes.prompt_hints, prompt, re.IGNORECASE)
 
 
 def keywords_lane(way: Way, prompt: str) -> int:
     """Return 1 when any of the way's keywords appears in the prompt as a word, else 0."""
-    if not way.lanes.keywords:
-        return 0
-    pattern = compiled(keywords_pattern(way.lanes.keywords), re.IGNORECASE)
-    return 1 if pattern.search(prompt) else 0
+    return 1 if any(keyword_in(k, prompt) for k in way.lanes.keywords) else 0
 
 
 def files_lane(way: Way, paths: Iterable[str]) -> int:
     """Return 1 when any repo-relative path matches any of the way's globs, else 0."""
-    if not way.lanes.files:
+    globs = way.lanes.files
+    if not globs:
         return 0
-    patterns = [compiled(glob_pattern(g)) for g in way.lanes.files]
-    for path in paths:
-        rel = path.replace("\\", "/").removeprefix("./")
-        if any(p.match(rel) for p in patterns):
-            return 1
-    return 0
+    return 1 if any(glob_match(g, p) for p in paths for g in globs) else 0
 
 
 def commands_lane(way: Way, command: str) -> int:
     """Return 1 when the way's `commands` regex is found in the shell command, else 0."""
-    pattern = way.lanes.commands
-    if not pattern:
-        return 0
-    return 1 if compiled(pattern).search(command) else 0
+    lanes = way.lanes
+    return _regex_lane(lanes.commands, lanes.commands_hints, command, 0)
 
 
 def session_start_lane(way: Way) -> int:

@@ -24,6 +24,7 @@ from gitflow_harness.store.schema import (
     Str,
     StrList,
 )
+from gitflow_harness.ways.literals import required_literals
 from gitflow_harness.ways.model import AXES, MACRO_PLACES, SCOPES, Lanes, Way
 
 MIGRATE_HINT: Final = "redisclose is retired: run `gfh ways migrate` to turn it into a curve"
@@ -133,12 +134,15 @@ def check_way(
             qualifier="when.",
         )
         problems.extend(found)
+        prompt, commands = lane_values.get("prompt"), lane_values.get("commands")
         lanes = Lanes(
-            prompt=lane_values.get("prompt"),
+            prompt=prompt,
             keywords=lane_values.get("keywords") or (),
             files=lane_values.get("files") or (),
-            commands=lane_values.get("commands"),
+            commands=commands,
             session_start=bool(lane_values.get("session_start")),
+            prompt_hints=required_literals(prompt) if prompt else None,
+            commands_hints=required_literals(commands) if commands else None,
         )
     curve = None
     raw_curve = values.get("curve")

@@ -26,6 +26,14 @@ def settle(*paths: Path) -> None:
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns - 3600 * 10**9))
 
 
+def settle_tree(root: Path) -> None:
+    """Settle every file and directory under `root`, and `root` itself."""
+    for dirpath, _, filenames in os.walk(root):
+        settle(*(Path(dirpath) / name for name in filenames))
+    for dirpath, _, _ in os.walk(root, topdown=False):
+        settle(Path(dirpath))
+
+
 @pytest.fixture
 def ways_root(tmp_path: Path) -> Path:
     root = tmp_path / "ways"

@@ -10,9 +10,11 @@ import pytest
 from gitflow_harness.ways import index as index_module
 from gitflow_harness.ways import parse
 from gitflow_harness.ways.index import load_index, scan
-from tests.ways.conftest import EXP, settle, write_way
+from tests.ways.conftest import EXP, settle, settle_tree, write_way
 
-WAY = "description: D\nwhen: {keywords: [x]}\n" + EXP
+WAY = (
+    "description: D\nwhen: {keywords: [x], prompt: 'deploy|ship', commands: 'make\\s+\\w+'}\n" + EXP
+)
 
 
 @pytest.fixture
@@ -106,7 +108,7 @@ def test_new_and_removed_ways_are_seen_and_the_cache_pruned(
     settle(write_way(ways_root, "c", WAY))
     index = load_index(ways_root, cache_file=cache)
     assert [w.id for w in index.ways] == ["b", "c"]
-    assert sorted(json.loads(cache.read_text())["entries"]) == ["b", "c"]
+    assert sorted(json.loads(cache.read_text())["entries"]) == ["", "b", "c"]
 
 
 def test_siblings_are_noticed_without_parsing_again(
@@ -139,7 +141,8 @@ def test_broken_ways_are_problems_cached_like_ways(
 
 
 @pytest.mark.parametrize(
-    "content", [b"not json", b"[]", b'{"format": 99}', b'{"format":1,"root":"/x","entries":{}}']
+    "content",
+    [b"not json", b"[]", b'{"format": 99}', b'{"format":5,"root":"/x","entries":{}}'],
 )
 def test_a_corrupt_or_foreign_cache_is_rebuilt(
     ways_root: Path, tmp_path: Path, content: bytes
@@ -149,7 +152,7 @@ def test_a_corrupt_or_foreign_cache_is_rebuilt(
     cache.write_bytes(content)
     index = load_index(ways_root, cache_file=cache)
     assert [w.id for w in index.ways] == ["a"]
-    assert json.loads(cache.read_text())["entries"]["a"]["way"]["id"] == "a"
+    assert json.loads(cache.read_text())["entries"]["a"][5][3][0][1] == ["x"]
 
 
 def test_a_damaged_entry_is_parsed_again(ways_root: Path, tmp_path: Path) -> None:
@@ -157,7 +160,7 @@ def test_a_damaged_entry_is_parsed_again(ways_root: Path, tmp_path: Path) -> Non
     cache = tmp_path / "cache.json"
     load_index(ways_root, cache_file=cache)
     data = json.loads(cache.read_text())
-    data["entries"]["a"]["way"]["curve"] = {"type": "Exponential", "half_life": -1}
+    data["entries"]["a"][5][3][1] = '["D", ["Exponential", -1], "tokens", ["agent"], [], "prepend"]'
     cache.write_text(json.dumps(data))
     assert load_index(ways_root, cache_file=cache).ways[0].curve.half_life == 30000  # type: ignore[union-attr]
 
@@ -200,3 +203,62 @@ def test_a_warm_load_imports_no_yaml_click_git_or_filelock(ways_root: Path, tmp_
     heavy = {"yaml", "frontmatter", "click", "git", "filelock", "gitflow_harness.ways.parse"}
     assert imported & heavy == set()
     assert "gitflow_harness.ways.index" in imported
+
+
+@pytest.fixture
+def listings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every directory the index lists (rather than takes from the cache)."""
+    seen: list[str] = []
+    real = index_module._list
+
+    def counting(path: str, rel: str, mtime: int, now: int) -> object:
+        seen.append(rel)
+        return real(path, rel, mtime, now)
+
+    monkeypatch.setattr(index_module, "_list", counting)
+    return seen
+
+
+def test_settled_directories_are_not_listed_again(
+    ways_root: Path, tmp_path: Path, listings: list[str], parses: list[str]
+) -> None:
+    for way_id in ("g/a", "g/b", "c"):
+        write_way(ways_root, way_id, WAY)
+    settle_tree(ways_root)
+    cache = tmp_path / "cache.json"
+    load_index(ways_root, cache_file=cache)
+    assert sorted(listings) == ["", "c", "g", "g/a", "g/b"]
+    listings.clear()
+    parses.clear()
+    before = cache.stat().st_mtime_ns
+    index = load_index(ways_root, cache_file=cache)
+    assert (listings, parses) == ([], [])
+    assert [w.id for w in index.ways] == ["c", "g/a", "g/b"]
+    assert cache.stat().st_mtime_ns == before  # nothing changed: not rewritten
+
+
+def test_an_added_way_or_sibling_changes_its_directory_and_is_seen(
+    ways_root: Path, tmp_path: Path, listings: list[str], parses: list[str]
+) -> None:
+    write_way(ways_root, "g/a", WAY)
+    settle_tree(ways_root)
+    cache = tmp_path / "cache.json"
+    load_index(ways_root, cache_file=cache)
+    listings.clear()
+    parses.clear()
+    write_way(ways_root, "g/new", WAY)
+    (ways_root / "g" / "a" / "postcheck.sh").write_text("#!/bin/sh\n")
+    index = load_index(ways_root, cache_file=cache)
+    assert sorted(listings) == ["g", "g/a", "g/new"]
+    assert parses == ["g/new"]
+    assert [(w.id, w.has_postcheck) for w in index.ways] == [("g/a", True), ("g/new", False)]
+
+
+def test_a_removed_way_file_drops_out(ways_root: Path, tmp_path: Path) -> None:
+    path = write_way(ways_root, "a", WAY)
+    write_way(ways_root, "b", WAY)
+    settle_tree(ways_root)
+    cache = tmp_path / "cache.json"
+    load_index(ways_root, cache_file=cache)
+    path.unlink()
+    assert [w.id for w in load_index(ways_root, cache_file=cache).ways] == ["b"]

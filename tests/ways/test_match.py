@@ -3,10 +3,12 @@ from __future__ import annotations
 import pytest
 
 from gitflow_harness.firing import Exponential
+from gitflow_harness.ways.literals import required_literals
 from gitflow_harness.ways.match import (
     commands_lane,
     files_lane,
-    glob_pattern,
+    glob_match,
+    keyword_in,
     keywords_lane,
     magnitude,
     prompt_lane,
@@ -18,6 +20,9 @@ from gitflow_harness.ways.model import Lanes, Way
 
 
 def _way(**lanes: object) -> Way:
+    for name in ("prompt", "commands"):
+        if lanes.get(name):
+            lanes[f"{name}_hints"] = required_literals(str(lanes[name]))
     return Way(
         id="w",
         file="/ways/w/w.md",
@@ -56,6 +61,11 @@ def test_keywords_match_whole_words_and_phrases_in_any_case() -> None:
         ("file?.txt", ["file1.txt", "d/file2.txt"], ["file10.txt"]),
         ("a[b.txt", ["a[b.txt"], ["ab.txt"]),
         ("gitflow_harness/agent/**", ["gitflow_harness/agent/x/y.py"], ["gitflow_harness/a.py"]),
+        ("**", ["a", "a/b/c"], []),
+        ("src/**/test_*.py", ["src/test_a.py", "src/x/test_b.py"], ["src/x/b_test.py"]),
+        ("[a-c]*.md", ["b.md", "x/a1.md"], ["d.md", "-.md"]),
+        ("*.[!p]*", ["a.md"], ["a.py"]),
+        ("a*b*c", ["abc", "aXbYc", "abbbc"], ["acb", "ab"]),
     ],
 )
 def test_file_globs_match_repo_relative_paths(
@@ -66,7 +76,24 @@ def test_file_globs_match_repo_relative_paths(
         assert files_lane(way, [path]) == 1, (glob, path)
     for path in not_matching:
         assert files_lane(way, [path]) == 0, (glob, path)
-    assert glob_pattern(glob).startswith("\\A")
+
+
+@pytest.mark.parametrize(
+    ("glob", "path"),
+    [
+        (g, p)
+        for g in ("*.py", "src/*", "a?c", "[ab]x", "**/x", "*a*b")
+        for p in ("a.py", "src/a.py", "abc", "bx", "x", "q/x", "zazb", "src/x/y.py")
+    ],
+)
+def test_glob_match_agrees_with_fnmatch_on_single_segment_globs(glob: str, path: str) -> None:
+    """If a glob has one segment, then matching it against a file name is fnmatch's job."""
+    import fnmatch
+
+    if "/" in glob:
+        return
+    name = path.rsplit("/", 1)[-1]
+    assert glob_match(glob, path) == fnmatch.fnmatchcase(name, glob)
 
 
 def test_files_lane_matches_when_any_path_matches_any_glob() -> None:
@@ -74,6 +101,15 @@ def test_files_lane_matches_when_any_path_matches_any_glob() -> None:
     assert files_lane(way, ["a.txt", "./src/b.txt"]) == 1
     assert files_lane(way, ["a.txt", "b.txt"]) == 0
     assert files_lane(way, []) == 0
+
+
+def test_keyword_in_respects_word_edges_and_collapses_spacing() -> None:
+    assert keyword_in("ship it", "OK, Ship\t  It!")
+    assert not keyword_in("ship it", "ship items")
+    assert not keyword_in("it", "bit")
+    assert not keyword_in("it", "fix it_")
+    assert keyword_in("gfh done", "ran gfh done.")
+    assert not keyword_in("   ", "anything")
 
 
 def test_commands_regex_is_case_sensitive() -> None:

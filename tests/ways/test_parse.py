@@ -44,6 +44,8 @@ def test_a_full_way_parses_into_its_record(ways_root: Path) -> None:
         files=("src/**/*.py",),
         commands=r"\bgit\s+commit\b",
         session_start=True,
+        prompt_hints=("commit", "push"),
+        commands_hints=("commit",),
     )
     assert way.curve == ProgressiveStaircase([[0, 1.0], [100, 0.5]])
     assert (way.axis, way.scope, way.roles, way.macro) == (
@@ -156,3 +158,12 @@ def test_malformed_yaml_is_one_error_with_its_line(ways_root: Path) -> None:
     path = write_way(ways_root, "a", "description: A\nwhen: [unclosed\n" + EXP)
     (problem,) = _problems(path)
     assert "invalid YAML" in problem
+
+
+def test_every_declared_field_and_lane_is_documented() -> None:
+    from gitflow_harness.ways.parse import WAY_SCHEMA, WHEN_SCHEMA
+    from tests.helpers import ROOT
+
+    docs = (ROOT / "docs" / "ways.md").read_text(encoding="utf-8")
+    for name in (*WAY_SCHEMA.names, *WHEN_SCHEMA.names, *WAY_SCHEMA.forbidden):
+        assert f"| `{name}` |" in docs, name
