@@ -161,7 +161,7 @@ def simulate(way_id: str, ticks: str, magnitude: float, floor: float | None, as_
     from gitflow_harness.ways import catalog
     from gitflow_harness.workspace import open_workspace
 
-    matches = parse_ticks(ticks, magnitude)
+    matches = catalog.parse_ticks(ticks, magnitude)
     ws = open_workspace()
     way = catalog.find(catalog.load(ws.top, ws.config), way_id)
     floor = ws.config.ways.floor if floor is None else floor
@@ -342,40 +342,6 @@ def curve_label(curve: Curve) -> str:
         f"ActionPotential({curve.burst_threshold},x{curve.peak_multiplier:g},"
         f"{curve.absolute_refractory},{curve.multiplier_half_life})"
     )
-
-
-def parse_ticks(spec: str, magnitude: float) -> list[tuple[int, float]]:
-    """Parse `--ticks`: comma-separated `T`, `T:M` or `START..END/STEP` (optionally `:M`)."""
-    out: list[tuple[int, float]] = []
-    for raw in spec.split(","):
-        item = raw.strip()
-        if not item:
-            continue
-        ticks_part, _, mag_part = item.partition(":")
-        try:
-            mag = float(mag_part) if mag_part else magnitude
-            if "." in ticks_part and ".." in ticks_part:
-                span, _, step_part = ticks_part.partition("/")
-                start_part, _, end_part = span.partition("..")
-                start, end = int(start_part), int(end_part)
-                step = int(step_part) if step_part else 1
-                if step < 1 or end < start:
-                    raise ValueError
-                out.extend((t, mag) for t in range(start, end + 1, step))
-            else:
-                out.append((int(ticks_part), mag))
-        except ValueError:
-            raise click.BadParameter(
-                f"{item!r}: expected T, T:MAGNITUDE or START..END/STEP with integer ticks",
-                param_hint="--ticks",
-            ) from None
-        if out and (out[-1][0] < 0 or not out[-1][1] > 0):
-            raise click.BadParameter(
-                f"{item!r}: ticks are non-negative, magnitudes positive", param_hint="--ticks"
-            )
-    if not out:
-        raise click.BadParameter("give at least one tick", param_hint="--ticks")
-    return out
 
 
 def _lane_text(value: object) -> str:

@@ -96,3 +96,35 @@ def row(way: Way, floor: float, counts: Counts | None) -> dict[str, object]:
         "suppressed": counts.suppressed,
         "suppressed_by": dict(sorted(counts.reasons.items())),
     }
+
+
+def parse_ticks(spec: str, magnitude: float) -> list[tuple[int, float]]:
+    """Parse `--ticks`: comma-separated `T`, `T:M` or `START..END/STEP` (each may add `:M`)."""
+    out: list[tuple[int, float]] = []
+    for raw in spec.split(","):
+        item = raw.strip()
+        if not item:
+            continue
+        ticks_part, _, mag_part = item.partition(":")
+        try:
+            mag = float(mag_part) if mag_part else magnitude
+            if ".." in ticks_part:
+                span, _, step_part = ticks_part.partition("/")
+                start_part, _, end_part = span.partition("..")
+                start, end = int(start_part), int(end_part)
+                step = int(step_part) if step_part else 1
+                if step < 1 or end < start:
+                    raise ValueError
+                ticks = list(range(start, end + 1, step))
+            else:
+                ticks = [int(ticks_part)]
+        except ValueError:
+            raise UsageError(
+                f"--ticks: {item!r} is not T, T:MAGNITUDE or START..END/STEP with integer ticks"
+            ) from None
+        if ticks[0] < 0 or not mag > 0:
+            raise UsageError(f"--ticks: {item!r}: ticks are non-negative, magnitudes positive")
+        out.extend((t, mag) for t in ticks)
+    if not out:
+        raise UsageError("--ticks: give at least one tick")
+    return out

@@ -96,7 +96,10 @@ def load_index(
     """
     root_s = os.path.abspath(os.fspath(root))
     if use_cache and cache_file is None:
-        cache_file = default_cache_file(root_s)
+        try:
+            cache_file = default_cache_file(root_s)
+        except OSError:  # no writable state dir: load without a cache
+            use_cache = False
     cache_s = os.fspath(cache_file) if use_cache and cache_file is not None else None
     cached = _read_cache(cache_s, root_s) if cache_s else {}
     now = time.time_ns()

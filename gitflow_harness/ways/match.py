@@ -247,6 +247,11 @@ def session_start_lane(way: Way) -> int:
     return 1 if way.lanes.session_start else 0
 
 
+def roles_lane(way: Way, role: str) -> int:
+    """Return 1 when a subagent of this role (agent type) is one the way names, else 0."""
+    return 1 if role in way.roles else 0
+
+
 def prompt_magnitude(way: Way, prompt: str) -> int:
     """Return how many of the prompt lanes (`prompt`, `keywords`) match a user prompt."""
     return prompt_lane(way, prompt) + keywords_lane(way, prompt)
@@ -259,9 +264,12 @@ def magnitude(
     files: Iterable[str] = (),
     command: str | None = None,
     session_start: bool = False,
+    role: str | None = None,
 ) -> int:
     """Return the number of the way's lanes that match what one hook call carries."""
     total = 0
+    if role is not None:
+        total += roles_lane(way, role)
     if prompt is not None:
         total += prompt_magnitude(way, prompt)
     total += files_lane(way, files)

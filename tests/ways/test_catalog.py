@@ -6,7 +6,7 @@ import pytest
 
 from gitflow_harness.errors import GfhError, UsageError
 from gitflow_harness.store.events import make_event
-from gitflow_harness.ways.catalog import count_events, find
+from gitflow_harness.ways.catalog import count_events, find, parse_ticks
 from gitflow_harness.ways.index import load_index
 from tests.ways.conftest import EXP, write_way
 
@@ -65,3 +65,15 @@ def test_count_events_counts_fires_and_suppressions_by_reason() -> None:
     assert dict(counts["a"].reasons) == {"salience": 1, "budget": 1}
     assert (counts["b"].fired, counts["b"].suppressed) == (0, 1)
     assert set(counts) == {"a", "b"}
+
+
+def test_parse_ticks_reads_ticks_magnitudes_and_ranges() -> None:
+    assert parse_ticks("0, 61,1000:2", 1.0) == [(0, 1.0), (61, 1.0), (1000, 2.0)]
+    assert parse_ticks("0..10/5:3", 1.5) == [(0, 3.0), (5, 3.0), (10, 3.0)]
+    assert parse_ticks("7..7", 1.0) == [(7, 1.0)]
+
+
+@pytest.mark.parametrize("spec", ["", ",", "x", "5..1", "1..9/0", "-1", "3:0", "3:-2", "1.5"])
+def test_parse_ticks_refuses_what_it_cannot_read(spec: str) -> None:
+    with pytest.raises(UsageError, match="--ticks"):
+        parse_ticks(spec, 1.0)

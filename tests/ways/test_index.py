@@ -262,3 +262,13 @@ def test_a_removed_way_file_drops_out(ways_root: Path, tmp_path: Path) -> None:
     load_index(ways_root, cache_file=cache)
     path.unlink()
     assert [w.id for w in load_index(ways_root, cache_file=cache).ways] == ["b"]
+
+
+def test_without_a_usable_state_dir_the_index_loads_uncached(
+    ways_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    monkeypatch.setenv("GFH_STATE_HOME", str(blocker))
+    write_way(ways_root, "a", WAY)
+    assert [w.id for w in load_index(ways_root).ways] == ["a"]

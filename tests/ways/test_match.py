@@ -14,6 +14,7 @@ from gitflow_harness.ways.match import (
     prompt_lane,
     prompt_magnitude,
     repo_relative,
+    roles_lane,
     session_start_lane,
 )
 from gitflow_harness.ways.model import Lanes, Way
@@ -126,6 +127,20 @@ def test_magnitude_counts_the_lanes_that_matched() -> None:
     assert magnitude(way, prompt="nothing", files=["a.txt"], command="ls") == 0
     assert magnitude(_way(session_start=True), session_start=True) == 1
     assert session_start_lane(_way()) == 0
+
+
+def test_roles_lane_matches_the_subagent_types_a_way_names() -> None:
+    way = Way(
+        id="w",
+        file="/w.md",
+        description="d",
+        lanes=Lanes(),
+        curve=Exponential(5),
+        roles=("reviewer", "tester"),
+    )
+    assert roles_lane(way, "reviewer") == 1
+    assert roles_lane(way, "implementer") == 0
+    assert magnitude(way, role="tester") == 1
 
 
 def test_repo_relative_paths() -> None:
