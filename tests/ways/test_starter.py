@@ -98,3 +98,16 @@ def test_file_size_postcheck_stays_quiet_otherwise(
     assert _run(FILE_SIZE / "postcheck.sh", "not json", state, tmp_path).returncode == 1
     assert not (state / "long-file").exists()
     assert _run(FILE_SIZE / "macro.sh", "", state, tmp_path).stdout == ""
+
+
+def test_the_package_data_ships_the_starter_ways() -> None:
+    """If the wheel's package data did not cover starter/, `gfh init` would find no ways."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = config["tool"]["setuptools"]["package-data"]["gitflow_harness"]
+    assert "starter/**/*" in patterns
+    shipped = {
+        p.relative_to(starter_ways_root()).as_posix() for p in starter_ways_root().rglob("*")
+    }
+    assert "code/file-size/postcheck.sh" in shipped
