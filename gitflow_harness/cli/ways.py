@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from gitflow_harness.cli._common import echo_json, json_option
+from gitflow_harness.errors import GfhError
 from gitflow_harness.firing.curves import (
     ActionPotential,
     Curve,
@@ -88,7 +89,11 @@ def show(way_id: str, with_plot: bool, as_json: bool) -> int:
     ws = open_workspace()
     way = catalog.find(catalog.load(ws.top, ws.config), way_id)
     floor = ws.config.ways.floor
-    body = read_body(way)
+    try:
+        body = read_body(way)
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise GfhError(f"{_display(way.file)}: cannot read it: {reason}") from None
     if as_json:
         echo_json(
             {
