@@ -1,0 +1,18 @@
+"""Ways: guidance files with firing curves, their index, matching, lint, migration and tuning.
+
+The modules the agent hook loads on every tool call (`model`, `index`, `match`) import only the
+standard library and `firing`; parsing YAML (`parse`) happens only when a way file changed.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # `typing` costs ~2 ms; the hook path imports this package
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def starter_ways_root() -> Path:
+    """Return the starter ways shipped with the package (this project's own `hooks/ways`)."""
+    from pathlib import Path
+
+    return Path(__file__).resolve().parent.parent / "starter" / "ways"

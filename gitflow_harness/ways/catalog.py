@@ -1,0 +1,130 @@
+"""Finding ways for the commands: the repository's ways root, lookup by id, counts from the log."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gitflow_harness.errors import GfhError, UsageError
+from gitflow_harness.store.config import Config
+from gitflow_harness.store.events import Event
+from gitflow_harness.ways.index import WayIndex, load_index
+from gitflow_harness.ways.model import Way
+
+
+def ways_root(top: Path, config: Config) -> Path:
+    """Return the ways root of a worktree (`paths.ways`, relative to its top)."""
+    return top / config.paths.ways
+
+
+def load(top: Path, config: Config) -> WayIndex:
+    """Load the index of a worktree's ways through the cache."""
+    return load_index(ways_root(top, config))
+
+
+def find(index: WayIndex, query: str) -> Way:
+    """Return the way named by an exact id, a unique id prefix or a unique last segment."""
+    query = query.strip("/")
+    exact = index.get(query)
+    if exact is not None:
+        return exact
+    candidates = [
+        w for w in index.ways if w.id.startswith(query) or w.id.rsplit("/", 1)[-1] == query
+    ]
+    if len(candidates) == 1:
+        return candidates[0]
+    if candidates:
+        names = ", ".join(w.id for w in candidates)
+        raise UsageError(f"{query!r} names several ways ({names}); give the full id")
+    for problem in index.problems:
+        if Path(problem.path).parent.as_posix().endswith("/" + query):
+            raise GfhError(f"{problem} (run `gfh ways lint` to see every problem)")
+    raise UsageError(f"no way {query!r} under {index.root}; `gfh ways list` shows their ids")
+
+
+@dataclass
+class Counts:
+    """How often a way fired and was suppressed, from the event log."""
+
+    fired: int = 0
+    suppressed: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+
+
+def count_events(events: Iterable[Event]) -> dict[str, Counts]:
+    """Count `way.fired` and `way.suppressed` per way id."""
+    out: dict[str, Counts] = {}
+    for ev in events:
+        if ev.type not in ("way.fired", "way.suppressed"):
+            continue
+        way_id = ev.data.get("way")
+        if not isinstance(way_id, str):
+            continue
+        counts = out.setdefault(way_id, Counts())
+        if ev.type == "way.fired":
+            counts.fired += 1
+        else:
+            counts.suppressed += 1
+            reason = ev.data.get("reason")
+            counts.reasons[reason if isinstance(reason, str) else "unknown"] += 1
+    return out
+
+
+def describe_lanes(way: Way) -> dict[str, object]:
+    """Return the way's triggers as data: each lane's value, the postcheck, the roles."""
+    out = way.lanes.to_json()
+    if way.has_postcheck:
+        out["postcheck"] = "postcheck.sh"
+    if way.roles:
+        out["roles"] = list(way.roles)
+    return out
+
+
+def row(way: Way, floor: float, counts: Counts | None) -> dict[str, object]:
+    """Return one `gfh ways list` row."""
+    counts = counts or Counts()
+    return {
+        "id": way.id,
+        "description": way.description,
+        "lanes": list(way.trigger_names()),
+        "curve": way.curve.to_dict(),
+        "axis": way.axis,
+        "refire_delta": way.curve.refire_delta(floor),
+        "fired": counts.fired,
+        "suppressed": counts.suppressed,
+        "suppressed_by": dict(sorted(counts.reasons.items())),
+    }
+
+
+def parse_ticks(spec: str, magnitude: float) -> list[tuple[int, float]]:
+    """Parse `--ticks`: comma-separated `T`, `T:M` or `START..END/STEP` (each may add `:M`)."""
+    out: list[tuple[int, float]] = []
+    for raw in spec.split(","):
+        item = raw.strip()
+        if not item:
+            continue
+        ticks_part, _, mag_part = item.partition(":")
+        try:
+            mag = float(mag_part) if mag_part else magnitude
+            if ".." in ticks_part:
+                span, _, step_part = ticks_part.partition("/")
+                start_part, _, end_part = span.partition("..")
+                start, end = int(start_part), int(end_part)
+                step = int(step_part) if step_part else 1
+                if step < 1 or end < start:
+                    raise ValueError
+                ticks = list(range(start, end + 1, step))
+            else:
+                ticks = [int(ticks_part)]
+        except ValueError:
+            raise UsageError(
+                f"--ticks: {item!r} is not T, T:MAGNITUDE or START..END/STEP with integer ticks"
+            ) from None
+        if ticks[0] < 0 or not mag > 0:
+            raise UsageError(f"--ticks: {item!r}: ticks are non-negative, magnitudes positive")
+        out.extend((t, mag) for t in ticks)
+    if not out:
+        raise UsageError("--ticks: give at least one tick")
+    return out

@@ -1,0 +1,332 @@
+"""The way record: what a way file says once parsed, in a form the JSON index cache can hold.
+
+Light on purpose (standard library and `firing` only): the agent hook builds these from the
+cache on every tool call.
+"""
+
+from __future__ import annotations
+
+from gitflow_harness.firing.record import Record
+
+TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from gitflow_harness.firing.curves import Curve
+
+AXES = ("tokens", "turns", "seconds")
+SCOPES = ("agent", "subagent")
+MACRO_PLACES = ("prepend", "append")
+LANES = ("prompt", "keywords", "files", "commands", "session_start")
+MACRO_FILE = "macro.sh"
+POSTCHECK_FILE = "postcheck.sh"
+BOM = "\ufeff"
+_SET = object.__setattr__
+
+
+class Lanes(Record):
+    """The `when:` triggers of a way; an absent lane is None, empty or False.
+
+    `prompt_hints` and `commands_hints` are literal prefilters for the two regexes (see
+    `literals.py`): folded strings one of which every match contains, or None for no prefilter.
+    """
+
+    FIELDS = (
+        "prompt",
+        "keywords",
+        "files",
+        "commands",
+        "session_start",
+        "prompt_hints",
+        "commands_hints",
+    )
+    __slots__ = FIELDS
+    prompt: str | None
+    keywords: tuple[str, ...]
+    files: tuple[str, ...]
+    commands: str | None
+    session_start: bool
+    prompt_hints: tuple[str, ...] | None
+    commands_hints: tuple[str, ...] | None
+
+    def __init__(
+        self,
+        prompt: str | None = None,
+        keywords: tuple[str, ...] = (),
+        files: tuple[str, ...] = (),
+        commands: str | None = None,
+        session_start: bool = False,
+        *,
+        prompt_hints: tuple[str, ...] | None = None,
+        commands_hints: tuple[str, ...] | None = None,
+    ) -> None:
+        self._init(
+            prompt=prompt,
+            keywords=tuple(keywords),
+            files=tuple(files),
+            commands=commands,
+            session_start=session_start,
+            prompt_hints=prompt_hints,
+            commands_hints=commands_hints,
+        )
+
+    def names(self) -> tuple[str, ...]:
+        """Return the lanes this way declares, in their documented order."""
+        return tuple(name for name in LANES if getattr(self, name))
+
+    def to_json(self) -> dict[str, object]:
+        """Return the lanes as declared (absent lanes left out)."""
+        out: dict[str, object] = {}
+        for name in LANES:
+            value = getattr(self, name)
+            if value:
+                out[name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+
+class Way(Record):
+    """One way: `<ways root>/<id>/<name>.md`, its frontmatter parsed, and its siblings noted.
+
+    A way loaded from the index cache decodes its fields when first read: the hook matches
+    the lanes of every way on every call, but needs the curve and the rest only of the few
+    that matched. A cache entry that turns out damaged is parsed again from the file.
+    """
+
+    FIELDS = (
+        "id",
+        "file",
+        "description",
+        "lanes",
+        "curve",
+        "axis",
+        "scope",
+        "roles",
+        "macro",
+        "has_macro",
+        "has_postcheck",
+    )
+    __slots__ = ("_lanes", "_payload", "_rest", "file", "has_macro", "has_postcheck", "id")
+    id: str  # the directory's path under the ways root, `/`-separated
+    file: str  # the way file's path
+    has_macro: bool
+    has_postcheck: bool
+    _payload: list[Any] | None
+    _lanes: Lanes | None
+    _rest: tuple[str, Curve, str, tuple[str, ...], tuple[str, ...], str] | None
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        file: str,
+        description: str,
+        lanes: Lanes,
+        curve: Curve,
+        axis: str = "tokens",
+        scope: tuple[str, ...] = ("agent",),
+        roles: tuple[str, ...] = (),
+        macro: str = "prepend",
+        has_macro: bool = False,
+        has_postcheck: bool = False,
+    ) -> None:
+        _SET(self, "id", id)
+        _SET(self, "file", file)
+        _SET(self, "has_macro", has_macro)
+        _SET(self, "has_postcheck", has_postcheck)
+        _SET(self, "_payload", None)
+        _SET(self, "_lanes", lanes)
+        _SET(self, "_rest", (description, curve, axis, tuple(scope), tuple(roles), macro))
+
+    @property
+    def lanes(self) -> Lanes:
+        lanes = self._lanes
+        if lanes is None:
+            lanes = self._decode_lanes()
+        return lanes
+
+    @property
+    def description(self) -> str:
+        return self._decoded()[0]
+
+    @property
+    def curve(self) -> Curve:
+        return self._decoded()[1]
+
+    @property
+    def axis(self) -> str:
+        return self._decoded()[2]
+
+    @property
+    def scope(self) -> tuple[str, ...]:
+        return self._decoded()[3]
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        return self._decoded()[4]
+
+    @property
+    def macro(self) -> str:
+        """Where macro.sh's output goes: "prepend" or "append"."""
+        return self._decoded()[5]
+
+    @property
+    def path(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.file)
+
+    def trigger_names(self) -> tuple[str, ...]:
+        """Return every way this way can fire: its lanes, `postcheck`, `roles` (SubagentStart)."""
+        names = self.lanes.names()
+        if self.has_postcheck:
+            names += ("postcheck",)
+        if self.roles:
+            names += ("roles",)
+        return names
+
+    def to_payload(self) -> list[object]:
+        """Return what the index cache stores: `[lanes, rest]`.
+
+        The lanes, which the hook matches for every way, are plain JSON; the rest (description,
+        curve, axis, scope, roles, macro), needed only for a way that matched, is one JSON
+        string decoded on first use. The file and siblings are found on each load.
+        """
+        import json
+
+        lanes = self.lanes
+        rest = [
+            self.description,
+            self.curve.to_list(),
+            self.axis,
+            list(self.scope),
+            list(self.roles),
+            self.macro,
+        ]
+        return [
+            [
+                lanes.prompt,
+                list(lanes.keywords),
+                list(lanes.files),
+                lanes.commands,
+                lanes.session_start,
+                lanes.prompt_hints,
+                lanes.commands_hints,
+            ],
+            json.dumps(rest, ensure_ascii=False, separators=(",", ":")),
+        ]
+
+    @classmethod
+    def from_payload(
+        cls, payload: object, *, id: str, file: str, has_macro: bool, has_postcheck: bool
+    ) -> Way:
+        """Wrap a payload stored by `to_payload`; its fields are decoded when first read."""
+        if type(payload) is not list or len(payload) != 2:
+            raise ValueError("way payload: expected [lanes, rest]")
+        self = object.__new__(cls)
+        _SET(self, "id", id)
+        _SET(self, "file", file)
+        _SET(self, "has_macro", has_macro)
+        _SET(self, "has_postcheck", has_postcheck)
+        _SET(self, "_payload", payload)
+        _SET(self, "_lanes", None)
+        _SET(self, "_rest", None)
+        return self
+
+    def _decode_lanes(self) -> Lanes:
+        try:
+            assert self._payload is not None
+            p = self._payload[0]
+            lanes = Lanes._make(
+                p[0], tuple(p[1]), tuple(p[2]), p[3], p[4], _hints(p[5]), _hints(p[6])
+            )
+        except (AssertionError, IndexError, TypeError, ValueError):
+            lanes = self._reparse().lanes
+        _SET(self, "_lanes", lanes)
+        return lanes
+
+    def _decoded(self) -> tuple[str, Curve, str, tuple[str, ...], tuple[str, ...], str]:
+        rest = self._rest
+        if rest is None:
+            import json
+
+            from gitflow_harness.firing.curves import curve_from_list
+
+            try:
+                assert self._payload is not None
+                p = json.loads(self._payload[1])
+                rest = (
+                    str(p[0]),
+                    curve_from_list(p[1]),
+                    str(p[2]),
+                    tuple(p[3]),
+                    tuple(p[4]),
+                    str(p[5]),
+                )
+            except (AssertionError, IndexError, TypeError, ValueError):
+                rest = self._reparse()._decoded()
+            _SET(self, "_rest", rest)
+        return rest
+
+    def _reparse(self) -> Way:
+        """Parse the way file again: its cache entry was damaged."""
+        from gitflow_harness.ways.parse import parse_way_file
+
+        way, problems = parse_way_file(
+            self.file, self.id, has_macro=self.has_macro, has_postcheck=self.has_postcheck
+        )
+        if way is None:
+            raise ValueError(f"{problems[0]}" if problems else f"{self.file}: cannot be read")
+        return way
+
+
+def _hints(value: object) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if type(value) is not list:
+        raise ValueError("hints: expected a list of strings")
+    return tuple(value)
+
+
+class LoadProblem(Record):
+    """Why a way file could not be loaded: `path:line: severity: message`."""
+
+    FIELDS = ("path", "line", "severity", "message")
+    __slots__ = FIELDS
+    path: str
+    line: int | None
+    severity: str
+    message: str
+
+    def __init__(self, path: str, line: int | None, severity: str, message: str) -> None:
+        self._init(path=path, line=line, severity=severity, message=message)
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.severity}: {self.message}"
+
+
+def split_body(text: str) -> str:
+    """Return the markdown after the frontmatter (the whole text when there is none)."""
+    if not text.startswith("---"):
+        return text
+    first_end = text.find("\n")
+    if first_end < 0 or text[:first_end].rstrip("\r").rstrip() != "---":
+        return text
+    at = first_end + 1
+    while at <= len(text):
+        end = text.find("\n", at)
+        line = text[at:] if end < 0 else text[at:end]
+        if line.rstrip("\r").rstrip() in ("---", "..."):
+            return "" if end < 0 else text[end + 1 :]
+        if end < 0:
+            break
+        at = end + 1
+    return text
+
+
+def read_body(way: Way) -> str:
+    """Read the way file and return its body (the text to inject, before any macro)."""
+    with open(way.file, "rb") as fh:
+        text = fh.read().decode("utf-8")
+    return split_body(text.removeprefix(BOM))

@@ -1,0 +1,205 @@
+"""Parse a way file against its declared schema (DESIGN §6), with a line for every problem.
+
+This is the only ways module that reads YAML; the index calls it for files that changed.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Final
+
+from gitflow_harness.firing.curves import CurveError, curve_from_dict
+from gitflow_harness.store.documents import Document, DocumentError, check, read_document
+from gitflow_harness.store.schema import (
+    REQUIRED,
+    Bool,
+    Choice,
+    Converter,
+    Field,
+    Invalid,
+    Mapping_,
+    Problem,
+    Schema,
+    Str,
+    StrList,
+)
+from gitflow_harness.ways.literals import required_literals
+from gitflow_harness.ways.model import AXES, MACRO_PLACES, SCOPES, Lanes, Way
+
+MIGRATE_HINT: Final = "redisclose is retired: run `gfh ways migrate` to turn it into a curve"
+
+
+class Regex(Converter):
+    """A regular expression that compiles (Python syntax)."""
+
+    def __init__(self, *, ignorecase: bool = False) -> None:
+        self.flags = re.IGNORECASE if ignorecase else 0
+        self.description = "a regular expression" + (
+            " (matched case-insensitively)" if ignorecase else ""
+        )
+
+    def __call__(self, value: Any) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise Invalid(f"expected {self.description}, got {value!r}")
+        try:
+            re.compile(value, self.flags)
+        except re.error as exc:
+            where = f" at position {exc.pos}" if exc.pos is not None else ""
+            raise Invalid(f"regex {value!r} does not compile: {exc.msg}{where}") from None
+        return value
+
+
+WHEN_SCHEMA: Final = Schema(
+    "when:",
+    (
+        Field("prompt", Regex(ignorecase=True), None, "regex searched in the user's prompt"),
+        Field(
+            "keywords",
+            StrList(item=Str(nonempty=True), nonempty=True),
+            (),
+            "words or phrases; any one in the prompt matches",
+        ),
+        Field(
+            "files",
+            StrList(item=Str(nonempty=True), nonempty=True),
+            (),
+            "globs on repo-relative paths an Edit, Write or Read touched",
+        ),
+        Field("commands", Regex(), None, "regex searched in a shell command"),
+        Field("session_start", Bool(), False, "fire when a session starts"),
+    ),
+    extra_prefix=None,
+    noun="lane",
+)
+
+WAY_SCHEMA: Final = Schema(
+    "a way",
+    (
+        Field("description", Str(nonempty=True, one_line=True), REQUIRED, "what the way is for"),
+        Field("when", Mapping_(), None, "the lanes that trigger it (see `when:` below)"),
+        Field(
+            "curve",
+            Mapping_(),
+            REQUIRED,
+            "the firing curve: Exponential, Flat, ProgressiveStaircase or ActionPotential",
+        ),
+        Field("axis", Choice(*AXES), "tokens", "what a tick counts"),
+        Field(
+            "scope",
+            StrList(item=Choice(*SCOPES), nonempty=True),
+            ("agent",),
+            "who it is injected into",
+        ),
+        Field(
+            "roles",
+            StrList(item=Str(nonempty=True)),
+            (),
+            "subagent roles it is injected into at SubagentStart",
+        ),
+        Field("macro", Choice(*MACRO_PLACES), "prepend", "where macro.sh's output goes"),
+    ),
+    forbidden={"redisclose": MIGRATE_HINT},
+)
+
+
+def way_id(file: Path, root: Path | None) -> str:
+    """Return a way's id: its directory's path under the ways root (`/`-separated)."""
+    directory = file.parent
+    if root is not None:
+        try:
+            return directory.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            pass
+    return directory.name
+
+
+def check_way(
+    doc: Document, way_id: str, *, has_macro: bool = False, has_postcheck: bool = False
+) -> tuple[Way | None, list[Problem]]:
+    """Check a parsed way file; return the way (None when it has errors) and every problem."""
+    values, problems = check(doc, WAY_SCHEMA)
+    where = str(doc.path)
+    if "redisclose" in doc.meta:
+        # One message pointing at the fix, not a second one about the curve it replaces.
+        problems = [p for p in problems if p.message != "missing required field 'curve'"]
+    lanes = Lanes()
+    when = values.get("when")
+    if isinstance(when, dict):
+        lane_values, found = WHEN_SCHEMA.check(
+            when,
+            path=where,
+            lines=nested_lines(doc, "when"),
+            default_line=doc.line_of("when"),
+            qualifier="when.",
+        )
+        problems.extend(found)
+        prompt, commands = lane_values.get("prompt"), lane_values.get("commands")
+        lanes = Lanes(
+            prompt=prompt,
+            keywords=lane_values.get("keywords") or (),
+            files=lane_values.get("files") or (),
+            commands=commands,
+            session_start=bool(lane_values.get("session_start")),
+            prompt_hints=required_literals(prompt) if prompt else None,
+            commands_hints=required_literals(commands) if commands else None,
+        )
+    curve = None
+    raw_curve = values.get("curve")
+    if isinstance(raw_curve, dict):
+        try:
+            curve = curve_from_dict(raw_curve)
+        except CurveError as exc:
+            line = nested_lines(doc, "curve").get(exc.field or "", doc.line_of("curve"))
+            problems.append(Problem(where, line, "error", f"curve: {exc}"))
+    if any(p.severity == "error" for p in problems) or curve is None:
+        return None, problems
+    way = Way(
+        id=way_id,
+        file=where,
+        description=values["description"].strip(),
+        lanes=lanes,
+        curve=curve,
+        axis=values["axis"],
+        scope=values["scope"],
+        roles=values["roles"],
+        macro=values["macro"],
+        has_macro=has_macro,
+        has_postcheck=has_postcheck,
+    )
+    return way, problems
+
+
+def parse_way_file(
+    file: str, way_id: str, *, has_macro: bool = False, has_postcheck: bool = False
+) -> tuple[Way | None, list[Problem]]:
+    """Read and check one way file; the problems are its errors (warnings need the repo)."""
+    try:
+        doc = read_document(Path(file))
+    except DocumentError as exc:
+        return None, list(exc.problems)
+    way, problems = check_way(doc, way_id, has_macro=has_macro, has_postcheck=has_postcheck)
+    return way, [p for p in problems if p.severity == "error"]
+
+
+_NESTED_KEY = re.compile(r"^([ \t]+)([A-Za-z_][\w-]*)[ \t]*:(?:\s|$)")
+
+
+def nested_lines(doc: Document, key: str) -> dict[str, int]:
+    """Return the 1-based lines of the keys directly inside a top-level block mapping."""
+    span = doc.spans.get(key)
+    if span is None or span.one_line:
+        return {}
+    block = doc.text[span.block_start : span.block_end].split("\n")
+    found: dict[str, int] = {}
+    indent: int | None = None
+    for offset, line in enumerate(block[1:], start=1):
+        match = _NESTED_KEY.match(line)
+        if match is None:
+            continue
+        width = len(match.group(1).expandtabs())
+        if indent is None:
+            indent = width
+        if width == indent:
+            found.setdefault(match.group(2), span.line + offset)
+    return found

@@ -1,0 +1,274 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitflow_harness.ways import index as index_module
+from gitflow_harness.ways import parse
+from gitflow_harness.ways.index import load_index, scan
+from tests.ways.conftest import EXP, settle, settle_tree, write_way
+
+WAY = (
+    "description: D\nwhen: {keywords: [x], prompt: 'deploy|ship', commands: 'make\\s+\\w+'}\n" + EXP
+)
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every way file the index parses (rather than takes from the cache)."""
+    seen: list[str] = []
+    real = parse.parse_way_file
+
+    def counting(file: str, way_id: str, **kwargs: bool) -> object:
+        seen.append(way_id)
+        return real(file, way_id, **kwargs)
+
+    monkeypatch.setattr(parse, "parse_way_file", counting)
+    return seen
+
+
+def test_scan_finds_ways_at_any_depth_and_skips_the_rest(ways_root: Path) -> None:
+    write_way(ways_root, "a", WAY)
+    write_way(ways_root, "group/b", WAY)
+    write_way(ways_root, "group/b/nested", WAY)
+    (ways_root / "group" / "notes.md").write_text("not a way\n")
+    write_way(ways_root, ".hidden", WAY)
+    (ways_root / "c").mkdir()
+    (ways_root / "c" / "other.md").write_text("---\n---\n")
+    (ways_root / "group" / "b" / "postcheck.sh").write_text("#!/bin/sh\n")
+    found = scan(ways_root)
+    assert [f.id for f in found] == ["a", "group/b", "group/b/nested"]
+    assert [f.has_postcheck for f in found] == [False, True, False]
+
+
+def test_a_missing_root_is_an_empty_index(tmp_path: Path) -> None:
+    index = load_index(tmp_path / "nowhere", cache_file=tmp_path / "cache.json")
+    assert index.ways == ()
+    assert index.problems == ()
+
+
+def test_warm_load_takes_every_way_from_the_cache(
+    ways_root: Path, tmp_path: Path, parses: list[str]
+) -> None:
+    files = [write_way(ways_root, f"w{i}", WAY) for i in range(3)]
+    settle(*files)
+    cache = tmp_path / "cache.json"
+    cold = load_index(ways_root, cache_file=cache)
+    assert parses == ["w0", "w1", "w2"]
+    warm = load_index(ways_root, cache_file=cache)
+    assert parses == ["w0", "w1", "w2"]
+    assert warm == cold
+    assert [w.id for w in warm.ways] == ["w0", "w1", "w2"]
+
+
+def test_a_changed_file_is_parsed_again_and_only_it(
+    ways_root: Path, tmp_path: Path, parses: list[str]
+) -> None:
+    a = write_way(ways_root, "a", WAY)
+    b = write_way(ways_root, "b", WAY)
+    settle(a, b)
+    cache = tmp_path / "cache.json"
+    load_index(ways_root, cache_file=cache)
+    write_way(ways_root, "b", WAY.replace("30000", "45000"))
+    settle(b)
+    parses.clear()
+    index = load_index(ways_root, cache_file=cache)
+    assert parses == ["b"]
+    assert index.get("b").curve.half_life == 45000  # type: ignore[union-attr]
+
+
+def test_a_racy_entry_is_parsed_again_until_it_settles(
+    ways_root: Path, tmp_path: Path, parses: list[str]
+) -> None:
+    """If a file was written moments ago, then a same-size rewrite within the filesystem's
+    timestamp granularity could look unchanged: its entry is trusted only once it settled."""
+    a = write_way(ways_root, "a", WAY)
+    cache = tmp_path / "cache.json"
+    load_index(ways_root, cache_file=cache)
+    load_index(ways_root, cache_file=cache)
+    assert parses == ["a", "a"]
+    settle(a)
+    load_index(ways_root, cache_file=cache)
+    load_index(ways_root, cache_file=cache)
+    assert parses == ["a", "a", "a"]
+
+
+def test_new_and_removed_ways_are_seen_and_the_cache_pruned(
+    ways_root: Path, tmp_path: Path
+) -> None:
+    settle(write_way(ways_root, "a", WAY), write_way(ways_root, "b", WAY))
+    cache = tmp_path / "cache.json"
+    load_index(ways_root, cache_file=cache)
+    (ways_root / "a" / "a.md").unlink()
+    (ways_root / "a").rmdir()
+    settle(write_way(ways_root, "c", WAY))
+    index = load_index(ways_root, cache_file=cache)
+    assert [w.id for w in index.ways] == ["b", "c"]
+    assert sorted(json.loads(cache.read_text())["entries"]) == ["", "b", "c"]
+
+
+def test_siblings_are_noticed_without_parsing_again(
+    ways_root: Path, tmp_path: Path, parses: list[str]
+) -> None:
+    settle(write_way(ways_root, "a", WAY))
+    cache = tmp_path / "cache.json"
+    assert not load_index(ways_root, cache_file=cache).ways[0].has_postcheck
+    (ways_root / "a" / "postcheck.sh").write_text("#!/bin/sh\nexit 0\n")
+    (ways_root / "a" / "macro.sh").write_text("#!/bin/sh\n")
+    way = load_index(ways_root, cache_file=cache).ways[0]
+    assert (way.has_postcheck, way.has_macro) == (True, True)
+    assert parses == ["a"]
+
+
+def test_broken_ways_are_problems_cached_like_ways(
+    ways_root: Path, tmp_path: Path, parses: list[str]
+) -> None:
+    bad = write_way(ways_root, "bad", "description: D\nredisclose: 3\n")
+    settle(bad, write_way(ways_root, "good", WAY))
+    cache = tmp_path / "cache.json"
+    first = load_index(ways_root, cache_file=cache)
+    second = load_index(ways_root, cache_file=cache)
+    assert parses == ["bad", "good"]
+    assert first == second
+    assert [w.id for w in second.ways] == ["good"]
+    assert [str(p) for p in second.problems] == [
+        f"{bad}:3: error: redisclose is retired: run `gfh ways migrate` to turn it into a curve"
+    ]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"not json", b"[]", b'{"format": 99}', b'{"format":5,"root":"/x","entries":{}}'],
+)
+def test_a_corrupt_or_foreign_cache_is_rebuilt(
+    ways_root: Path, tmp_path: Path, content: bytes
+) -> None:
+    settle(write_way(ways_root, "a", WAY))
+    cache = tmp_path / "cache.json"
+    cache.write_bytes(content)
+    index = load_index(ways_root, cache_file=cache)
+    assert [w.id for w in index.ways] == ["a"]
+    assert json.loads(cache.read_text())["entries"]["a"][5][3][0][1] == ["x"]
+
+
+def test_a_damaged_entry_is_parsed_again(ways_root: Path, tmp_path: Path) -> None:
+    settle(write_way(ways_root, "a", WAY))
+    cache = tmp_path / "cache.json"
+    load_index(ways_root, cache_file=cache)
+    data = json.loads(cache.read_text())
+    data["entries"]["a"][5][3][1] = '["D", ["Exponential", -1], "tokens", ["agent"], [], "prepend"]'
+    cache.write_text(json.dumps(data))
+    assert load_index(ways_root, cache_file=cache).ways[0].curve.half_life == 30000  # type: ignore[union-attr]
+
+
+def test_the_default_cache_lives_in_the_private_state_dir(ways_root: Path, hermetic: Path) -> None:
+    settle(write_way(ways_root, "a", WAY))
+    load_index(ways_root)
+    cache = index_module.default_cache_file(ways_root)
+    assert cache.is_file()
+    assert cache.is_relative_to(hermetic / "gfh-state")
+    assert cache.stat().st_mode & 0o777 == 0o600
+
+
+def test_use_cache_false_writes_nothing(ways_root: Path, hermetic: Path) -> None:
+    write_way(ways_root, "a", WAY)
+    assert len(load_index(ways_root, use_cache=False).ways) == 1
+    assert not (hermetic / "gfh-state").exists()
+
+
+def test_a_warm_load_imports_no_yaml_click_git_or_filelock(ways_root: Path, tmp_path: Path) -> None:
+    settle(write_way(ways_root, "a", WAY))
+    cache = tmp_path / "cache.json"
+    code = (
+        "import sys; from gitflow_harness.ways.index import load_index; "
+        "from gitflow_harness.ways.match import magnitude; "
+        "from gitflow_harness.firing import EngagementState; "
+        f"ix = load_index({str(ways_root)!r}, cache_file={str(cache)!r}); "
+        "w = ix.ways[0]; m = magnitude(w, prompt='x y'); "
+        "print(EngagementState(w.curve).decide(1, m, 0.5).kind)"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.stdout.strip() == "first"
+    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()}
+    heavy = {"yaml", "frontmatter", "click", "git", "filelock", "gitflow_harness.ways.parse"}
+    assert imported & heavy == set()
+    assert "gitflow_harness.ways.index" in imported
+
+
+@pytest.fixture
+def listings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every directory the index lists (rather than takes from the cache)."""
+    seen: list[str] = []
+    real = index_module._list
+
+    def counting(path: str, rel: str, mtime: int, now: int) -> object:
+        seen.append(rel)
+        return real(path, rel, mtime, now)
+
+    monkeypatch.setattr(index_module, "_list", counting)
+    return seen
+
+
+def test_settled_directories_are_not_listed_again(
+    ways_root: Path, tmp_path: Path, listings: list[str], parses: list[str]
+) -> None:
+    for way_id in ("g/a", "g/b", "c"):
+        write_way(ways_root, way_id, WAY)
+    settle_tree(ways_root)
+    cache = tmp_path / "cache.json"
+    load_index(ways_root, cache_file=cache)
+    assert sorted(listings) == ["", "c", "g", "g/a", "g/b"]
+    listings.clear()
+    parses.clear()
+    before = cache.stat().st_mtime_ns
+    index = load_index(ways_root, cache_file=cache)
+    assert (listings, parses) == ([], [])
+    assert [w.id for w in index.ways] == ["c", "g/a", "g/b"]
+    assert cache.stat().st_mtime_ns == before  # nothing changed: not rewritten
+
+
+def test_an_added_way_or_sibling_changes_its_directory_and_is_seen(
+    ways_root: Path, tmp_path: Path, listings: list[str], parses: list[str]
+) -> None:
+    write_way(ways_root, "g/a", WAY)
+    settle_tree(ways_root)
+    cache = tmp_path / "cache.json"
+    load_index(ways_root, cache_file=cache)
+    listings.clear()
+    parses.clear()
+    write_way(ways_root, "g/new", WAY)
+    (ways_root / "g" / "a" / "postcheck.sh").write_text("#!/bin/sh\n")
+    index = load_index(ways_root, cache_file=cache)
+    assert sorted(listings) == ["g", "g/a", "g/new"]
+    assert parses == ["g/new"]
+    assert [(w.id, w.has_postcheck) for w in index.ways] == [("g/a", True), ("g/new", False)]
+
+
+def test_a_removed_way_file_drops_out(ways_root: Path, tmp_path: Path) -> None:
+    path = write_way(ways_root, "a", WAY)
+    write_way(ways_root, "b", WAY)
+    settle_tree(ways_root)
+    cache = tmp_path / "cache.json"
+    load_index(ways_root, cache_file=cache)
+    path.unlink()
+    assert [w.id for w in load_index(ways_root, cache_file=cache).ways] == ["b"]
+
+
+def test_without_a_usable_state_dir_the_index_loads_uncached(
+    ways_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    monkeypatch.setenv("GFH_STATE_HOME", str(blocker))
+    write_way(ways_root, "a", WAY)
+    assert [w.id for w in load_index(ways_root).ways] == ["a"]

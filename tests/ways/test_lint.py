@@ -1,0 +1,150 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gitflow_harness import git
+from gitflow_harness.ways.lint import lint
+from tests.helpers import commit
+from tests.ways.conftest import EXP, write_way
+
+WHEN = "when: {keywords: [x]}\n"
+
+
+def _tree(repo: Path) -> Path:
+    """A ways tree in which every way has exactly one kind of problem."""
+    root = repo / "hooks" / "ways"
+    write_way(root, "ok", "description: Fine\n" + WHEN + EXP)
+    write_way(root, "missing-curve", "description: D\n" + WHEN)
+    write_way(root, "bad-curve", "description: D\n" + WHEN + "curve: Exponential\n")
+    write_way(
+        root,
+        "half-life",
+        "description: D\n" + WHEN + "curve:\n  type: Exponential\n  half_life: 0\n",
+    )
+    write_way(
+        root,
+        "staircase",
+        "description: D\n" + WHEN + "curve:\n  type: ProgressiveStaircase\n"
+        "  steps: [[0, 1.0], [500, 0.5], [400, 0.2]]\n",
+    )
+    write_way(root, "unknown", "description: D\n" + WHEN + EXP + "colour: red\nx-mine: ok\n")
+    write_way(root, "legacy", "description: D\n" + WHEN + "redisclose: 15\n")
+    write_way(root, "regex", "description: D\nwhen:\n  prompt: '(open'\n" + EXP)
+    write_way(root, "no-trigger", "description: D\n" + EXP)
+    write_way(root, "globs", "description: D\nwhen:\n  files: ['README.md', 'nothing/**']\n" + EXP)
+    write_way(root, "macro-missing", "description: D\n" + WHEN + EXP + "macro: append\n")
+    write_way(root, "empty", "description: D\n" + WHEN + EXP, body="\n")
+    scripts = write_way(root, "scripts", "description: D\n" + EXP).parent
+    (scripts / "postcheck.sh").write_text("#!/bin/sh\nexit 1\n")
+    (scripts / "macro.sh").write_text("#!/bin/sh\necho hi\n")
+    os.chmod(scripts / "postcheck.sh", 0o755)
+    (root / "group" / "notes").mkdir(parents=True)
+    (root / "group" / "notes" / "note.md").write_text("# meant as a way?\n")
+    (root / "group" / "README.md").write_text("# about this group\n")
+    return root
+
+
+EXPECTED = [
+    "bad-curve/bad-curve.md:4: error: curve: expected a mapping, got 'Exponential' (a string)",
+    "empty/empty.md:6: warning: the body is empty and there is no macro.sh: nothing to inject",
+    "globs/globs.md:4: warning: when.files: glob 'nothing/**' matches no file tracked by git",
+    "group/notes/note.md: warning: not a way: a way is <dir>/<dir>.md, so this file is never "
+    "loaded; rename it notes.md or move it into a directory named note",
+    "half-life/half-life.md:6: error: curve: half_life: expected an integer >= 1, got 0",
+    "legacy/legacy.md:4: error: redisclose is retired: run `gfh ways migrate` to turn it into a "
+    "curve",
+    "macro-missing/macro-missing.md:5: warning: macro: set, but there is no macro.sh beside the "
+    "way",
+    "missing-curve/missing-curve.md:1: error: missing required field 'curve'",
+    "no-trigger/no-trigger.md:1: error: no trigger: add a `when:` lane (prompt, keywords, files, "
+    "commands, session_start), `roles:`, or a postcheck.sh beside it",
+    "regex/regex.md:4: error: when.prompt: regex '(open' does not compile: missing ), "
+    "unterminated subpattern at position 0",
+    "scripts/macro.sh: warning: macro.sh is not executable, so the hook cannot run it: "
+    "chmod +x macro.sh and commit it",
+    "scripts/postcheck.sh: warning: postcheck.sh is not tracked by git; hooks run only "
+    "postchecks committed at HEAD (so a checkout cannot run new code through them): git add "
+    "and commit it",
+    "staircase/staircase.md:6: error: curve: steps: deltas must strictly increase; step 3 (400) "
+    "is not after step 2 (500)",
+    "unknown/unknown.md:5: error: unknown field 'colour' in a way (known: description, when, "
+    "curve, axis, scope, roles, macro; free-form fields start with 'x-')",
+]
+
+
+def _lines(report_problems: list[object], root: Path) -> list[str]:
+    prefix = f"{root}/"
+    return sorted(str(p).removeprefix(prefix) for p in report_problems)
+
+
+def test_lint_reports_every_problem_with_file_and_line(repo: Path) -> None:
+    root = _tree(repo)
+    report = lint([], root=root, repo=git.discover(repo))
+    assert _lines(report.problems, root) == EXPECTED
+    assert report.files == 13
+    assert (report.errors, report.warnings) == (8, 6)
+
+
+def test_a_committed_postcheck_and_executable_macro_are_fine(repo: Path) -> None:
+    root = _tree(repo)
+    os.chmod(root / "scripts" / "macro.sh", 0o755)
+    commit(repo, "add ways", {})
+    report = lint([root / "scripts"], root=root, repo=git.discover(repo))
+    assert report.problems == []
+
+
+def test_lint_of_a_sibling_script_lints_its_way(repo: Path) -> None:
+    root = _tree(repo)
+    report = lint(
+        [root / "legacy" / "legacy.md", root / "scripts" / "postcheck.sh"],
+        root=root,
+        repo=git.discover(repo),
+    )
+    assert report.files == 2
+    assert [p.severity for p in report.problems] == ["error", "warning", "warning"]
+
+
+def test_lint_of_a_missing_path_is_a_usage_error(repo: Path) -> None:
+    from gitflow_harness.errors import UsageError
+
+    with pytest.raises(UsageError, match="no such file"):
+        lint([repo / "nope.md"], root=repo, repo=None)
+
+
+def test_fix_removes_unknown_fields_and_keeps_every_other_byte(repo: Path) -> None:
+    path = repo / "hooks" / "ways" / "a" / "a.md"
+    path.parent.mkdir(parents=True)
+    original = (
+        "\ufeff---\r\n"
+        "description: A way  # keep this comment\r\n"
+        "colour: red\r\n"
+        "when:\r\n"
+        "  keywords: [x]\r\n"
+        "tags:\r\n"
+        "  - one\r\n"
+        "  - two\r\n"
+        "\r\n"
+        "# a comment that stays\r\n"
+        "curve: {type: Flat, suppression: 5}\r\n"
+        "x-owner: me\r\n"
+        "---\r\n"
+        "Body with colour: red in it.\r\n"
+    ).encode()
+    path.write_bytes(original)
+    report = lint([path], root=repo / "hooks" / "ways", repo=git.discover(repo), fix=True)
+    assert report.fixed == [(str(path), "colour"), (str(path), "tags")]
+    assert report.problems == []
+    assert path.read_bytes() == original.replace(b"colour: red\r\n", b"", 1).replace(
+        b"tags:\r\n  - one\r\n  - two\r\n", b""
+    )
+
+
+def test_fix_leaves_a_clean_file_untouched(repo: Path) -> None:
+    path = write_way(repo / "hooks" / "ways", "a", "description: A\n" + WHEN + EXP)
+    before = path.stat().st_mtime_ns, path.read_bytes()
+    report = lint([path], root=repo / "hooks" / "ways", repo=None, fix=True)
+    assert report.fixed == []
+    assert (path.stat().st_mtime_ns, path.read_bytes()) == before

@@ -1,0 +1,151 @@
+from __future__ import annotations
+
+import pytest
+
+from gitflow_harness.firing import Exponential
+from gitflow_harness.ways.literals import required_literals
+from gitflow_harness.ways.match import (
+    commands_lane,
+    files_lane,
+    glob_match,
+    keyword_in,
+    keywords_lane,
+    magnitude,
+    prompt_lane,
+    prompt_magnitude,
+    repo_relative,
+    roles_lane,
+    session_start_lane,
+)
+from gitflow_harness.ways.model import Lanes, Way
+
+
+def _way(**lanes: object) -> Way:
+    for name in ("prompt", "commands"):
+        if lanes.get(name):
+            lanes[f"{name}_hints"] = required_literals(str(lanes[name]))
+    return Way(
+        id="w",
+        file="/ways/w/w.md",
+        description="d",
+        lanes=Lanes(**lanes),  # type: ignore[arg-type]
+        curve=Exponential(100),
+    )
+
+
+def test_prompt_regex_is_case_insensitive_and_searches_anywhere() -> None:
+    way = _way(prompt=r"\bmerge\b")
+    assert prompt_lane(way, "Please MERGE it") == 1
+    assert prompt_lane(way, "emerged") == 0
+    assert prompt_lane(_way(), "merge") == 0
+
+
+def test_keywords_match_whole_words_and_phrases_in_any_case() -> None:
+    way = _way(keywords=("commit message", "c++", "test"))
+    assert keywords_lane(way, "Write a good Commit\n message") == 1
+    assert keywords_lane(way, "port it to C++ today") == 1
+    assert keywords_lane(way, "the tests pass") == 0
+    assert keywords_lane(way, "a test passes") == 1
+    assert keywords_lane(way, "commitment") == 0
+
+
+@pytest.mark.parametrize(
+    ("glob", "matching", "not_matching"),
+    [
+        ("*.py", ["a.py", "src/deep/a.py"], ["a.pyc", "a.py/x"]),
+        ("src/*.py", ["src/a.py"], ["src/x/a.py", "lib/src/a.py"]),
+        ("src/**/*.py", ["src/a.py", "src/x/y/a.py"], ["a.py", "lib/src/a.py"]),
+        ("**/test_*.py", ["test_a.py", "x/y/test_a.py"], ["x/a_test.py"]),
+        ("docs/", ["docs/a.md", "docs/x/y.md"], ["docsx/a.md", "a/docs/b.md"]),
+        ("/README.md", ["README.md"], ["sub/README.md"]),
+        ("tests/[!_]*.py", ["tests/a.py"], ["tests/_a.py"]),
+        ("file?.txt", ["file1.txt", "d/file2.txt"], ["file10.txt"]),
+        ("a[b.txt", ["a[b.txt"], ["ab.txt"]),
+        ("gitflow_harness/agent/**", ["gitflow_harness/agent/x/y.py"], ["gitflow_harness/a.py"]),
+        ("**", ["a", "a/b/c"], []),
+        ("src/**/test_*.py", ["src/test_a.py", "src/x/test_b.py"], ["src/x/b_test.py"]),
+        ("[a-c]*.md", ["b.md", "x/a1.md"], ["d.md", "-.md"]),
+        ("*.[!p]*", ["a.md"], ["a.py"]),
+        ("a*b*c", ["abc", "aXbYc", "abbbc"], ["acb", "ab"]),
+    ],
+)
+def test_file_globs_match_repo_relative_paths(
+    glob: str, matching: list[str], not_matching: list[str]
+) -> None:
+    way = _way(files=(glob,))
+    for path in matching:
+        assert files_lane(way, [path]) == 1, (glob, path)
+    for path in not_matching:
+        assert files_lane(way, [path]) == 0, (glob, path)
+
+
+@pytest.mark.parametrize(
+    ("glob", "path"),
+    [
+        (g, p)
+        for g in ("*.py", "src/*", "a?c", "[ab]x", "**/x", "*a*b")
+        for p in ("a.py", "src/a.py", "abc", "bx", "x", "q/x", "zazb", "src/x/y.py")
+    ],
+)
+def test_glob_match_agrees_with_fnmatch_on_single_segment_globs(glob: str, path: str) -> None:
+    """If a glob has one segment, then matching it against a file name is fnmatch's job."""
+    import fnmatch
+
+    if "/" in glob:
+        return
+    name = path.rsplit("/", 1)[-1]
+    assert glob_match(glob, path) == fnmatch.fnmatchcase(name, glob)
+
+
+def test_files_lane_matches_when_any_path_matches_any_glob() -> None:
+    way = _way(files=("*.md", "src/**"))
+    assert files_lane(way, ["a.txt", "./src/b.txt"]) == 1
+    assert files_lane(way, ["a.txt", "b.txt"]) == 0
+    assert files_lane(way, []) == 0
+
+
+def test_keyword_in_respects_word_edges_and_collapses_spacing() -> None:
+    assert keyword_in("ship it", "OK, Ship\t  It!")
+    assert not keyword_in("ship it", "ship items")
+    assert not keyword_in("it", "bit")
+    assert not keyword_in("it", "fix it_")
+    assert keyword_in("gfh done", "ran gfh done.")
+    assert not keyword_in("   ", "anything")
+
+
+def test_commands_regex_is_case_sensitive() -> None:
+    way = _way(commands=r"\bgit\s+commit\b")
+    assert commands_lane(way, "cd x && git  commit -m y") == 1
+    assert commands_lane(way, "GIT COMMIT") == 0
+
+
+def test_magnitude_counts_the_lanes_that_matched() -> None:
+    way = _way(prompt="deploy", keywords=("deploy",), files=("*.py",), commands="deploy")
+    assert prompt_magnitude(way, "deploy now") == 2
+    assert magnitude(way, prompt="deploy now") == 2
+    assert magnitude(way, files=["a.py"], command="make deploy") == 2
+    assert magnitude(way, prompt="nothing", files=["a.txt"], command="ls") == 0
+    assert magnitude(_way(session_start=True), session_start=True) == 1
+    assert session_start_lane(_way()) == 0
+
+
+def test_roles_lane_matches_the_subagent_types_a_way_names() -> None:
+    way = Way(
+        id="w",
+        file="/w.md",
+        description="d",
+        lanes=Lanes(),
+        curve=Exponential(5),
+        roles=("reviewer", "tester"),
+    )
+    assert roles_lane(way, "reviewer") == 1
+    assert roles_lane(way, "implementer") == 0
+    assert magnitude(way, role="tester") == 1
+
+
+def test_repo_relative_paths() -> None:
+    assert repo_relative("/repo/src/a.py", "/repo") == "src/a.py"
+    assert repo_relative("src/../b.py", "/repo") == "b.py"
+    assert repo_relative("/other/a.py", "/repo") is None
+    assert repo_relative("/repository/a.py", "/repo") is None
+    assert repo_relative("/repo", "/repo") is None

@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gitflow_harness.firing import ActionPotential
+from gitflow_harness.store.documents import parse_document
+from gitflow_harness.ways.model import Lanes, Way, read_body, split_body
+from gitflow_harness.ways.parse import parse_way_file
+from tests.ways.conftest import write_way
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\na: 1\n---\nbody\n",
+        "---\r\na: 1\r\n---\r\nbody\r\nmore\r\n",
+        "---\na: 1\n...\nbody with --- inside\n---\n",
+        "---\na: 1\n---",
+        "---  \na: 1\n---  \n\nbody\n",
+    ],
+)
+def test_split_body_agrees_with_the_document_parser(text: str, tmp_path: Path) -> None:
+    assert split_body(text) == parse_document(text, tmp_path / "x.md").body
+
+
+def test_read_body_drops_the_bom_and_frontmatter(ways_root: Path) -> None:
+    path = ways_root / "a" / "a.md"
+    path.parent.mkdir()
+    path.write_bytes("\ufeff---\r\ndescription: A\r\n---\r\n# Title\r\n".encode())
+    way = Way(
+        id="a", file=str(path), description="A", lanes=Lanes(), curve=ActionPotential(1, 1, 0, 1)
+    )
+    assert read_body(way) == "# Title\r\n"
+
+
+def test_a_way_survives_the_cache_payload_through_json(ways_root: Path) -> None:
+    path = write_way(
+        ways_root,
+        "a",
+        "description: Ünïcode\nwhen:\n  prompt: 'deploy|ship'\n  files: ['*.py']\n"
+        "  session_start: true\ncurve:\n  type: ProgressiveStaircase\n"
+        "  steps: [[0, 1.0], [9, 0.25]]\n"
+        "axis: turns\nscope: [subagent]\nroles: [reviewer]\nmacro: append\n",
+    )
+    way, _ = parse_way_file(str(path), "a", has_postcheck=True)
+    assert way is not None
+    payload = json.loads(json.dumps(way.to_payload()))
+    again = Way.from_payload(payload, id="a", file=str(path), has_macro=False, has_postcheck=True)
+    assert again == way
+    assert again.trigger_names() == ("prompt", "files", "session_start", "postcheck", "roles")
+
+
+def test_a_damaged_payload_is_parsed_again_from_its_file(ways_root: Path) -> None:
+    path = write_way(
+        ways_root,
+        "a",
+        "description: A\nwhen: {keywords: [x]}\ncurve: {type: Flat, suppression: 7}\n",
+    )
+    broken = Way.from_payload(
+        [["not", "lanes"], "not json"], id="a", file=str(path), has_macro=False, has_postcheck=False
+    )
+    assert broken.lanes.keywords == ("x",)
+    assert broken.curve.to_dict() == {"type": "Flat", "suppression": 7}
+
+
+def test_ways_are_immutable(ways_root: Path) -> None:
+    way = Way(
+        id="a", file="/a.md", description="A", lanes=Lanes(), curve=ActionPotential(1, 1, 0, 1)
+    )
+    with pytest.raises(AttributeError, match="immutable"):
+        way.id = "b"  # type: ignore[misc]
