@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "accept": "gitflow_harness.cli.workflow:accept",
     "ensure": "gitflow_harness.cli.workflow:ensure",
     "report": "gitflow_harness.cli.report:report",
+    "task": "gitflow_harness.cli.task:task",
     "ways": "gitflow_harness.cli.ways:ways",
 }
 

@@ -29,14 +29,17 @@ class StopVerdict:
     rule: str | None
     reason: str
     enforced: bool  # False when the adapter only observes: `rule` is what it would have blocked on
+    tool_turn: bool = False
 
     def data(self) -> dict[str, object]:
+        """The `stop.verdict` event's data: DESIGN's four fields, then `enforced`, `tool_turn`."""
         return {
             "adapter": self.adapter,
             "decision": self.decision,
             "rule": self.rule,
             "reason": self.reason,
             "enforced": self.enforced,
+            "tool_turn": self.tool_turn,
         }
 
 
@@ -71,9 +74,13 @@ def decide(evaluation: Evaluation, *, adapter: str, ritual: RitualConfig) -> Sto
     if evaluation.outcome == "unavailable":
         return StopVerdict(adapter, "fail_open", None, evaluation.reason, enforced)
     if evaluation.outcome == "pass":
-        return StopVerdict(adapter, "allow", None, "ritual complete", enforced)
+        return StopVerdict(
+            adapter, "allow", None, "ritual complete", enforced, evaluation.tool_turn
+        )
     decision: Decision = "block" if enforced else "allow"
-    return StopVerdict(adapter, decision, evaluation.rule, evaluation.message(), enforced)
+    return StopVerdict(
+        adapter, decision, evaluation.rule, evaluation.message(), enforced, evaluation.tool_turn
+    )
 
 
 def stop_verdict(

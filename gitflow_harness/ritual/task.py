@@ -12,11 +12,12 @@ import hashlib
 import hmac
 import json
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
 from gitflow_harness.errors import GfhError, UsageError
-from gitflow_harness.store.events import now_at
+from gitflow_harness.store.events import current_session, now_at
 from gitflow_harness.store.fsutil import (
     PRIVATE_FILE,
     FileExistsGfhError,
@@ -25,6 +26,9 @@ from gitflow_harness.store.fsutil import (
     write_private,
 )
 from gitflow_harness.store.state import session_dir, state_home
+
+if TYPE_CHECKING:
+    from gitflow_harness.workspace import Workspace
 
 TASK_FILE: Final = "task.json"
 KEY_FILE: Final = "task.key"
@@ -88,6 +92,64 @@ def task_fingerprint(session: str) -> str | None:
     """Return the fingerprint of the current task of `session`, or None."""
     text = current_task(session)
     return None if text is None else fingerprint(text)
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """A recorded `coord.task_changed`: what was declared, as the log knows it."""
+
+    session: str
+    state: str  # "set" | "cleared"
+    fingerprint: str | None
+    had_task: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session": self.session,
+            "state": self.state,
+            "fingerprint": self.fingerprint,
+            "had_task": self.had_task,
+        }
+
+
+def require_session() -> str:
+    """Return `$GFH_SESSION`, or refuse: a task belongs to an agent session."""
+    session = current_session()
+    if session is None:
+        raise UsageError(
+            "no agent session: $GFH_SESSION is not set (the SessionStart hook sets it); "
+            "a task is the focus of an agent session's turn"
+        )
+    return session
+
+
+def declare(ws: Workspace, text: str) -> Declaration:
+    """Set the task and record `coord.task_changed` — on every call, changed or not.
+
+    The call is the turn's declaration for the end-of-turn ritual, so an unchanged task is
+    recorded again.
+    """
+    session = require_session()
+    had = current_task_or_none(session) is not None
+    mark = set_task(session, text)
+    ws.record("coord.task_changed", {"state": "set", "fingerprint": mark})
+    return Declaration(session, "set", mark, had)
+
+
+def declare_cleared(ws: Workspace) -> Declaration:
+    """Clear the task and record `coord.task_changed` with state `cleared`."""
+    session = require_session()
+    had = clear_task(session)
+    ws.record("coord.task_changed", {"state": "cleared", "fingerprint": None})
+    return Declaration(session, "cleared", None, had)
+
+
+def current_task_or_none(session: str) -> str | None:
+    """Like `current_task`, but damaged state reads as no task (it is about to be replaced)."""
+    try:
+        return current_task(session)
+    except TaskStateError:
+        return None
 
 
 def _path(session: str, *, create: bool = True) -> Path:

@@ -19,6 +19,7 @@ DETECTORS: Final[tuple[str, ...]] = (
     "gitflow_harness.report.detectors.follow_through:HintFollowThrough",
     "gitflow_harness.report.detectors.skipped_prepare:SkippedPrepare",
     "gitflow_harness.learning.detector:LearningDetector",
+    "gitflow_harness.ritual.detector:StopRitual",
 )
 
 

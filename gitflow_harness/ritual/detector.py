@@ -1,0 +1,97 @@
+"""`stop-ritual`: how turns ended — evaluated, blocked (by rule), repaired, failed open.
+
+Read from `stop.verdict` events alone. A verdict that follows a block in the same session is a
+repair attempt; the first verdict of a chain tells whether the ritual was completed unprompted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Final
+
+from gitflow_harness.report.model import DetectorResult, Finding, ReportContext, Status
+from gitflow_harness.store.events import Event
+
+ID: Final = "stop-ritual"
+
+
+class StopRitual:
+    """Count Stop verdicts per adapter, blocks by rule, repairs and fail-opens."""
+
+    id = ID
+
+    def __init__(self, ctx: ReportContext | None = None) -> None:
+        self.evaluated: Counter[str] = Counter()
+        self.blocks: Counter[str] = Counter()
+        self.would_block: Counter[str] = Counter()  # adapters that only observe
+        self.fail_open: Counter[str] = Counter()
+        self.repaired = 0
+        self.unrepaired_blocks = 0
+        self.tool_turns = 0
+        self.unprompted = 0
+        # session -> was its latest verdict a block? (one bool per session seen)
+        self._blocked: dict[str, bool] = {}
+
+    def observe(self, event: Event) -> None:
+        if event.type != "stop.verdict":
+            return
+        data = event.data
+        adapter = str(data.get("adapter"))
+        decision = data.get("decision")
+        rule = data.get("rule")
+        self.evaluated[adapter] += 1
+        session = event.session or ""
+        after_block = self._blocked.get(session, False)
+        if decision == "fail_open":
+            self.fail_open[str(data.get("reason"))] += 1
+        elif decision == "block":
+            self.blocks[str(rule)] += 1
+        elif rule is not None:
+            self.would_block[f"{adapter}:{rule}"] += 1
+        if after_block and decision == "allow" and rule is None:
+            self.repaired += 1
+        if not after_block and data.get("tool_turn") is True and decision != "fail_open":
+            self.tool_turns += 1
+            if rule is None:
+                self.unprompted += 1
+        self._blocked[session] = decision == "block"
+
+    def finish(self, ctx: ReportContext) -> DetectorResult:
+        total = sum(self.evaluated.values())
+        if total == 0:
+            return DetectorResult(self.id, "insufficient-evidence", 0)
+        blocks = sum(self.blocks.values())
+        fail_opens = sum(self.fail_open.values())
+        evidence = {
+            "evaluated": dict(sorted(self.evaluated.items())),
+            "blocks_by_rule": dict(sorted(self.blocks.items())),
+            "would_block": dict(sorted(self.would_block.items())),
+            "repaired_after_block": self.repaired,
+            "fail_open": dict(sorted(self.fail_open.items())),
+            "tool_turns": self.tool_turns,
+            "unprompted": self.unprompted,
+        }
+        share = f"{self.unprompted} of {self.tool_turns}" if self.tool_turns else "no"
+        observed = (
+            f"{total} turn(s) evaluated at Stop; {blocks} blocked, {self.repaired} repaired "
+            f"after a block, {fail_opens} failed open; {share} tool turn(s) completed the "
+            "ritual unprompted."
+        )
+        attention = fail_opens > 0 or (self.tool_turns and self.unprompted < self.tool_turns)
+        if fail_opens:
+            next_step = (
+                "Fail-opens mean the Stop hook had no evidence: check that the prompt hook "
+                "(UserPromptSubmit / beforeSubmitPrompt) is installed (`gfh init`)."
+            )
+        elif attention:
+            next_step = (
+                "Agents end tool turns without the ritual until blocked: add the ritual to the "
+                "agent's instructions (status --end-turn, the box, task set)."
+            )
+        else:
+            next_step = "Nothing to do: turns end with the ritual complete."
+        finding = Finding(
+            self.id, "stop", "attention" if attention else "good", observed, evidence, next_step
+        )
+        status: Status = "fired"
+        return DetectorResult(self.id, status, total, (finding,))

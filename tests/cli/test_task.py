@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+from gitflow_harness.store.state import session_dir
+from tests.helpers import CliRunner, read_events
+
+SESSION = {"GFH_SESSION": "claude:task-test"}
+
+
+def test_set_records_on_every_call_even_unchanged(repo: Path, gfh: CliRunner) -> None:
+    first = gfh("task", "set", "fix the parser", env=SESSION)
+    assert (first.code, first.out) == (0, "task: fix the parser\n")
+    again = gfh("task", "set", "fix the parser", "--json", env=SESSION)
+    assert again.code == 0
+    assert again.json()["had_task"] is True
+    events = [e for e in read_events(repo) if e["type"] == "coord.task_changed"]
+    assert len(events) == 2
+    assert {e["session"] for e in events} == {"claude:task-test"}
+    assert events[0]["data"]["state"] == "set"
+    assert events[0]["data"]["fingerprint"] == events[1]["data"]["fingerprint"]
+    assert len(events[0]["data"]["fingerprint"]) == 64
+
+
+def test_the_text_stays_in_private_session_state(repo: Path, gfh: CliRunner) -> None:
+    gfh("task", "set", "canary-4417 refactor", env=SESSION)
+    log_text = "".join(p.read_text() for p in (repo / ".git" / "gitflow-harness").rglob("*.jsonl"))
+    assert "canary-4417" not in log_text
+    stored = session_dir("claude:task-test") / "task.json"
+    assert "canary-4417" in stored.read_text()
+    assert stat.S_IMODE(stored.stat().st_mode) == 0o600
+    assert gfh("task", "show", env=SESSION).out == "canary-4417 refactor\n"
+
+
+def test_empty_text_declares_a_conversational_turn(repo: Path, gfh: CliRunner) -> None:
+    result = gfh("task", "set", "", env=SESSION)
+    assert result.out == "task: (conversational turn, no focus)\n"
+    [event] = [e for e in read_events(repo) if e["type"] == "coord.task_changed"]
+    assert event["data"]["state"] == "set"
+    assert gfh("task", "show", "--json", env=SESSION).json() == {
+        "session": "claude:task-test",
+        "task": "",
+    }
+
+
+def test_clear_records_and_show_reports_none(repo: Path, gfh: CliRunner) -> None:
+    gfh("task", "set", "x", env=SESSION)
+    cleared = gfh("task", "clear", env=SESSION)
+    assert cleared.out == "task cleared\n"
+    assert gfh("task", "clear", env=SESSION).out == "task cleared (none was set)\n"
+    assert gfh("task", "show", env=SESSION).out == "(no task set)\n"
+    states = [e["data"]["state"] for e in read_events(repo) if e["type"] == "coord.task_changed"]
+    assert states == ["set", "cleared", "cleared"]
+
+
+def test_show_records_nothing(repo: Path, gfh: CliRunner) -> None:
+    gfh("task", "show", env=SESSION)
+    assert read_events(repo) == []
+
+
+def test_without_a_session_it_refuses_clearly(repo: Path, gfh: CliRunner) -> None:
+    result = gfh("task", "set", "x")
+    assert result.code == 2
+    assert result.err.startswith("gfh: no agent session: $GFH_SESSION is not set")
+    assert read_events(repo) == []
+
+
+def test_status_shows_the_task(repo: Path, gfh: CliRunner) -> None:
+    gfh("task", "set", "ship the parser", env=SESSION)
+    box = gfh("status", env=SESSION).out
+    assert "│ task     ship the parser" in box

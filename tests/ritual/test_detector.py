@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gitflow_harness.report.model import ReportContext
+from gitflow_harness.ritual.detector import StopRitual
+from gitflow_harness.store.events import ReadStats, make_event
+from gitflow_harness.workspace import open_workspace
+
+
+def verdict(
+    session: str, decision: str, rule: str | None, adapter: str = "claude", **extra: Any
+) -> Any:
+    data = {
+        "adapter": adapter,
+        "decision": decision,
+        "rule": rule,
+        "reason": extra.pop("reason", "r"),
+        "enforced": adapter != "codex",
+        "tool_turn": extra.pop("tool_turn", True),
+    }
+    return make_event("stop.verdict", data, surface="hook", session=session, branch="b")
+
+
+def run(events: list[Any], repo: Path) -> Any:
+    detector = StopRitual()
+    for ev in events:
+        detector.observe(ev)
+    return detector.finish(ReportContext(open_workspace(repo), ReadStats()))
+
+
+def test_no_verdicts_is_insufficient_evidence(repo: Path) -> None:
+    result = run([], repo)
+    assert (result.status, result.considered, result.findings) == ("insufficient-evidence", 0, ())
+
+
+def test_counts_blocks_repairs_fail_opens_and_unprompted_turns(repo: Path) -> None:
+    events = [
+        verdict("claude:a", "allow", None),  # unprompted, complete
+        verdict("claude:a", "block", "status"),
+        verdict("claude:a", "block", "box"),  # a second block in the same chain
+        verdict("claude:a", "allow", None),  # repaired
+        verdict("cursor:b", "block", "task", adapter="cursor"),
+        verdict("cursor:b", "allow", None, adapter="cursor", tool_turn=False),  # repaired
+        verdict("codex:c", "allow", "status", adapter="codex"),  # would have blocked
+        verdict("claude:d", "fail_open", None, reason="no turn.started recorded"),
+        verdict("claude:e", "allow", None, tool_turn=False),  # prose turn: not a tool turn
+    ]
+    result = run(events, repo)
+    assert result.status == "fired"
+    assert result.considered == 9
+    [finding] = result.findings
+    assert finding.tone == "attention"
+    assert finding.evidence == {
+        "evaluated": {"claude": 6, "codex": 1, "cursor": 2},
+        "blocks_by_rule": {"box": 1, "status": 1, "task": 1},
+        "would_block": {"codex:status": 1},
+        "repaired_after_block": 2,
+        "fail_open": {"no turn.started recorded": 1},
+        "tool_turns": 4,
+        "unprompted": 1,
+    }
+    assert "Fail-opens" in finding.next_step
+
+
+def test_all_turns_complete_is_good(repo: Path) -> None:
+    result = run([verdict("claude:a", "allow", None), verdict("claude:a", "allow", None)], repo)
+    [finding] = result.findings
+    assert finding.tone == "good"
+    assert finding.evidence["unprompted"] == 2
