@@ -511,3 +511,23 @@ def worktrees(repo: Repo) -> list[Worktree]:
 def short(sha: str) -> str:
     """Return the conventional 7-character abbreviation of a full sha."""
     return sha[:7]
+
+
+# -- agent hooks ---------------------------------------------------------------------------
+
+
+def tracked_at_head_many(cwd: Path, paths: Sequence[str]) -> set[str]:
+    """Return which of `paths` (repo-relative, POSIX) are in HEAD's tree; one git call.
+
+    `cwd` is any directory of the working tree. An unborn HEAD tracks nothing.
+    """
+    if not paths:
+        return set()
+    proc = run(
+        ["ls-tree", "-z", "--name-only", "--full-tree", "HEAD", "--", *paths],
+        cwd=cwd,
+        check=False,
+    )
+    if proc.returncode != 0:
+        return set()
+    return set(split_z(proc.stdout)) & set(paths)

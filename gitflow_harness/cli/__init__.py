@@ -16,6 +16,8 @@ COMMANDS: dict[str, str] = {
     "config": "gitflow_harness.cli.config:config",
     "demo": "gitflow_harness.cli.demo:demo",
     "events": "gitflow_harness.cli.events:events",
+    "hook": "gitflow_harness.cli.hook:hook",
+    "init": "gitflow_harness.cli.init:init",
 }
 
 
