@@ -103,9 +103,7 @@ def _merge_grouped(path: str, data: dict[str, Any], adapter: str) -> int:
         present = any(
             is_ours(handler.get("command"), adapter, event)
             for group in groups
-            if isinstance(group, dict)
-            for handler in (group.get("hooks") if isinstance(group.get("hooks"), list) else [])
-            if isinstance(handler, dict)
+            for handler in _handlers(group)
         )
         if not present:
             groups.append(
@@ -121,6 +119,11 @@ def _merge_grouped(path: str, data: dict[str, Any], adapter: str) -> int:
             )
             added += 1
     return added
+
+
+def _handlers(group: object) -> list[dict[str, Any]]:
+    handlers = group.get("hooks") if isinstance(group, dict) else None
+    return [h for h in handlers if isinstance(h, dict)] if isinstance(handlers, list) else []
 
 
 def _merge_cursor(path: str, data: dict[str, Any]) -> int:
@@ -184,6 +187,8 @@ def _dump(data: dict[str, Any], original: str | None) -> str:
 
 
 def _kind(value: object) -> str:
-    return {dict: "an object", list: "a list", str: "a string"}.get(
-        type(value), type(value).__name__
-    )
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return "a string" if isinstance(value, str) else json.dumps(value)
