@@ -124,8 +124,8 @@ class HookContext:
 
         reader = READERS.get(self.adapter.TOKENS or "")
         path = self.event.transcript
-        if reader is None or not path:
-            return None
+        if reader is None or not path or not os.path.isfile(path):
+            return None  # absent, or not a regular file (a FIFO would block the hook)
         from pathlib import Path
 
         try:

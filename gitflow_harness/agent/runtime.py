@@ -132,7 +132,7 @@ class HookCall:
             line = f"gfh hook {adapter} {event}: internal error ({what}); let through"
         _quietly(lambda: self.err.write(line + "\n"))
         if isinstance(exc, OSError | ValueError) and _is_stdout_error(exc, self.out):
-            _silence_stdout()
+            _silence(self.out)
         elif not self.wrote:
             _quietly(lambda: self.write(self.adapter.neutral()))
         _quietly(lambda: self._record_error(adapter, event, what))
@@ -274,12 +274,12 @@ def _is_stdout_error(exc: BaseException, out: IO[str]) -> bool:
         return True
 
 
-def _silence_stdout() -> None:
-    # The host stopped reading: point fd 1 at /dev/null so the interpreter's final flush cannot
-    # print "Exception ignored" on the way out.
+def _silence(stream: IO[str]) -> None:
+    # The host stopped reading: point the stream's descriptor at /dev/null so the interpreter's
+    # final flush cannot print "Exception ignored" on the way out.
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, stream.fileno())
     except (OSError, ValueError, AttributeError):
         pass
 

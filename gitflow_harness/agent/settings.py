@@ -8,6 +8,7 @@ default). A configuration error is raised as `ConfigError`: the hook fails open 
 
 from __future__ import annotations
 
+import json
 import os
 
 from gitflow_harness import __version__
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from gitflow_harness.agent.session import SessionState
 
 CONFIG_FILE = ".gitflow-harness.toml"
+CACHE_FILE = "config.json"
 
 
 def config_key(top: Path) -> list[Any]:
@@ -34,14 +36,22 @@ def config_key(top: Path) -> list[Any]:
 
 
 def hook_config(top: Path | None, store: SessionState | None) -> dict[str, Any]:
-    """Return the effective configuration of the repository at `top`, section by section."""
+    """Return the effective configuration of the repository at `top`, section by section.
+
+    The cache is its own file, replaced atomically and never under the session lock: parallel
+    hook calls write the same content, and a reader sees a whole file or none.
+    """
     if top is None:
         from gitflow_harness.store.config import default_config
 
         return default_config().as_dict()
     key = config_key(top)
-    if store is not None:
-        cached = store.read().get("config")
+    cache = store.directory / CACHE_FILE if store is not None else None
+    if cache is not None:
+        try:
+            cached = json.loads(cache.read_bytes())
+        except (OSError, ValueError):
+            cached = None
         if isinstance(cached, dict) and cached.get("key") == key:
             values = cached.get("values")
             if isinstance(values, dict):
@@ -49,7 +59,8 @@ def hook_config(top: Path | None, store: SessionState | None) -> dict[str, Any]:
     from gitflow_harness.store.config import load_config
 
     values = load_config(top).as_dict()
-    if store is not None:
-        with store.update() as state:
-            state["config"] = {"key": key, "values": values}
+    if cache is not None:
+        from gitflow_harness.store.fsutil import write_private
+
+        write_private(cache, json.dumps({"key": key, "values": values}))
     return values
