@@ -49,6 +49,7 @@ CONTEXT_EVENTS = frozenset(
 )
 BLOCKING_EVENTS = frozenset({"Stop", "SubagentStop"})
 MAX_CONTEXT = 10_000  # Claude Code caps every output string at 10,000 characters
+DEFERS = False
 TOKENS = "claude"  # the transcript reader that gives this host's context position
 
 

@@ -38,6 +38,7 @@ CONTEXT_EVENTS = frozenset(
     {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SubagentStart"}
 )
 MAX_CONTEXT = 10_000
+DEFERS = False
 TOKENS = "codex"  # the rollout's `token_count` events give the context position
 
 

@@ -45,6 +45,8 @@ class HookContext:
         self._observed: list[Position] = []
         self._config: dict[str, Any] | None = None
         self._paths: tuple[str, ...] | None = None
+        self._position: Position | None = None
+        self._position_read = False
 
     # -- facts -------------------------------------------------------------------------------
 
@@ -95,7 +97,7 @@ class HookContext:
     @property
     def pending(self) -> list[dict[str, Any]]:
         """Way ids this source offered where the host could not take them, waiting for now."""
-        if not self.deliverable:
+        if not self.adapter.DEFERS or not self.deliverable:
             return []
         items = self.state.get("pending")
         if not isinstance(items, list):
@@ -110,11 +112,14 @@ class HookContext:
         if axis == ticks.SECONDS:
             return ticks.SECONDS, ticks.seconds_tick()
         if axis == ticks.TOKENS:
-            position = self._read_position()
-            if position is not None:
-                if ticks.observe(self.state, position):
-                    sessions.compact(self.state)
-                self._observed.append(position)
+            if not self._position_read:  # read and fold the transcript once per call
+                self._position_read = True
+                self._position = self._read_position()
+                if self._position is not None:
+                    if ticks.observe(self.state, self._position):
+                        sessions.compact(self.state)
+                    self._observed.append(self._position)
+            position = self._position
             if position is not None or ticks.has_tokens(self.state):
                 return ticks.TOKENS, ticks.token_tick(self.state)
         return ticks.TURNS, ticks.turn_tick(self.state)

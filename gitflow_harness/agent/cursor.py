@@ -42,6 +42,7 @@ EVENTS = {
 CONTEXT_EVENTS = frozenset({"sessionStart", "postToolUse", "postToolUseFailure"})
 BLOCKING_EVENTS = frozenset({"stop"})
 MAX_CONTEXT = 10_000
+DEFERS = True  # context a prompt calls for waits for the next event that can carry it
 TOKENS = None  # Cursor reports no context position to hooks: ways use the `turns` axis
 
 

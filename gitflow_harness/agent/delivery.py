@@ -100,8 +100,8 @@ def _budget(ctx: HookContext) -> int:
 
 
 def _has_pending(ctx: HookContext) -> bool:
-    # Only Cursor defers, and only its context-taking events consume what waits.
-    if ctx.store is None or not ctx.deliverable or ctx.adapter.NAME != "cursor":
+    # Only a host that defers (Cursor) has anything waiting, consumed where context goes out.
+    if ctx.store is None or not ctx.deliverable or not ctx.adapter.DEFERS:
         return False
     return bool(ctx.state.get("pending"))
 

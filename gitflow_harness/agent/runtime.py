@@ -100,7 +100,7 @@ class HookCall:
             _correlate(ctx, outcome)
         offers = _collect(ctx, sources.context_sources(event.kind))
         outcome.block = _stop_checks(ctx, sources.stop_checks(event.kind))
-        if offers or ctx.observed or (ctx.deliverable and self.adapter.NAME == "cursor"):
+        if offers or ctx.observed or (ctx.deliverable and self.adapter.DEFERS):
             from gitflow_harness.agent.delivery import emit
 
             rendered = emit(ctx, outcome, offers, self.write)

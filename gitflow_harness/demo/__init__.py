@@ -95,9 +95,9 @@ Chapter = Callable[[Demo], None]
 
 def chapters() -> list[Chapter]:
     """Return the demo's chapters in order."""
-    from gitflow_harness.demo import foundation
+    from gitflow_harness.demo import foundation, hooks
 
-    return [foundation.run]
+    return [foundation.run, hooks.run]
 
 
 def demo_env(root: Path) -> dict[str, str]:
