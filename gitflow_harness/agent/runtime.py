@@ -54,9 +54,16 @@ def main(
         return EXIT_USAGE
     import importlib
 
+    source = sys.stdin if stdin is None else stdin
+    if _isatty(source):
+        err.write(
+            f"gfh hook: {adapter_name} {event_name} reads the host's JSON payload on stdin; "
+            "it is run by the agent (see `gfh init`), not by hand\n"
+        )
+        return EXIT_USAGE
     call = HookCall(importlib.import_module(module), event_name, out, err)
     try:
-        raw = _read(sys.stdin if stdin is None else stdin)
+        raw = _read(source)
         return call.run(raw)
     except Exception as exc:  # the fail-open boundary: nothing may escape to the host
         return call.fail_open(exc)
@@ -176,6 +183,13 @@ def describe(exc: BaseException) -> str:
             where = f"{filename.replace(os.sep, '/')[marker:]}:{tb.tb_lineno}"
         tb = tb.tb_next
     return f"{type(exc).__name__} at {where}"
+
+
+def _isatty(stream: IO[Any]) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _read(stream: IO[Any]) -> bytes:

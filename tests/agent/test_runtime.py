@@ -135,3 +135,14 @@ def test_session_start_removes_sessions_untouched_for_30_days(
     kit.hook(gfh, "claude", "SessionStart", kit.payload("claude", "SessionStart", repo))
     assert not old.exists()
     assert recent.exists()
+
+
+def test_a_terminal_on_stdin_is_a_usage_error_not_a_hang() -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    err = io.StringIO()
+    code = runtime.main("claude", "Stop", stdin=Terminal(), stdout=io.StringIO(), stderr=err)
+    assert code == 2
+    assert "reads the host's JSON payload on stdin" in err.getvalue()

@@ -194,3 +194,21 @@ def test_the_files_are_ready_to_commit(repo: Path, gfh: CliRunner) -> None:
     staged = git(repo, "diff", "--cached", "--name-only").split()
     assert ".claude/settings.json" in staged
     assert "hooks/ways/.gitkeep" in staged
+
+
+def test_list_ways_reads_the_packaged_starter_set(gfh: CliRunner) -> None:
+    import gitflow_harness
+
+    root = Path(gitflow_harness.__file__).parent / "starter" / "ways"
+    expected = (
+        sorted(
+            str(d.relative_to(root))
+            for d in root.rglob("*")
+            if d.is_dir() and (d / f"{d.name}.md").is_file()
+        )
+        if root.is_dir()
+        else []
+    )
+    result = gfh("init", "--list-ways", "--json")
+    assert result.code == 0
+    assert [w["id"] for w in result.json()["ways"]] == expected
