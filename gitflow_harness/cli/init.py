@@ -44,8 +44,8 @@ def init(
     if list_ways:
         available = project.starter_ways(project.starter_root())
         if as_json:
-            ways = [{"id": k, "description": project.describe(v)} for k, v in available.items()]
-            echo_json({"ways": ways})
+            listed = [{"id": k, "description": project.describe(v)} for k, v in available.items()]
+            echo_json({"ways": listed})
         elif not available:
             click.echo("no starter ways in this installation")
         for way_id, tree in available.items() if not as_json else ():
