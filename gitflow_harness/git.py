@@ -673,3 +673,22 @@ def local_branches(repo: Repo) -> set[str]:
     """Return the names of every local branch."""
     proc = run(["for-each-ref", "--format=%(refname)", "refs/heads/"], cwd=_cwd(repo))
     return {line.removeprefix("refs/heads/") for line in proc.stdout.splitlines() if line}
+
+# -- agent hooks ---------------------------------------------------------------------------
+
+
+def tracked_at_head_many(cwd: Path, paths: Sequence[str]) -> set[str]:
+    """Return which of `paths` (repo-relative, POSIX) are in HEAD's tree; one git call.
+
+    `cwd` is any directory of the working tree. An unborn HEAD tracks nothing.
+    """
+    if not paths:
+        return set()
+    proc = run(
+        ["ls-tree", "-z", "--name-only", "--full-tree", "HEAD", "--", *paths],
+        cwd=cwd,
+        check=False,
+    )
+    if proc.returncode != 0:
+        return set()
+    return set(split_z(proc.stdout)) & set(paths)

@@ -30,6 +30,8 @@ COMMANDS: dict[str, str] = {
     "report": "gitflow_harness.cli.report:report",
     "task": "gitflow_harness.cli.task:task",
     "ways": "gitflow_harness.cli.ways:ways",
+    "hook": "gitflow_harness.cli.hook:hook",
+    "init": "gitflow_harness.cli.init:init",
 }
 
 

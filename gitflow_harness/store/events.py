@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,15 +18,40 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
-from gitflow_harness.errors import GfhError
-from gitflow_harness.store.fsutil import ensure_private_dir, open_private_append
-from gitflow_harness.store.locks import exclusive
+from gitflow_harness.store import eventwrite
+from gitflow_harness.store.eventwrite import (
+    LOG_DIR,
+    MAX_LINE_BYTES,
+    SCHEMA,
+    SURFACES,
+    EventTooLarge,
+    append_line,
+    encode_line,
+    now_at,
+)
 from gitflow_harness.store.tail import reverse_nonempty_lines
 
-SCHEMA: Final = 1
-MAX_LINE_BYTES: Final = 16 * 1024
-SURFACES: Final = frozenset({"cli", "mcp", "hook", "git"})
-LOG_DIR: Final = ("gitflow-harness", "events")
+__all__ = [
+    "EVENT",
+    "FOREIGN",
+    "LOG_DIR",
+    "MAX_LINE_BYTES",
+    "SCHEMA",
+    "SURFACES",
+    "TORN",
+    "Event",
+    "EventLog",
+    "EventTooLarge",
+    "FileCounts",
+    "ReadStats",
+    "classify",
+    "current_session",
+    "encode",
+    "format_at",
+    "make_event",
+    "now_at",
+    "parse_at",
+]
 
 
 class Event(NamedTuple):
@@ -59,19 +83,10 @@ class Event(NamedTuple):
         return parse_at(self.at)
 
 
-class EventTooLarge(GfhError):
-    """An event whose line would pass the 16 KiB limit: refused, never truncated."""
-
-
 def format_at(moment: datetime) -> str:
     """Return RFC 3339 UTC with milliseconds and `Z`."""
     moment = moment.astimezone(UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-
-
-def now_at() -> str:
-    """Return the current time as an envelope `at` string."""
-    return format_at(datetime.now(UTC))
 
 
 def parse_at(text: str) -> datetime:
@@ -96,21 +111,12 @@ def make_event(
     """Build a validated envelope."""
     if surface not in SURFACES:
         raise ValueError(f"unknown surface {surface!r}")
-    return Event(uuid.uuid4().hex, at or now_at(), type, surface, session, branch, data)
+    return Event(eventwrite.new_id(), at or now_at(), type, surface, session, branch, data)
 
 
 def encode(event: Event) -> bytes:
     """Return the event's log line, newline included; refuse lines over the limit."""
-    line = (
-        json.dumps(event.to_dict(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        + b"\n"
-    )
-    if len(line) > MAX_LINE_BYTES:
-        raise EventTooLarge(
-            f"event {event.type!r} is {len(line)} bytes, over the {MAX_LINE_BYTES}-byte line "
-            "limit of the event log; refused (events carry ids, names and counts, not text)"
-        )
-    return line
+    return encode_line(event.to_dict())
 
 
 EVENT: Final = "event"
@@ -196,21 +202,7 @@ class EventLog:
 
     def append(self, event: Event) -> Event:
         """Append one event under the lock with a single write."""
-        line = encode(event)
-        ensure_private_dir(self.directory)
-        path = self.path_for(event.at)
-        with exclusive(self.directory / ".lock"):
-            fd = open_private_append(path)
-            try:
-                size = os.fstat(fd).st_size
-                if size and _last_byte(path, size) != b"\n":
-                    # A writer died mid-line: start ours on a fresh line so only theirs is torn.
-                    line = b"\n" + line
-                written = os.write(fd, line)
-                if written != len(line):
-                    raise OSError(f"short write to {path}: {written} of {len(line)} bytes")
-            finally:
-                os.close(fd)
+        append_line(self.directory, event.at, encode(event))
         return event
 
     def record(
@@ -290,9 +282,3 @@ def _read_file(path: Path, counts: FileCounts, since: str | None) -> Iterator[Ev
                 counts.torn += 1
             else:
                 counts.foreign += 1
-
-
-def _last_byte(path: Path, size: int) -> bytes:
-    with open(path, "rb") as fh:
-        fh.seek(size - 1)
-        return fh.read(1)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 from gitflow_harness.errors import GfhError
@@ -41,6 +40,8 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None) -> N
 
     The new file keeps the old file's permission bits unless `mode` is given.
     """
+    import tempfile  # deferred: the hook path imports this module and rarely replaces files
+
     payload = data.encode("utf-8") if isinstance(data, str) else data
     if mode is None:
         try:
@@ -66,6 +67,8 @@ def create_exclusive(path: Path, data: bytes | str, *, mode: int | None = None) 
     The content is written to a temporary file first and then hard-linked into place, so the
     name appears only with its whole content, and `link` refuses an existing name atomically.
     """
+    import tempfile
+
     payload = data.encode("utf-8") if isinstance(data, str) else data
     mode = 0o666 & ~_umask() if mode is None else mode
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

@@ -1,0 +1,101 @@
+"""Claude Code hooks (PROTOCOLS.md §1).
+
+Stdin: `session_id`, `transcript_path`, `cwd`, `hook_event_name` and per-event fields. Context
+goes back as `hookSpecificOutput.additionalContext` (strings capped at 10,000 characters);
+exit 2 blocks, with stderr as the message. The session reaches `gfh` verbs through an `export`
+line appended to `$CLAUDE_ENV_FILE` at SessionStart.
+"""
+
+from __future__ import annotations
+
+import json
+
+from gitflow_harness.agent import model as ev
+from gitflow_harness.agent.model import Rendered
+
+# Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gitflow_harness.agent.model import Outcome
+
+NAME = "claude"
+
+EVENTS = {
+    "SessionStart": ev.SESSION_START,
+    "UserPromptSubmit": ev.PROMPT,
+    "PreToolUse": ev.TOOL_PRE,
+    "PostToolUse": ev.TOOL_POST,
+    "PostToolUseFailure": ev.TOOL_FAILURE,
+    "SubagentStart": ev.SUBAGENT_START,
+    "SubagentStop": ev.SUBAGENT_STOP,
+    "PreCompact": ev.COMPACT,
+    "PostCompact": ev.COMPACT,
+    "Stop": ev.STOP,
+    "SessionEnd": ev.SESSION_END,
+}
+
+# Events whose output may carry `hookSpecificOutput.additionalContext`.
+CONTEXT_EVENTS = frozenset(
+    {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "SubagentStart",
+    }
+)
+BLOCKING_EVENTS = frozenset({"Stop", "SubagentStop"})
+MAX_CONTEXT = 10_000  # Claude Code caps every output string at 10,000 characters
+DEFERS = False
+TOKENS = "claude"  # the transcript reader that gives this host's context position
+
+
+def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
+    """Turn one Claude Code payload into a `HookEvent`."""
+    kind = EVENTS.get(name)
+    command, paths = ev.tool_facts(payload.get("tool_input"))
+    message = None
+    if kind == ev.SUBAGENT_STOP:
+        message = ev.text_or_none(payload.get("last_assistant_message"))
+    return ev.HookEvent(
+        NAME,
+        name,
+        kind,
+        payload=payload,
+        raw=raw,
+        host_session=ev.name_or_none(payload.get("session_id")),
+        cwd=ev.text_or_none(payload.get("cwd")),
+        transcript=ev.text_or_none(payload.get("transcript_path")),
+        prompt=ev.text_or_none(payload.get("prompt")) if kind == ev.PROMPT else None,
+        tool=ev.name_or_none(payload.get("tool_name")),
+        command=command,
+        paths=paths,
+        role=ev.name_or_none(payload.get("agent_type")),
+        agent=ev.name_or_none(payload.get("agent_id")),
+        message=message,
+        source=ev.name_or_none(payload.get("source") if kind == ev.SESSION_START else None),
+    )
+
+
+def can_inject(name: str) -> bool:
+    return name in CONTEXT_EVENTS
+
+
+def render(event: ev.HookEvent, outcome: Outcome) -> Rendered:
+    """Render an outcome as Claude Code expects it."""
+    if outcome.block is not None and event.name in BLOCKING_EVENTS:
+        reason = f"{outcome.block.reason}\n[gfh stop] rule={outcome.block.rule}"
+        return Rendered(stderr=reason + "\n", code=2)
+    text = outcome.context_text
+    if text and can_inject(event.name):
+        out = {"hookSpecificOutput": {"hookEventName": event.name, "additionalContext": text}}
+        return Rendered(stdout=json.dumps(out, ensure_ascii=False) + "\n")
+    return Rendered()
+
+
+def neutral() -> str:
+    """Stdout that changes nothing, for a call that failed open."""
+    return ""

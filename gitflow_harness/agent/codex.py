@@ -1,0 +1,91 @@
+"""OpenAI Codex CLI hooks (PROTOCOLS.md §3b).
+
+Stdin: `session_id`, `turn_id`, `transcript_path` (the rollout file, may be null), `cwd`,
+`hook_event_name`, `model`, `permission_mode` and per-event fields. Context and the session-start
+`env` go back in `hookSpecificOutput`. Codex is observe-only at Stop (DESIGN §7): a continuation
+could replace the agent's answer, so this adapter never renders a block.
+"""
+
+from __future__ import annotations
+
+import json
+
+from gitflow_harness.agent import model as ev
+from gitflow_harness.agent.model import Rendered
+
+# Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gitflow_harness.agent.model import Outcome
+
+NAME = "codex"
+
+EVENTS = {
+    "SessionStart": ev.SESSION_START,
+    "UserPromptSubmit": ev.PROMPT,
+    "PreToolUse": ev.TOOL_PRE,
+    "PostToolUse": ev.TOOL_POST,
+    "SubagentStart": ev.SUBAGENT_START,
+    "SubagentStop": ev.SUBAGENT_STOP,
+    "PreCompact": ev.COMPACT,
+    "PostCompact": ev.COMPACT,
+    "Stop": ev.STOP,
+}
+
+CONTEXT_EVENTS = frozenset(
+    {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SubagentStart"}
+)
+MAX_CONTEXT = 10_000
+DEFERS = False
+TOKENS = "codex"  # the rollout's `token_count` events give the context position
+
+
+def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
+    """Turn one Codex payload into a `HookEvent`."""
+    kind = EVENTS.get(name)
+    command, paths = ev.tool_facts(payload.get("tool_input"))
+    message = None
+    if kind == ev.SUBAGENT_STOP:
+        message = ev.text_or_none(payload.get("last_assistant_message"))
+    return ev.HookEvent(
+        NAME,
+        name,
+        kind,
+        payload=payload,
+        raw=raw,
+        host_session=ev.name_or_none(payload.get("session_id")),
+        cwd=ev.text_or_none(payload.get("cwd")),
+        transcript=ev.text_or_none(payload.get("transcript_path")),
+        prompt=ev.text_or_none(payload.get("prompt")) if kind == ev.PROMPT else None,
+        tool=ev.name_or_none(payload.get("tool_name")),
+        command=command,
+        paths=paths,
+        role=ev.name_or_none(payload.get("agent_type")),
+        agent=ev.name_or_none(payload.get("agent_id")),
+        message=message,
+        source=ev.name_or_none(payload.get("source") if kind == ev.SESSION_START else None),
+    )
+
+
+def can_inject(name: str) -> bool:
+    return name in CONTEXT_EVENTS
+
+
+def render(event: ev.HookEvent, outcome: Outcome) -> Rendered:
+    """Render an outcome as Codex expects it."""
+    specific: dict[str, Any] = {}
+    text = outcome.context_text
+    if text and can_inject(event.name):
+        specific["additionalContext"] = text
+    if outcome.env and event.name == "SessionStart":
+        specific["env"] = dict(outcome.env)
+    if not specific:
+        return Rendered()
+    out = {"hookSpecificOutput": {"hookEventName": event.name, **specific}}
+    return Rendered(stdout=json.dumps(out, ensure_ascii=False) + "\n")
+
+
+def neutral() -> str:
+    return ""

@@ -1,0 +1,214 @@
+"""`HookContext`: what a context source or stop check may know and do during one hook call.
+
+Everything is lazy: a source that matches nothing never reads the session state, the
+transcript or the configuration, so a PostToolUse that fires nothing stays cheap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+from gitflow_harness.store.eventwrite import append_event
+
+# Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from types import ModuleType
+    from typing import Any
+
+    from gitflow_harness.agent.model import HookEvent
+    from gitflow_harness.agent.repo import RepoInfo
+    from gitflow_harness.agent.session import SessionState
+    from gitflow_harness.agent.ticks import Position
+
+
+class HookContext:
+    """One hook call as the runtime, its sources and its checks see it."""
+
+    def __init__(
+        self,
+        adapter: ModuleType,
+        event: HookEvent,
+        repo: RepoInfo | None,
+        *,
+        lanes: frozenset[str] = frozenset(),
+    ) -> None:
+        self.adapter = adapter
+        self.event = event
+        self.repo = repo
+        self.lanes = lanes
+        self.source_name = ""  # the source being consulted (set by the runtime)
+        self._store: SessionState | None = None
+        self._snapshot: dict[str, Any] | None = None
+        self._observed: list[Position] = []
+        self._config: dict[str, Any] | None = None
+        self._paths: tuple[str, ...] | None = None
+        self._position: Position | None = None
+        self._position_read = False
+
+    # -- facts -------------------------------------------------------------------------------
+
+    @property
+    def session(self) -> str | None:
+        return self.event.session
+
+    @property
+    def store(self) -> SessionState | None:
+        """The session's runtime state (None without a session id)."""
+        if self._store is None and self.event.session is not None:
+            from gitflow_harness.agent.session import SessionState
+
+            self._store = SessionState(self.event.session)
+        return self._store
+
+    def forget_snapshot(self) -> None:
+        """Drop the snapshot after the state changed under the lock; it is re-read on demand."""
+        self._snapshot = None
+
+    @property
+    def deliverable(self) -> bool:
+        """True when this event's output can carry context to the agent."""
+        return bool(self.adapter.can_inject(self.event.name))
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """The files the tool touched, relative to the repository root (POSIX separators)."""
+        if self._paths is None:
+            self._paths = repo_relative(self.event.paths, self.event.cwd, self.repo)
+        return self._paths
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """A snapshot of the session state (empty without a session). Changes here are not
+        saved: sources change state only through an offer's `commit`, under the lock."""
+        if self._snapshot is None:
+            self._snapshot = self.store.read() if self.store is not None else {}
+        return self._snapshot
+
+    @property
+    def epoch(self) -> int:
+        """The compaction epoch: a way fired in an earlier epoch starts a new episode."""
+        from gitflow_harness.agent.session import epoch
+
+        return epoch(self.state)
+
+    @property
+    def pending(self) -> list[dict[str, Any]]:
+        """Way ids this source offered where the host could not take them, waiting for now."""
+        if not self.adapter.DEFERS or not self.deliverable:
+            return []
+        items = self.state.get("pending")
+        if not isinstance(items, list):
+            return []
+        return [i for i in items if isinstance(i, dict) and i.get("source") == self.source_name]
+
+    def tick(self, axis: str) -> tuple[str, int]:
+        """Return `(axis used, tick)`: `tokens` falls back to `turns` on hosts without usage."""
+        from gitflow_harness.agent import session as sessions
+        from gitflow_harness.agent import ticks
+
+        if axis == ticks.SECONDS:
+            return ticks.SECONDS, ticks.seconds_tick()
+        if axis == ticks.TOKENS:
+            if not self._position_read:  # read and fold the transcript once per call
+                self._position_read = True
+                self._position = self._read_position()
+                if self._position is not None:
+                    if ticks.observe(self.state, self._position):
+                        sessions.compact(self.state)
+                    self._observed.append(self._position)
+            position = self._position
+            if position is not None or ticks.has_tokens(self.state):
+                return ticks.TOKENS, ticks.token_tick(self.state)
+        return ticks.TURNS, ticks.turn_tick(self.state)
+
+    def _read_position(self) -> Position | None:
+        from gitflow_harness.agent.ticks import READERS
+
+        reader = READERS.get(self.adapter.TOKENS or "")
+        path = self.event.transcript
+        if reader is None or not path or not os.path.isfile(path):
+            return None  # absent, or not a regular file (a FIFO would block the hook)
+        from pathlib import Path
+
+        try:
+            return reader(Path(path))
+        except (OSError, ValueError):
+            return None  # not there yet, or not a file: the host writes it asynchronously
+
+    @property
+    def observed(self) -> bool:
+        """True when this call read a context position that must be folded into the state."""
+        return bool(self._observed)
+
+    def replay(self, state: dict[str, Any]) -> None:
+        """Apply this call's transcript observations to the freshest state (under the lock)."""
+        from gitflow_harness.agent import session as sessions
+        from gitflow_harness.agent import ticks
+
+        for position in self._observed:
+            if ticks.observe(state, position):
+                sessions.compact(state)
+
+    # -- configuration and evidence ------------------------------------------------------------
+
+    def config(self) -> dict[str, Any]:
+        """The effective configuration as plain data, section by section (cached per session)."""
+        if self._config is None:
+            from gitflow_harness.agent.settings import hook_config
+
+            self._config = hook_config(self.repo.top if self.repo else None, self.store)
+        return self._config
+
+    def record(self, type: str, data: dict[str, Any]) -> None:
+        """Append an event stamped with this session and branch (nothing outside a repository)."""
+        if self.repo is None:
+            return
+        append_event(
+            self.repo.common_dir,
+            type,
+            data,
+            surface="hook",
+            session=self.session,
+            branch=self.repo.branch,
+        )
+
+    def handoff_dir(self, way: str) -> Path | None:
+        """The way's own session-scoped hand-off directory (`$GFH_WAY_STATE`)."""
+        if self.store is None:
+            return None
+        from gitflow_harness.agent.postcheck import handoff_dir
+
+        return handoff_dir(self.store.directory, way)
+
+
+def repo_relative(
+    paths: tuple[str, ...], cwd: str | None, repo: RepoInfo | None
+) -> tuple[str, ...]:
+    """Return `paths` relative to the repository root; paths outside it are dropped."""
+    if repo is None or not paths:
+        return ()
+    tops = {str(repo.top)}
+    with contextlib.suppress(OSError, ValueError):
+        tops.add(os.path.realpath(repo.top))
+    base = cwd if cwd and os.path.isabs(cwd) else str(repo.top)
+    out: list[str] = []
+    for raw in paths:
+        try:
+            full = os.path.normpath(raw if os.path.isabs(raw) else os.path.join(base, raw))
+            candidates = [full, os.path.realpath(full)]
+        except (OSError, ValueError):
+            continue
+        for candidate in candidates:
+            for top in tops:
+                if candidate.startswith(top.rstrip(os.sep) + os.sep):
+                    rel = os.path.relpath(candidate, top).replace(os.sep, "/")
+                    if rel not in out:
+                        out.append(rel)
+                    break
+            else:
+                continue
+            break
+    return tuple(out)

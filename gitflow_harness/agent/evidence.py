@@ -1,0 +1,81 @@
+"""Evidence events: what the hooks record about a session (DESIGN §4).
+
+`turn.started`, `tool.requested`, `subagent.started`, `subagent.stopped`. Nothing else from a
+payload is written: names and ids pass `event.name_or_none`, a subagent's final message is reduced
+to a declared verdict token, a prompt to one boolean.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gitflow_harness.agent import model as ev
+
+# Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gitflow_harness.agent.context import HookContext
+
+# Verdicts that say the work passed. They are declared here because they send nothing back;
+# the ones that do are declared in the configuration (`learning.loop_back`, `graph.loops`).
+AFFIRMATIVE = frozenset({"PASS", "PASSED", "APPROVED", "ACCEPTED", "OK", "DONE"})
+
+_VERDICT = r"VERDICT:[ \t]*([A-Za-z][A-Za-z_-]{0,31})[ \t]*\.?[ \t]*"
+
+
+def record(ctx: HookContext) -> None:
+    """Record the evidence this event carries, and keep the session's turn count."""
+    event = ctx.event
+    kind = event.kind
+    if kind == ev.PROMPT:
+        turn: int | None = None
+        if ctx.store is not None:
+            from gitflow_harness.agent.session import bump_turn
+
+            with ctx.store.update() as state:
+                turn = bump_turn(state)
+            ctx.forget_snapshot()
+        ctx.record("turn.started", {"turn": turn, "stop_remediation": event.stop_remediation})
+    elif kind in ev.PHASES:
+        ctx.record("tool.requested", {"tool": event.tool, "phase": event.phase})
+    elif kind == ev.SUBAGENT_START:
+        ctx.record("subagent.started", {"role": event.role, "agent": event.agent})
+    elif kind == ev.SUBAGENT_STOP:
+        ctx.record(
+            "subagent.stopped",
+            {"role": event.role, "agent": event.agent, "verdict": verdict_of(ctx)},
+        )
+
+
+def verdict_of(ctx: HookContext) -> str | None:
+    """Return the declared verdict token the subagent's final message opens with, or None."""
+    token = verdict_token(ctx.event.message)
+    if token is None:
+        return None
+    return token if token in declared_verdicts(ctx.config()) else None
+
+
+def verdict_token(message: str | None) -> str | None:
+    """Return X from a first line `VERDICT: X`, upper-cased, or None."""
+    if not message:
+        return None
+    first = message.lstrip("\ufeff \t\r\n").split("\n", 1)[0].rstrip("\r")
+    match = re.fullmatch(_VERDICT, first)  # compiled on first use, then cached by `re`
+    return match.group(1).upper() if match else None
+
+
+def declared_verdicts(config: dict[str, Any]) -> frozenset[str]:
+    """Return every verdict token the configuration and the affirmative set declare."""
+    tokens = set(AFFIRMATIVE)
+    learning = config.get("learning")
+    if isinstance(learning, dict):
+        tokens.update(t.upper() for t in learning.get("loop_back", ()) if isinstance(t, str))
+    graph = config.get("graph")
+    loops = graph.get("loops") if isinstance(graph, dict) else None
+    if isinstance(loops, dict):
+        for verdicts in loops.values():
+            if isinstance(verdicts, dict):
+                tokens.update(v.upper() for v in verdicts if isinstance(v, str))
+    return frozenset(tokens)

@@ -1,0 +1,258 @@
+"""The records every adapter speaks: a `HookEvent` in, an `Outcome` out.
+
+A `HookEvent` is what one hook call means, whichever host sent it. Payload text (prompt, tool
+input and output, final messages) lives in it in memory only: nothing here is ever written. What
+may be written is reduced to safe names by `name_or_none`. An `Outcome` is the host-independent
+answer (context, environment, a block); each adapter's `render` turns it into that host's stdout
+and exit code.
+"""
+
+from __future__ import annotations
+
+# Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+# Event kinds: the host-independent meaning of a host event.
+SESSION_START = "session_start"
+PROMPT = "prompt"
+TOOL_PRE = "tool_pre"
+TOOL_POST = "tool_post"
+TOOL_FAILURE = "tool_failure"
+SUBAGENT_START = "subagent_start"
+SUBAGENT_STOP = "subagent_stop"
+COMPACT = "compact"
+STOP = "stop"
+SESSION_END = "session_end"
+AGENT_RESPONSE = "agent_response"
+
+PHASES = {TOOL_PRE: "pre", TOOL_POST: "post", TOOL_FAILURE: "failure"}
+
+# A prompt that begins with this marker is Cursor re-submitting a Stop remediation (DESIGN §7).
+REMEDIATION_MARKER = "[gfh:stop-remediation rule="
+
+# Ids and names that may be written (session ids, tool names, agent types): one token of safe
+# characters. Anything else is treated as absent, so payload text can never ride in on a name.
+_NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:/@+-"
+MAX_NAME = 128
+
+
+def name_or_none(value: object) -> str | None:
+    """Return `value` if it is a safe id or name, else None."""
+    if (
+        isinstance(value, str)
+        and 0 < len(value) <= MAX_NAME
+        and value[0].isascii()
+        and value[0].isalnum()
+        and not value.strip(_NAME_CHARS)  # every character is one of them
+    ):
+        return value
+    return None
+
+
+def text_or_none(value: object) -> str | None:
+    """Return `value` if it is a string (payload text: kept in memory only), else None."""
+    return value if isinstance(value, str) else None
+
+
+class InvalidPayload(Exception):
+    """Stdin was not one JSON object: the host sent something this runtime cannot read."""
+
+
+class HookEvent:
+    """One hook call, parsed. Built by an adapter's `parse`; read by the runtime and sources."""
+
+    __slots__ = (
+        "adapter",
+        "agent",
+        "command",
+        "cwd",
+        "host_session",
+        "kind",
+        "message",
+        "name",
+        "paths",
+        "payload",
+        "prompt",
+        "raw",
+        "role",
+        "source",
+        "tool",
+        "transcript",
+    )
+
+    def __init__(
+        self,
+        adapter: str,
+        name: str,
+        kind: str | None,
+        *,
+        payload: dict[str, Any],
+        raw: bytes = b"",
+        host_session: str | None = None,
+        cwd: str | None = None,
+        transcript: str | None = None,
+        prompt: str | None = None,
+        tool: str | None = None,
+        command: str | None = None,
+        paths: tuple[str, ...] = (),
+        role: str | None = None,
+        agent: str | None = None,
+        message: str | None = None,
+        source: str | None = None,
+    ) -> None:
+        self.adapter = adapter
+        self.name = name  # the host's event name, as configured
+        self.kind = kind  # one of the kinds above; None = accepted and ignored
+        self.payload = payload
+        self.raw = raw  # stdin as received: handed to postchecks on their stdin, never stored
+        self.host_session = host_session
+        self.cwd = cwd
+        self.transcript = transcript
+        self.prompt = prompt
+        self.tool = tool
+        self.command = command
+        self.paths = paths
+        self.role = role
+        self.agent = agent
+        self.message = message
+        self.source = source
+
+    @property
+    def session(self) -> str | None:
+        """The correlated session, `<adapter>:<host session id>`, or None."""
+        return f"{self.adapter}:{self.host_session}" if self.host_session else None
+
+    @property
+    def phase(self) -> str | None:
+        return PHASES.get(self.kind or "")
+
+    @property
+    def stop_remediation(self) -> bool:
+        return self.prompt is not None and self.prompt.startswith(REMEDIATION_MARKER)
+
+    def __repr__(self) -> str:  # never show payload text, even in a debugger
+        return f"HookEvent({self.adapter}:{self.name}, kind={self.kind}, session={self.session})"
+
+
+def tool_facts(tool_input: object) -> tuple[str | None, tuple[str, ...]]:
+    """Return the shell command and the file paths a tool's input names."""
+    if not isinstance(tool_input, dict):
+        return None, ()
+    command = tool_input.get("command")
+    if isinstance(command, list) and all(isinstance(part, str) for part in command):
+        command = " ".join(command)
+    paths: list[str] = []
+    for key in ("file_path", "notebook_path", "path", "target_file"):
+        value = tool_input.get(key)
+        if isinstance(value, str) and value and "\n" not in value:
+            paths.append(value)
+    for value in tool_input.values():
+        if isinstance(value, str) and value.startswith("*** Begin Patch"):
+            paths.extend(patch_paths(value))
+    return (command if isinstance(command, str) else None), tuple(dict.fromkeys(paths))
+
+
+_PATCH_PREFIXES = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
+
+
+def patch_paths(patch: str) -> list[str]:
+    """Return the files an `apply_patch` envelope (Codex) adds, updates, deletes or moves to."""
+    out = []
+    for line in patch.splitlines():
+        for prefix in _PATCH_PREFIXES:
+            if line.startswith(prefix):
+                out.append(line.removeprefix(prefix).strip())
+    return [p for p in out if p]
+
+
+def first_str(payload: dict[str, Any], *keys: str) -> str | None:
+    """Return the first of `keys` whose value is a string."""
+    for key in keys:
+        value = payload.get(key)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+class Offer:
+    """A piece of context a source wants delivered at this event.
+
+    `way` names the way it comes from (None for other context: a hint, a lessons index). For a
+    way, `fired` is the `way.fired` data (without `way`) recorded once the text was written in
+    full; `first` gives it priority under the budget. Under the session lock, just before
+    delivery, `check(state)` may withdraw it against the freshest state (a parallel hook call
+    may have fired it a moment ago); `commit(state)` runs only after its text was delivered.
+    """
+
+    __slots__ = ("check", "commit", "fired", "first", "source", "text", "way")
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        way: str | None = None,
+        fired: dict[str, Any] | None = None,
+        first: bool = True,
+        check: Callable[[dict[str, Any]], bool] | None = None,
+        commit: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.text = text
+        self.way = way
+        self.fired = fired
+        self.first = first
+        self.check = check
+        self.commit = commit
+        self.source = ""  # the source that offered it (set by the runtime)
+
+    @property
+    def trigger(self) -> str | None:
+        trigger = (self.fired or {}).get("trigger")
+        return trigger if isinstance(trigger, str) else None
+
+    def __repr__(self) -> str:
+        return f"Offer(way={self.way!r}, chars={len(self.text)}, first={self.first})"
+
+
+class Block:
+    """A refusal to let the agent stop (DESIGN §7): the rule that failed and how to repair it."""
+
+    __slots__ = ("reason", "rule")
+
+    def __init__(self, rule: str, reason: str) -> None:
+        self.rule = rule
+        self.reason = reason
+
+
+class Outcome:
+    """The answer to one hook call."""
+
+    __slots__ = ("block", "context", "env")
+
+    def __init__(self) -> None:
+        self.context: list[str] = []  # texts delivered, in order
+        self.env: dict[str, str] = {}  # session-start environment (Cursor, Codex)
+        self.block: Block | None = None
+
+    @property
+    def context_text(self) -> str:
+        return CONTEXT_SEPARATOR.join(self.context)
+
+
+CONTEXT_SEPARATOR = "\n\n"
+
+
+class Rendered:
+    """One outcome in a host's terms: stdout text, stderr text and exit code."""
+
+    __slots__ = ("code", "stderr", "stdout")
+
+    def __init__(self, stdout: str = "", stderr: str = "", code: int = 0) -> None:
+        self.stdout = stdout
+        self.stderr = stderr
+        self.code = code
+
+    def __repr__(self) -> str:
+        return f"Rendered(code={self.code}, stdout={self.stdout!r}, stderr={self.stderr!r})"

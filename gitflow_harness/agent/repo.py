@@ -1,0 +1,113 @@
+"""Where the hook runs: the repository, its common dir and branch, read from git's own files.
+
+Every other git question goes through `gitflow_harness.git`. This one does not, on purpose: the
+hook runs on every tool call, and `git rev-parse` (~5 ms) plus importing `git.py` (~10 ms) would
+double its cost to learn three facts git keeps in plain files — the `.git` entry (a directory,
+or a `gitdir:` file in linked worktrees and submodules), the `commondir` file, and `HEAD`.
+Anything unusual (`$GIT_DIR` set, a reftable HEAD) is handed to `git.py`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+class RepoInfo:
+    """The working tree root, the git dirs and the branch label of a repository."""
+
+    __slots__ = ("branch", "common_dir", "git_dir", "top")
+
+    def __init__(self, top: Path, git_dir: Path, common_dir: Path, branch: str | None) -> None:
+        self.top = top
+        self.git_dir = git_dir
+        self.common_dir = common_dir
+        self.branch = branch  # the envelope's `branch`: a name, "HEAD" when detached
+
+    def __repr__(self) -> str:
+        return f"RepoInfo(top={self.top}, branch={self.branch})"
+
+
+def locate(start: str | os.PathLike[str]) -> RepoInfo | None:
+    """Return the repository containing `start`, or None outside any repository."""
+    if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):
+        return _ask_git(start)
+    try:
+        here = Path(os.path.abspath(start))
+    except (OSError, ValueError):
+        return None
+    ceilings = _ceilings()
+    for directory in (here, *here.parents):
+        dot_git = directory / ".git"
+        git_dir = _git_dir(dot_git)
+        if git_dir is not None:
+            common = _common_dir(git_dir)
+            branch = _branch(git_dir)
+            if branch is _ASK:
+                return _ask_git(directory)
+            assert branch is None or isinstance(branch, str)
+            return RepoInfo(directory, git_dir, common, branch)
+        if directory in ceilings:
+            return None
+    return None
+
+
+_ASK = object()
+
+
+def _git_dir(dot_git: Path) -> Path | None:
+    try:
+        if dot_git.is_dir():
+            return dot_git if (dot_git / "HEAD").is_file() else None
+        if dot_git.is_file():
+            text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+            if text.startswith("gitdir:"):
+                target = Path(text.removeprefix("gitdir:").strip())
+                if not target.is_absolute():
+                    target = dot_git.parent / target
+                target = Path(os.path.normpath(target))
+                return target if (target / "HEAD").is_file() else None
+    except OSError:
+        return None
+    return None
+
+
+def _common_dir(git_dir: Path) -> Path:
+    try:
+        text = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+    except OSError:
+        return git_dir
+    common = Path(text)
+    if not common.is_absolute():
+        common = git_dir / common
+    return Path(os.path.normpath(common))
+
+
+def _branch(git_dir: Path) -> str | object | None:
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return _ASK
+    if head.startswith("ref: refs/heads/") and not head.endswith("/.invalid"):
+        return head.removeprefix("ref: refs/heads/")
+    if head and not head.startswith("ref:"):
+        return "HEAD"  # detached
+    return _ASK
+
+
+def _ceilings() -> set[Path]:
+    value = os.environ.get("GIT_CEILING_DIRECTORIES", "")
+    return {Path(os.path.abspath(p)) for p in value.split(os.pathsep) if p}
+
+
+def _ask_git(start: str | os.PathLike[str]) -> RepoInfo | None:
+    from gitflow_harness import git
+    from gitflow_harness.errors import GfhError
+
+    try:
+        repo = git.discover(os.fspath(start))
+        if repo.top is None:
+            return None
+        return RepoInfo(repo.top, repo.git_dir, repo.common_dir, git.head(repo).label)
+    except GfhError:
+        return None

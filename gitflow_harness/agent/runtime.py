@@ -1,0 +1,303 @@
+"""`gfh hook ADAPTER EVENT`: one host payload in, one host answer out, never a traceback.
+
+The steps of a call: read stdin; parse it into a `HookEvent` (the adapter); record the evidence
+it carries and keep the session's bookkeeping (turns, compactions); at session start put the
+session into the agent's environment; ask the event's context sources for offers and its stop
+checks for a block; deliver (`delivery.emit`). Any internal error fails open: exit 0, one line
+on stderr, a `hook.error` event naming the error's class and where it happened — never its
+message, which could quote the payload.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+from gitflow_harness.agent import model as ev
+
+# Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import IO, Any
+
+    from gitflow_harness.agent.context import HookContext
+    from gitflow_harness.agent.model import Offer, Outcome
+
+ADAPTERS = {
+    "claude": "gitflow_harness.agent.claude",
+    "cursor": "gitflow_harness.agent.cursor",
+    "codex": "gitflow_harness.agent.codex",
+}
+EXIT_USAGE = 2
+MAX_STDIN = 64 * 1024 * 1024
+SESSION_MAX_AGE_S = 30 * 24 * 3600  # session state untouched this long is removed
+
+
+def main(
+    adapter_name: str,
+    event_name: str,
+    *,
+    stdin: IO[Any] | None = None,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+) -> int:
+    """Run one hook call and return the exit code the host expects."""
+    out = sys.stdout if stdout is None else stdout
+    err = sys.stderr if stderr is None else stderr
+    module = ADAPTERS.get(adapter_name)
+    if module is None:
+        err.write(
+            f"gfh hook: unknown adapter {adapter_name!r}; expected one of: {', '.join(ADAPTERS)}\n"
+        )
+        return EXIT_USAGE
+    import importlib
+
+    source = sys.stdin if stdin is None else stdin
+    if _isatty(source):
+        err.write(
+            f"gfh hook: {adapter_name} {event_name} reads the host's JSON payload on stdin; "
+            "it is run by the agent (see `gfh init`), not by hand\n"
+        )
+        return EXIT_USAGE
+    call = HookCall(importlib.import_module(module), event_name, out, err)
+    try:
+        raw = _read(source)
+        return call.run(raw)
+    except Exception as exc:  # the fail-open boundary: nothing may escape to the host
+        return call.fail_open(exc)
+
+
+class HookCall:
+    """One invocation: its adapter, its streams, and what it has written so far."""
+
+    def __init__(self, adapter: ModuleType, event_name: str, out: IO[str], err: IO[str]) -> None:
+        self.adapter = adapter
+        self.event_name = event_name
+        self.out = out
+        self.err = err
+        self.wrote = False
+        self.ctx: HookContext | None = None
+
+    def run(self, raw: bytes) -> int:
+        payload = _decode(raw)
+        event = self.adapter.parse(self.event_name, payload, raw)
+        if event.kind is None:
+            # An event this runtime does not handle: accepted, answered neutrally, not recorded.
+            self.write(self.adapter.neutral())
+            return 0
+        from gitflow_harness.agent import sources
+        from gitflow_harness.agent.context import HookContext
+        from gitflow_harness.agent.model import Outcome
+        from gitflow_harness.agent.repo import locate
+
+        ctx = self.ctx = HookContext(
+            self.adapter,
+            event,
+            locate(_start_dir(event.cwd)),
+            lanes=sources.LANES.get(event.kind, frozenset()),
+        )
+        outcome = Outcome()
+        _bookkeeping(ctx)
+        from gitflow_harness.agent import evidence
+
+        evidence.record(ctx)
+        if event.kind == ev.SESSION_START:
+            _correlate(ctx, outcome)
+        offers = _collect(ctx, sources.context_sources(event.kind))
+        outcome.block = _stop_checks(ctx, sources.stop_checks(event.kind))
+        if offers or ctx.observed or (ctx.deliverable and self.adapter.DEFERS):
+            from gitflow_harness.agent.delivery import emit
+
+            rendered = emit(ctx, outcome, offers, self.write)
+        else:  # nothing to budget, commit or record: answer directly
+            rendered = self.adapter.render(event, outcome)
+            self.write(rendered.stdout)
+        if rendered.stderr:
+            self.err.write(rendered.stderr)
+            self.err.flush()
+        return rendered.code
+
+    def write(self, text: str) -> None:
+        """Write to stdout in full and flush: a fire counts only once this returned."""
+        if not text:
+            return
+        self.out.write(text)
+        self.out.flush()
+        self.wrote = True
+
+    def fail_open(self, exc: BaseException) -> int:
+        """Let the host go on: exit 0, one line on stderr, a `hook.error` event."""
+        event = ev.name_or_none(self.event_name) or "(invalid)"
+        adapter = str(self.adapter.NAME)
+        if isinstance(exc, ev.InvalidPayload):
+            what = f"InvalidPayload: {exc}"
+            line = f"gfh hook {adapter} {event}: {exc}; nothing to do"
+        else:
+            what = describe(exc)
+            line = f"gfh hook {adapter} {event}: internal error ({what}); let through"
+        _quietly(lambda: self.err.write(line + "\n"))
+        if isinstance(exc, OSError | ValueError) and _is_stdout_error(exc, self.out):
+            _silence(self.out)
+        elif not self.wrote:
+            _quietly(lambda: self.write(self.adapter.neutral()))
+        _quietly(lambda: self._record_error(adapter, event, what))
+        return 0
+
+    def _record_error(self, adapter: str, event: str, what: str) -> None:
+        from gitflow_harness.store.eventwrite import append_event
+
+        ctx = self.ctx
+        if ctx is not None:
+            repo, session = ctx.repo, ctx.session
+        else:
+            from gitflow_harness.agent.repo import locate
+
+            repo, session = locate(os.getcwd()), None
+        if repo is None:
+            return
+        append_event(
+            repo.common_dir,
+            "hook.error",
+            {"adapter": adapter, "event": event, "error": what},
+            surface="hook",
+            session=session,
+            branch=repo.branch,
+        )
+
+
+def describe(exc: BaseException) -> str:
+    """Name an error by class and where it was raised — never by its message, which may quote
+    payload text — except configuration errors, whose message is the fix."""
+    from gitflow_harness.errors import ConfigError
+
+    if isinstance(exc, ConfigError):
+        return f"ConfigError: {exc.message.splitlines()[0]}"
+    where = "?"
+    tb = exc.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        marker = filename.replace(os.sep, "/").rfind("gitflow_harness/")
+        if marker >= 0:
+            where = f"{filename.replace(os.sep, '/')[marker:]}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return f"{type(exc).__name__} at {where}"
+
+
+def _isatty(stream: IO[Any]) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _read(stream: IO[Any]) -> bytes:
+    buffer = getattr(stream, "buffer", None)
+    data = (buffer if buffer is not None else stream).read(MAX_STDIN + 1)
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    if len(data) > MAX_STDIN:
+        raise ev.InvalidPayload(f"stdin is larger than {MAX_STDIN} bytes")
+    return bytes(data)
+
+
+def _decode(raw: bytes) -> dict[str, Any]:
+    import json
+
+    try:
+        payload = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise ev.InvalidPayload("stdin is not JSON") from None
+    if not isinstance(payload, dict):
+        raise ev.InvalidPayload("stdin is not a JSON object")
+    return payload
+
+
+def _start_dir(cwd: str | None) -> str:
+    if cwd and os.path.isabs(cwd) and os.path.isdir(cwd):
+        return cwd
+    return os.getcwd()
+
+
+def _bookkeeping(ctx: HookContext) -> None:
+    """Compactions end every way's episode; session start cleans up old sessions."""
+    event = ctx.event
+    compacted = event.kind == ev.COMPACT or (
+        event.kind == ev.SESSION_START and event.source in ("compact", "clear")
+    )
+    if not (compacted or event.kind == ev.SESSION_START) or ctx.store is None:
+        return
+    from gitflow_harness.agent import session as sessions
+
+    if compacted:
+        with ctx.store.update() as state:
+            sessions.compact(state)
+    if event.kind == ev.SESSION_START and event.source in (None, "startup"):
+        import time
+
+        sessions.prune_sessions(
+            ctx.store.directory.parent,
+            keep=ctx.store.directory.name,
+            max_age_s=SESSION_MAX_AGE_S,
+            now=time.time(),
+        )
+
+
+def _correlate(ctx: HookContext, outcome: Outcome) -> None:
+    from gitflow_harness.agent import correlation
+
+    session = ctx.session
+    if session is None:
+        return
+    if ctx.adapter.NAME == "claude":
+        correlation.write_env_file(session)
+    else:
+        outcome.env[correlation.VARIABLE] = session
+
+
+def _collect(ctx: HookContext, specs: tuple[str, ...]) -> list[Offer]:
+    from gitflow_harness.agent.sources import resolve
+
+    offers: list[Offer] = []
+    for spec in specs:
+        ctx.source_name = spec
+        for offer in resolve(spec)(ctx) or ():
+            offer.source = spec
+            offers.append(offer)
+    ctx.source_name = ""
+    return offers
+
+
+def _stop_checks(ctx: HookContext, specs: tuple[str, ...]) -> Any:
+    from gitflow_harness.agent.sources import resolve
+
+    for spec in specs:
+        block = resolve(spec)(ctx)
+        if block is not None:
+            return block
+    return None
+
+
+def _is_stdout_error(exc: BaseException, out: IO[str]) -> bool:
+    if isinstance(exc, BrokenPipeError):
+        return True
+    try:
+        return bool(out.closed)
+    except Exception:
+        return True
+
+
+def _silence(stream: IO[str]) -> None:
+    # The host stopped reading: point the stream's descriptor at /dev/null so the interpreter's
+    # final flush cannot print "Exception ignored" on the way out.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _quietly(action: Any) -> None:
+    with contextlib.suppress(Exception):
+        action()

@@ -1,0 +1,137 @@
+"""Per-session runtime state: one small JSON document, owner-only, changed under a lock.
+
+It lives in `store.state.session_dir(session)` as `runtime.json`. Keys the runtime owns: `turns`
+(count of `turn.started`), `epoch` (bumped by every compaction: a way's episode belongs to one
+epoch), `tokens` (the monotonic context-position bookkeeping of `ticks`) and `pending` (way ids a
+host could not take yet). Context sources keep their own section (`ways` for the firing engine).
+Only ids, names, counts and booleans go in here. Beside it: `config.json` (the cached
+configuration, see `settings`) and `handoff/` (postcheck hand-offs, see `postcheck`).
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+
+from gitflow_harness.store.locks import exclusive
+
+# Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+    from typing import Any
+
+STATE_FILE = "runtime.json"
+LOCK_FILE = "runtime.lock"
+VERSION = 1
+
+
+class SessionState:
+    """The runtime state of one `<adapter>:<id>` session."""
+
+    __slots__ = ("_dir", "session")
+
+    def __init__(self, session: str) -> None:
+        self.session = session
+        self._dir: Path | None = None
+
+    @property
+    def directory(self) -> Path:
+        """The session's owner-only directory (created on first use)."""
+        if self._dir is None:
+            from gitflow_harness.store.state import session_dir
+
+            self._dir = session_dir(self.session)
+        return self._dir
+
+    def read(self) -> dict[str, Any]:
+        """Return a snapshot of the state, without the lock (it is replaced atomically)."""
+        return _load(self.directory / STATE_FILE)
+
+    @contextmanager
+    def update(self) -> Iterator[dict[str, Any]]:
+        """Hold the session lock; yield the freshest state; save it if the block changed it."""
+        directory = self.directory
+        with exclusive(directory / LOCK_FILE):
+            path = directory / STATE_FILE
+            state = _load(path)
+            before = _dump(state)
+            yield state
+            after = _dump(state)
+            if after != before:
+                from gitflow_harness.store.fsutil import write_private
+
+                write_private(path, after)
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return {"v": VERSION}
+    except (OSError, ValueError):
+        # Unreadable or hand-edited into nonsense: start the session's bookkeeping afresh
+        # rather than failing every hook call from now on.
+        return {"v": VERSION}
+    if not isinstance(data, dict) or data.get("v") != VERSION:
+        return {"v": VERSION}
+    return data
+
+
+def _dump(state: dict[str, Any]) -> str:
+    return json.dumps(state, sort_keys=True, separators=(",", ":"))
+
+
+def bump_turn(state: dict[str, Any]) -> int:
+    """Count one more `turn.started` in the session; return its number."""
+    turns = state.get("turns")
+    turn = (turns if isinstance(turns, int) and turns >= 0 else 0) + 1
+    state["turns"] = turn
+    return turn
+
+
+def epoch(state: dict[str, Any]) -> int:
+    """Return the session's compaction epoch."""
+    value = state.get("epoch")
+    return value if isinstance(value, int) and value >= 0 else 0
+
+
+def compact(state: dict[str, Any]) -> None:
+    """Record a compaction: a new epoch ends every way's episode (their text left the context).
+
+    The next drop in the context position or the next compaction boundary in the transcript
+    belongs to this same compaction and must not count again.
+    """
+    state["epoch"] = epoch(state) + 1
+    tokens = state.setdefault("tokens", {})
+    if isinstance(tokens, dict):
+        tokens["expect"] = True
+    else:
+        state["tokens"] = {"expect": True}
+
+
+def prune_sessions(root: Path, *, keep: str, max_age_s: float, now: float) -> int:
+    """Remove session directories untouched for `max_age_s`; return how many went."""
+    import os
+    import shutil
+
+    removed = 0
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return 0
+    for entry in entries:
+        if entry.name == keep or not entry.is_dir(follow_symlinks=False):
+            continue
+        try:
+            newest = max(
+                (e.stat(follow_symlinks=False).st_mtime for e in os.scandir(entry.path)),
+                default=entry.stat(follow_symlinks=False).st_mtime,
+            )
+        except OSError:
+            continue
+        if now - newest > max_age_s:
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed += 1
+    return removed

@@ -1,0 +1,66 @@
+"""The configuration as the hook path needs it: plain data, cached in the session state.
+
+Parsing `.gitflow-harness.toml` means importing the declared schema (dataclasses, tomllib):
+~10 ms, on every tool call. The hook reads it once per session and again only when the file's
+size, mtime or inode change (or `.pre-commit-config.yaml` appears or goes, which changes a
+default). A configuration error is raised as `ConfigError`: the hook fails open with it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from gitflow_harness import __version__
+
+# Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from gitflow_harness.agent.session import SessionState
+
+CONFIG_FILE = ".gitflow-harness.toml"
+CACHE_FILE = "config.json"
+
+
+def config_key(top: Path) -> list[Any]:
+    """Return what identifies the configuration files' current content."""
+    try:
+        st = os.stat(top / CONFIG_FILE)
+        stamp: list[int] | None = [st.st_size, st.st_mtime_ns, st.st_ino]
+    except OSError:
+        stamp = None
+    return [__version__, str(top), stamp, os.path.exists(top / ".pre-commit-config.yaml")]
+
+
+def hook_config(top: Path | None, store: SessionState | None) -> dict[str, Any]:
+    """Return the effective configuration of the repository at `top`, section by section.
+
+    The cache is its own file, replaced atomically and never under the session lock: parallel
+    hook calls write the same content, and a reader sees a whole file or none.
+    """
+    if top is None:
+        from gitflow_harness.store.config import default_config
+
+        return default_config().as_dict()
+    key = config_key(top)
+    cache = store.directory / CACHE_FILE if store is not None else None
+    if cache is not None:
+        try:
+            cached = json.loads(cache.read_bytes())
+        except (OSError, ValueError):
+            cached = None
+        if isinstance(cached, dict) and cached.get("key") == key:
+            values = cached.get("values")
+            if isinstance(values, dict):
+                return values
+    from gitflow_harness.store.config import load_config
+
+    values = load_config(top).as_dict()
+    if cache is not None:
+        from gitflow_harness.store.fsutil import write_private
+
+        write_private(cache, json.dumps({"key": key, "values": values}))
+    return values

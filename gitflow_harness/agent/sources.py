@@ -1,0 +1,72 @@
+"""The hook points: what each kind of event consults, and the lanes it opens.
+
+Context sources and stop checks are named as `"module:function"` and imported only when an
+event of their kind runs, so a PostToolUse never imports what SessionStart needs.
+
+A context source is `source(ctx: HookContext) -> Iterable[Offer]`. It runs without the session
+lock; what it offers is re-checked, budgeted, delivered and committed by the runtime under the
+lock (see `delivery`). A stop check is `check(ctx: HookContext) -> Block | None`.
+
+What plugs in here (DESIGN §6, §7, §8):
+- the ways firing engine, one source for every lane below: `prompt` and `keywords` at a prompt;
+  `files`, `commands` and `postcheck` after a tool; `postcheck` after a failed tool;
+  `session_start` at session start; `roles` at subagent start;
+- the workflow's `ensure`, whose hint SessionStart delivers as context;
+- the role's lessons index, injected at subagent start;
+- the end-of-turn ritual, a stop check at `stop` (and its `agent_response` reduction on Cursor).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from gitflow_harness.agent import model as ev
+
+# Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+# Lanes each kind opens for the ways engine (DESIGN §6). PreToolUse opens none on purpose: one
+# anchor lost every PreToolUse injection to a malformed envelope, and guidance is most useful
+# next to the result of the action.
+LANES: dict[str, frozenset[str]] = {
+    ev.PROMPT: frozenset({"prompt", "keywords"}),
+    ev.TOOL_POST: frozenset({"files", "commands", "postcheck"}),
+    ev.TOOL_FAILURE: frozenset({"postcheck"}),
+    ev.SESSION_START: frozenset({"session_start"}),
+    ev.SUBAGENT_START: frozenset({"roles"}),
+}
+
+# kind -> context sources, in delivery order.
+CONTEXT_SOURCES: dict[str, tuple[str, ...]] = {
+    ev.SESSION_START: (),  # the workflow `ensure` hint; then session_start ways
+    ev.PROMPT: (),  # ways: prompt, keywords
+    ev.TOOL_POST: (),  # ways: files, commands, postcheck
+    ev.TOOL_FAILURE: (),  # ways: postcheck
+    ev.SUBAGENT_START: (),  # ways: roles; then the role's lessons index
+}
+
+# kind -> stop checks; the first Block wins.
+STOP_CHECKS: dict[str, tuple[str, ...]] = {
+    ev.STOP: (),  # the end-of-turn ritual
+    ev.AGENT_RESPONSE: (),  # Cursor: reduce the reply to booleans for the ritual
+}
+
+
+def resolve(spec: str) -> Callable[..., Any]:
+    """Import `"module:function"` and return the function."""
+    module_name, _, attr = spec.partition(":")
+    function = getattr(importlib.import_module(module_name), attr)
+    if not callable(function):
+        raise TypeError(f"{spec} is not callable")
+    return function  # type: ignore[no-any-return]
+
+
+def context_sources(kind: str) -> tuple[str, ...]:
+    return CONTEXT_SOURCES.get(kind, ())
+
+
+def stop_checks(kind: str) -> tuple[str, ...]:
+    return STOP_CHECKS.get(kind, ())

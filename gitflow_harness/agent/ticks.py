@@ -1,0 +1,200 @@
+"""Tick sources: where a session stands on each firing axis.
+
+- `tokens`: the context position. Claude Code: the last main-chain assistant line of the
+  transcript, `input_tokens + cache_creation_input_tokens + cache_read_input_tokens` (one response
+  spans several lines with the same `message.id`; sidechain and API-error lines are skipped; after
+  a `compact_boundary` the position is unknown until the next assistant line). Codex: the last
+  `token_count` event of the rollout file. Both are read from the end of the file, so the cost
+  follows what is read, never the transcript's length. The position drops at a compaction; the
+  tick stays monotonic by adding the size before the drop to an offset.
+- `turns`: the number of `turn.started` in the session (hosts without a context position).
+- `seconds`: the wall clock, in whole seconds.
+"""
+
+from __future__ import annotations
+
+import json
+
+from gitflow_harness.store.tail import reverse_lines
+
+# Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+TOKENS = "tokens"
+TURNS = "turns"
+SECONDS = "seconds"
+AXES = (TOKENS, TURNS, SECONDS)
+
+# Give up on a position after reading this much from the end without finding one: a pathological
+# transcript must not make every hook call slow.
+MAX_SCAN_BYTES = 8 * 1024 * 1024
+
+
+class Position:
+    """A context position read from a transcript.
+
+    `tokens` None means unknown: nothing usable found, or a compaction boundary is newer than the
+    last usage (then `boundary` identifies it). `message` identifies the response it came from.
+    """
+
+    __slots__ = ("boundary", "message", "tokens")
+
+    def __init__(
+        self, tokens: int | None, *, message: str | None = None, boundary: str | None = None
+    ) -> None:
+        self.tokens = tokens
+        self.message = message
+        self.boundary = boundary
+
+    def __repr__(self) -> str:
+        return f"Position({self.tokens}, message={self.message!r}, boundary={self.boundary!r})"
+
+
+def claude_position(path: Path, *, max_bytes: int = MAX_SCAN_BYTES) -> Position:
+    """Return the context position of a Claude Code transcript."""
+    scanned = 0
+    for raw in reverse_lines(path):
+        scanned += len(raw) + 1
+        if scanned > max_bytes:
+            break
+        # Cheap filter first: most lines are user turns and tool results, often large.
+        if b'"assistant"' not in raw and b"compact_boundary" not in raw:
+            continue
+        obj = _json(raw)
+        if obj is None:
+            continue  # a torn line: the host may be writing it right now
+        if obj.get("type") == "system" and obj.get("subtype") == "compact_boundary":
+            return Position(None, boundary=_str(obj.get("uuid")) or f"@{scanned}")
+        if obj.get("type") != "assistant" or obj.get("isSidechain") or obj.get("isApiErrorMessage"):
+            continue
+        message = obj.get("message")
+        if not isinstance(message, dict):
+            continue
+        tokens = _usage(message.get("usage"))
+        if tokens is None:
+            continue
+        # Lines of one response share `message.id` and repeat its usage, so the newest line of
+        # the newest response is the position; the id tells a re-read of the same response.
+        return Position(tokens, message=_str(message.get("id")))
+    return Position(None)
+
+
+def codex_position(path: Path, *, max_bytes: int = MAX_SCAN_BYTES) -> Position:
+    """Return the context position of a Codex rollout file."""
+    scanned = 0
+    for raw in reverse_lines(path):
+        scanned += len(raw) + 1
+        if scanned > max_bytes:
+            break
+        if b"token_count" not in raw and b'"compacted"' not in raw:
+            continue
+        obj = _json(raw)
+        if obj is None:
+            continue
+        if obj.get("type") == "compacted":
+            return Position(None, boundary=_str(obj.get("timestamp")) or f"@{scanned}")
+        payload = obj.get("payload")
+        if obj.get("type") != "event_msg" or not isinstance(payload, dict):
+            continue
+        if payload.get("type") != "token_count" or not isinstance(payload.get("info"), dict):
+            continue
+        last = payload["info"].get("last_token_usage")
+        tokens = last.get("input_tokens") if isinstance(last, dict) else None
+        if type(tokens) is int and tokens >= 0:
+            return Position(tokens, message=_str(obj.get("timestamp")))
+    return Position(None)
+
+
+READERS = {"claude": claude_position, "codex": codex_position}
+
+
+def observe(state: dict[str, Any], position: Position) -> bool:
+    """Fold a position into the session's token bookkeeping; True if it reveals a compaction.
+
+    A compaction already signalled by a hook (`expect`) is not counted again when its drop or
+    its boundary shows up in the transcript.
+    """
+    tokens = state.get("tokens")
+    if not isinstance(tokens, dict):
+        tokens = state["tokens"] = {}
+    offset = _int(tokens.get("offset"))
+    last = _int(tokens.get("last"))
+    expected = tokens.get("expect") is True
+    tokens["seen"] = True
+    if position.tokens is None:
+        if position.boundary is None or position.boundary == tokens.get("boundary"):
+            return False
+        tokens["boundary"] = position.boundary
+        if expected:
+            return False
+        tokens["expect"] = True  # its drop, when the next response lands, is this same one
+        return True
+    if position.tokens < last:
+        tokens["offset"] = offset + last
+        tokens["last"] = position.tokens
+        tokens["message"] = position.message
+        tokens.pop("expect", None)
+        return not expected
+    if expected and position.message != tokens.get("message"):
+        # A new response without a drop: the context did not shrink below what was last seen,
+        # so no later drop can belong to the compaction that was signalled.
+        tokens.pop("expect", None)
+    tokens["last"] = position.tokens
+    tokens["message"] = position.message
+    return False
+
+
+def token_tick(state: dict[str, Any]) -> int:
+    """Return the monotonic token tick: offset plus the last position."""
+    tokens = state.get("tokens")
+    if not isinstance(tokens, dict):
+        return 0
+    return _int(tokens.get("offset")) + _int(tokens.get("last"))
+
+
+def has_tokens(state: dict[str, Any]) -> bool:
+    """True once a position was ever read in this session."""
+    tokens = state.get("tokens")
+    return isinstance(tokens, dict) and tokens.get("seen") is True
+
+
+def turn_tick(state: dict[str, Any]) -> int:
+    turns = state.get("turns")
+    return turns if isinstance(turns, int) and turns >= 0 else 0
+
+
+def seconds_tick() -> int:
+    import time
+
+    return int(time.time())
+
+
+def _usage(usage: object) -> int | None:
+    if not isinstance(usage, dict):
+        return None
+    total = 0
+    for key in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"):
+        value = usage.get(key, 0)
+        if type(value) is not int or value < 0:
+            return None
+        total += value
+    return total
+
+
+def _json(raw: bytes) -> dict[str, Any] | None:
+    try:
+        obj = json.loads(raw)
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _int(value: object) -> int:
+    return value if type(value) is int and value >= 0 else 0

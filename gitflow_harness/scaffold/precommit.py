@@ -1,0 +1,148 @@
+"""Add gfh's checks to `.pre-commit-config.yaml` by inserting lines, never by re-dumping YAML.
+
+Re-dumping would lose the user's comments, quoting and layout, so the new `repo: local` entry is
+written as text at the end of the `repos:` list, indented like its siblings, and the result is
+parsed again to prove every existing repo is still there, unchanged and in order. A layout this
+cannot edit safely (a flow-style `repos: [...]`) is refused with the lines to add by hand.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gitflow_harness.errors import ConfigError
+
+PATH = ".pre-commit-config.yaml"
+
+
+def hooks(ways: str, pills: str, requests: str) -> list[dict[str, Any]]:
+    """The hooks gfh adds, as `repo: local` entries running the installed `gfh`."""
+
+    def under(*roots: str) -> str:
+        return "^(" + "|".join(re.escape(r.strip("/")) for r in roots) + ")/"
+
+    return [
+        {
+            "id": "gfh-ways-lint",
+            "name": "gfh ways lint",
+            "entry": "gfh ways lint --check",
+            "files": under(ways),
+        },
+        {
+            "id": "gfh-pills-check",
+            "name": "gfh pills check",
+            "entry": "gfh pills check",
+            "files": under(pills),
+        },
+        {
+            "id": "gfh-requests-check",
+            "name": "gfh requests check",
+            "entry": "gfh requests check",
+            "files": under(requests, pills),
+        },
+        {
+            "id": "gfh-graduate",
+            "name": "gfh learn --check (file owed graduation requests)",
+            "entry": "gfh learn --check",
+            "files": under(pills),
+        },
+    ]
+
+
+def render(items: list[dict[str, Any]], indent: str) -> list[str]:
+    """Return the lines of one `- repo: local` entry holding `items`."""
+    lines = [f"{indent}- repo: local", f"{indent}  hooks:"]
+    for item in items:
+        lines.append(f"{indent}    - id: {item['id']}")
+        for key in ("name", "entry", "files"):
+            lines.append(f"{indent}      {key}: {_quote(item[key])}")
+        lines.append(f"{indent}      language: system")
+        lines.append(f"{indent}      pass_filenames: false")
+    return lines
+
+
+def merge(text: str | None, wanted: list[dict[str, Any]]) -> tuple[str, list[str]]:
+    """Return the new file text and the ids added."""
+    import yaml
+
+    if text is None or not text.strip():
+        body = "\n".join(["repos:", *render(wanted, "  ")]) + "\n"
+        prefix = text or ""
+        return prefix + body, [w["id"] for w in wanted]
+    try:
+        parsed = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{PATH}:{mark.line + 1}" if mark is not None else PATH
+        raise ConfigError(f"{where}: not valid YAML; fix it, then run `gfh init` again") from None
+    if parsed is None:
+        parsed = {}
+    if not isinstance(parsed, dict):
+        raise ConfigError(f"{PATH}: expected a mapping with `repos:` at the top")
+    repos = parsed.get("repos", [])
+    if not isinstance(repos, list):
+        raise ConfigError(f"{PATH}: `repos` must be a list")
+    present = {
+        hook.get("id")
+        for repo in repos
+        if isinstance(repo, dict) and isinstance(repo.get("hooks"), list)
+        for hook in repo["hooks"]
+        if isinstance(hook, dict)
+    }
+    missing = [w for w in wanted if w["id"] not in present]
+    if not missing:
+        return text, []
+    new_lines = _insert(text.splitlines(), missing, has_repos="repos" in parsed)
+    new_text = "\n".join(new_lines) + "\n" if new_lines is not None else ""
+    after = yaml.safe_load(new_text) if new_lines is not None else None
+    if not (
+        isinstance(after, dict)
+        and after.get("repos", [])[: len(repos)] == repos
+        and len(after.get("repos", [])) == len(repos) + 1
+        and {k: v for k, v in after.items() if k != "repos"}
+        == {k: v for k, v in parsed.items() if k != "repos"}
+    ):
+        block = "\n".join(render(missing, "  "))
+        raise ConfigError(
+            f"{PATH}: cannot add gfh's hooks to this layout safely; add these lines to the end "
+            f"of `repos:` by hand:\n{block}"
+        )
+    return new_text, [m["id"] for m in missing]
+
+
+_REPOS = re.compile(r"^repos\s*:\s*(?:#.*)?$")
+
+
+def _insert(lines: list[str], items: list[dict[str, Any]], *, has_repos: bool) -> list[str] | None:
+    """Return the lines with the entry inserted, or None when the layout is not editable."""
+    start = next((i for i, line in enumerate(lines) if _REPOS.match(line)), None)
+    if start is None:
+        if has_repos:  # e.g. `repos: []`: a flow style this does not edit
+            return None
+        return [*_trim(lines), "repos:", *render(items, "  ")]
+    end = start + 1
+    last_content = start
+    indent = None
+    while end < len(lines):
+        line = lines[end]
+        stripped = line.strip()
+        if stripped and not line[0].isspace() and not line.startswith(("-", "#")):
+            break  # the next top-level key
+        if stripped and not stripped.startswith("#"):
+            last_content = end
+            if indent is None and stripped.startswith("-"):
+                indent = line[: len(line) - len(line.lstrip())]
+        end += 1
+    block = render(items, indent if indent is not None else "  ")
+    return lines[: last_content + 1] + block + lines[last_content + 1 :]
+
+
+def _trim(lines: list[str]) -> list[str]:
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    return lines
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"

@@ -1,0 +1,128 @@
+"""The repository side of `gfh init`: the configuration file, the folders, the starter ways."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Protocol
+
+from gitflow_harness.errors import UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    from gitflow_harness.store.config import Config
+
+CONFIG_FILE = ".gitflow-harness.toml"
+KEEP = ".gitkeep"
+
+
+class Tree(Protocol):
+    """What is read from the starter ways: a `pathlib.Path` or an importlib resource."""
+
+    name: str
+
+    def iterdir(self) -> Iterator[Tree]: ...
+    def is_dir(self) -> bool: ...
+    def is_file(self) -> bool: ...
+    def read_bytes(self) -> bytes: ...
+
+
+def config_template() -> str:
+    """Return a configuration file listing every key with its default, commented out."""
+    from gitflow_harness.store.config import SECTIONS, default_config, toml_value
+
+    values = default_config().as_dict()
+    lines = [
+        "# gitflow-harness configuration. Every key is optional: the values shown are the",
+        "# defaults. Uncomment a line to change it; `gfh config show` prints what is in effect.",
+    ]
+    for section, schema in SECTIONS.items():
+        lines += ["", f"# [{section}]"]
+        for field in schema.fields:
+            value = values[section][field.name]
+            if field.name == "prepare" and section == "gate":
+                rendered = "[]  # default: pre-commit when configured, else none"
+            elif isinstance(value, dict) and not value:
+                continue  # tables such as graph.loops are documented, not pre-filled
+            else:
+                rendered = toml_value(value)
+            lines.append(f"# {field.name} = {rendered}")
+    return "\n".join(lines) + "\n"
+
+
+def folders(config: Config) -> list[str]:
+    """The repository folders gfh works with, repo-relative."""
+    return [config.paths.ways, config.paths.pills, config.paths.requests]
+
+
+def starter_root() -> Tree:
+    """The starter ways shipped in the package (`gitflow_harness/starter/ways`)."""
+    from importlib.resources import files
+
+    return files("gitflow_harness").joinpath("starter", "ways")  # type: ignore[return-value]
+
+
+def starter_ways(root: Tree) -> dict[str, Tree]:
+    """Return the ways under `root` by id: a directory holding `<dirname>.md`."""
+    found: dict[str, Tree] = {}
+
+    def walk(node: Tree, prefix: str) -> None:
+        try:
+            children = sorted(node.iterdir(), key=lambda c: c.name)
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        names = {c.name for c in children}
+        if prefix and f"{node.name}.md" in names:
+            found[prefix] = node
+            return
+        for child in children:
+            if child.is_dir() and not child.name.startswith((".", "__")):
+                walk(child, f"{prefix}/{child.name}" if prefix else child.name)
+
+    walk(root, "")
+    return found
+
+
+def describe(way: Tree) -> str:
+    """Return a way's `description:` line, read without a YAML parser."""
+    for child in way.iterdir():
+        if child.name == f"{way.name}.md":
+            text = child.read_bytes().decode("utf-8", "replace")
+            match = re.search(r"^description:\s*(.+?)\s*$", text, re.M)
+            if match:
+                return match.group(1).strip("'\"")
+    return ""
+
+
+def choose(available: dict[str, Tree], wanted: Sequence[str], *, every: bool) -> list[str]:
+    """Return the chosen way ids, refusing unknown ones with the list of those that exist."""
+    if every:
+        return sorted(available)
+    unknown = [w for w in wanted if w not in available]
+    if unknown:
+        names = ", ".join(sorted(available)) or "(none in this installation)"
+        raise UsageError(
+            f"no starter way {', '.join(repr(u) for u in unknown)}; available: {names} "
+            "(`gfh init --list-ways` describes them)"
+        )
+    return list(dict.fromkeys(wanted))
+
+
+def way_files(way: Tree, prefix: str) -> Iterator[tuple[str, bytes, bool]]:
+    """Yield `(relative path, content, executable)` for every file of a starter way."""
+    for child in sorted(way.iterdir(), key=lambda c: c.name):
+        rel = f"{prefix}/{child.name}"
+        if child.is_dir():
+            if not child.name.startswith(("__", ".")):
+                yield from way_files(child, rel)
+        elif child.is_file():
+            yield rel, child.read_bytes(), _executable(child)
+
+
+def _executable(node: Tree) -> bool:
+    import os
+
+    try:
+        return os.access(os.fspath(node), os.X_OK)  # type: ignore[call-overload]
+    except TypeError:  # a resource inside an archive: scripts are meant to run
+        return node.name.endswith(".sh")

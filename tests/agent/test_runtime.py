@@ -1,0 +1,148 @@
+"""The hook boundary: fail open, never a traceback, unknown events quiet, a lean fast path."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitflow_harness.agent import model as ev
+from gitflow_harness.agent import runtime, sources
+from tests.agent import kit
+from tests.helpers import CliRunner, read_events
+
+
+def explode(ctx: Any) -> None:
+    raise ValueError("the secret prompt text that must never be written")
+
+
+def test_an_internal_error_fails_open_with_one_line_and_a_hook_error(
+    repo: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If a source raises, then the host gets exit 0 and one stderr line naming the error's
+    class and place, and the log gets a hook.error — neither carries the error's message."""
+    monkeypatch.setitem(sources.CONTEXT_SOURCES, ev.PROMPT, ("tests.agent.test_runtime:explode",))
+    result = kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit"))
+    assert result.code == 0
+    assert result.out == ""
+    [line] = result.err.splitlines()
+    assert line.startswith("gfh hook claude UserPromptSubmit: internal error (ValueError at ")
+    assert "Traceback" not in result.err
+    assert "secret" not in result.err
+    [error] = [e for e in read_events(repo) if e["type"] == "hook.error"]
+    assert error["data"]["adapter"] == "claude"
+    assert error["data"]["event"] == "UserPromptSubmit"
+    assert error["data"]["error"].startswith("ValueError at gitflow_harness/")
+    assert "secret" not in json.dumps(error)
+
+
+@pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]", '"text"', "{", "\x00\xff"])
+@pytest.mark.parametrize("adapter", ["claude", "cursor", "codex"])
+def test_unreadable_stdin_is_let_through_and_recorded(
+    adapter: str, stdin: str, repo: Path, gfh: CliRunner
+) -> None:
+    result = gfh("hook", adapter, "Stop", stdin=stdin)
+    assert result.code == 0
+    assert len(result.err.splitlines()) == 1
+    assert "nothing to do" in result.err
+    assert result.out == ("{}\n" if adapter == "cursor" else "")
+    [error] = [e for e in read_events(repo) if e["type"] == "hook.error"]
+    assert error["data"]["error"].startswith("InvalidPayload: stdin is not")
+
+
+def test_an_unknown_adapter_is_a_usage_error(repo: Path, gfh: CliRunner) -> None:
+    result = gfh("hook", "vim", "Stop", stdin="{}")
+    assert result.code == 2
+    assert "unknown adapter 'vim'" in result.err
+    assert read_events(repo) == []
+
+
+def test_hook_help_goes_through_click(gfh: CliRunner) -> None:
+    result = gfh("hook", "--help")
+    assert result.code == 0
+    assert "ADAPTER" in result.out
+    assert "fails open" in result.out
+
+
+def test_a_failed_stdout_write_records_no_fire_and_keeps_the_state(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If stdout breaks while the context is written, then no way.fired is recorded and the
+    session state is not committed: the way is still unfired."""
+    kit.plug(monkeypatch, [ev.PROMPT], "tests.agent.kit:gate_source")
+    monkeypatch.setattr(
+        kit, "WAYS", {"tests": {"text": "Run the tests.", "prompt": "test", "delta": 5}}
+    )
+    data = json.dumps(kit.payload("claude", "UserPromptSubmit", repo))
+
+    class Broken(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    err = io.StringIO()
+    code = runtime.main(
+        "claude", "UserPromptSubmit", stdin=io.StringIO(data), stdout=Broken(), stderr=err
+    )
+    assert code == 0
+    assert "BrokenPipeError" in err.getvalue()
+    types = [e["type"] for e in read_events(repo)]
+    assert "way.fired" not in types
+    assert "hook.error" in types
+    out = io.StringIO()
+    runtime.main("claude", "UserPromptSubmit", stdin=io.StringIO(data), stdout=out, stderr=err)
+    assert json.loads(out.getvalue())["hookSpecificOutput"]["additionalContext"] == "Run the tests."
+    fired = [e["data"] for e in read_events(repo) if e["type"] == "way.fired"]
+    assert [(f["way"], f["kind"]) for f in fired] == [("tests", "first")]
+
+
+def test_the_fast_path_imports_no_click_git_yaml_or_dataclasses(repo: Path) -> None:
+    stdin = json.dumps(kit.payload("claude", "PostToolUse.Write", repo))
+    probe = (
+        "import sys, io\n"
+        f"sys.stdin = io.StringIO({stdin!r})\n"
+        "from gitflow_harness.main import main\n"
+        "code = main(['hook', 'claude', 'PostToolUse'])\n"
+        "heavy = {'click', 'git', 'yaml', 'frontmatter', 'filelock', 'platformdirs',"
+        " 'dataclasses', 'typing', 'subprocess'}\n"
+        "print(code, sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], cwd=repo, capture_output=True, text=True, env=os.environ
+    )
+    assert proc.stdout.strip() == "0 []", proc.stderr
+    assert [e["type"] for e in read_events(repo)] == ["tool.requested"]
+
+
+def test_session_start_removes_sessions_untouched_for_30_days(
+    repo: Path, gfh: CliRunner, hermetic: Path
+) -> None:
+    sessions = hermetic / "gfh-state" / "sessions"
+    old = sessions / "claude_old-000000000000"
+    old.mkdir(parents=True)
+    (old / "runtime.json").write_text("{}")
+    month_ago = 31 * 24 * 3600
+    for path in (old / "runtime.json", old):
+        st = path.stat()
+        os.utime(path, (st.st_atime - month_ago, st.st_mtime - month_ago))
+    recent = sessions / "claude_recent-000000000000"
+    recent.mkdir()
+    kit.hook(gfh, "claude", "SessionStart", kit.payload("claude", "SessionStart", repo))
+    assert not old.exists()
+    assert recent.exists()
+
+
+def test_a_terminal_on_stdin_is_a_usage_error_not_a_hang() -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    err = io.StringIO()
+    code = runtime.main("claude", "Stop", stdin=Terminal(), stdout=io.StringIO(), stderr=err)
+    assert code == 2
+    assert "reads the host's JSON payload on stdin" in err.getvalue()

@@ -1,0 +1,40 @@
+"""The configuration on the hook path: cached per session, refreshed when the file changes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gitflow_harness.agent import model as ev
+from gitflow_harness.agent.session import SessionState
+from gitflow_harness.agent.settings import hook_config
+from tests.agent import kit
+from tests.helpers import CliRunner, read_events, write
+
+
+def test_the_configuration_is_cached_and_refreshed_on_change(repo: Path) -> None:
+    store = SessionState("claude:s")
+    assert hook_config(repo, store)["ways"]["budget_chars"] == 9000
+    assert (store.directory / "config.json").exists()
+    write(repo, ".gitflow-harness.toml", "[ways]\nbudget_chars = 123\n")
+    assert hook_config(repo, store)["ways"]["budget_chars"] == 123
+    write(repo, ".gitflow-harness.toml", "[ways]\nbudget_chars = 456\n")
+    os.utime(repo / ".gitflow-harness.toml", ns=(1, 1))
+    assert hook_config(repo, store)["ways"]["budget_chars"] == 456
+
+
+def test_a_configuration_error_fails_open_and_says_where(
+    repo: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kit.plug(monkeypatch, [ev.PROMPT], "tests.agent.kit:plain_source")
+    write(repo, ".gitflow-harness.toml", "[ways]\nbudget = 1\n")
+    result = kit.hook(
+        gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo)
+    )
+    assert result.code == 0
+    assert "ConfigError" in result.err
+    assert ".gitflow-harness.toml:2" in result.err
+    [error] = [e for e in read_events(repo) if e["type"] == "hook.error"]
+    assert "unknown key" in error["data"]["error"]

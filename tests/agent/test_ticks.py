@@ -1,0 +1,179 @@
+"""Tick sources: context positions read from transcript tails, kept monotonic across compaction."""
+
+from __future__ import annotations
+
+import builtins
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitflow_harness.agent import session as sessions
+from gitflow_harness.agent import ticks
+from gitflow_harness.store import tail
+from tests.agent import kit
+
+FIXTURE = kit.TRANSCRIPTS / "claude-session.jsonl"
+
+
+def test_the_fixture_transcript_yields_its_documented_positions(tmp_path: Path) -> None:
+    """Read after each line is written: 18000 (msg_01, two lines), 24500 (msg_02), unchanged by
+    the sidechain and API-error lines, 31000 (msg_03), unknown after the boundary, 9000."""
+    path = tmp_path / "t.jsonl"
+    seen = []
+    with open(path, "w") as out:
+        for line in FIXTURE.read_text().splitlines(keepends=True):
+            out.write(line)
+            out.flush()
+            position = ticks.claude_position(path)
+            seen.append((position.tokens, position.boundary))
+    assert seen == [
+        (None, None),
+        (18000, None),
+        (18000, None),
+        (24500, None),
+        (24500, None),
+        (24500, None),
+        (31000, None),
+        (None, "cb1"),
+        (9000, None),
+    ]
+
+
+def test_the_tick_is_monotonic_across_the_compaction(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    state: dict[str, Any] = {}
+    found = []
+    with open(path, "w") as out:
+        for line in FIXTURE.read_text().splitlines(keepends=True):
+            out.write(line)
+            out.flush()
+            compacted = ticks.observe(state, ticks.claude_position(path))
+            found.append((ticks.token_tick(state), compacted))
+    assert found == [
+        (0, False),
+        (18000, False),
+        (18000, False),
+        (24500, False),
+        (24500, False),
+        (24500, False),
+        (31000, False),
+        (31000, True),  # the boundary: a compaction, the position unknown for now
+        (40000, False),  # the drop belongs to that same compaction: offset 31000
+    ]
+
+
+def test_a_drop_alone_is_a_compaction() -> None:
+    state: dict[str, Any] = {}
+    assert not ticks.observe(state, ticks.Position(50000, message="m1"))
+    assert ticks.observe(state, ticks.Position(12000, message="m2"))
+    assert ticks.token_tick(state) == 62000
+    assert not ticks.observe(state, ticks.Position(15000, message="m3"))
+    assert ticks.token_tick(state) == 65000
+
+
+def test_a_signalled_compaction_is_not_counted_again_by_its_drop() -> None:
+    state: dict[str, Any] = {}
+    ticks.observe(state, ticks.Position(50000, message="m1"))
+    sessions.compact(state)
+    assert sessions.epoch(state) == 1
+    assert not ticks.observe(state, ticks.Position(None, boundary="b1"))
+    assert not ticks.observe(state, ticks.Position(8000, message="m2"))
+    assert ticks.token_tick(state) == 58000
+    assert ticks.observe(state, ticks.Position(3000, message="m3"))  # a later, new compaction
+
+
+def test_a_signal_without_a_drop_does_not_swallow_the_next_compaction() -> None:
+    state: dict[str, Any] = {}
+    ticks.observe(state, ticks.Position(20000, message="m1"))
+    sessions.compact(state)
+    ticks.observe(state, ticks.Position(30000, message="m2"))  # grew: nothing was compacted
+    assert ticks.observe(state, ticks.Position(5000, message="m3"))
+
+
+def test_the_transcript_is_read_from_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the transcript holds megabytes before its last assistant line, then reading the
+    position reads a few blocks from the end, not the file."""
+    path = tmp_path / "t.jsonl"
+    user = json.dumps({"type": "user", "message": {"content": "x" * 1000}}) + "\n"
+    with open(path, "w") as out:
+        out.write(user * 8000)  # ~8 MB
+        out.write(kit.transcript_line("msg_last", 123456))
+        out.write(user * 3)
+    read = 0
+    real_open = builtins.open
+
+    class Counting:
+        def __init__(self, fh: Any) -> None:
+            self.fh = fh
+
+        def __enter__(self) -> Counting:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.fh.close()
+
+        def read(self, n: int = -1) -> bytes:
+            nonlocal read
+            data = self.fh.read(n)
+            read += len(data)
+            return data  # type: ignore[no-any-return]
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.fh, name)
+
+    monkeypatch.setattr(tail, "open", lambda *a, **k: Counting(real_open(*a, **k)), raising=False)
+    assert ticks.claude_position(path).tokens == 123456
+    assert read <= 2 * tail.BLOCK
+
+
+def test_sidechain_and_api_error_lines_are_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        kit.transcript_line("m1", 1000)
+        + kit.transcript_line("m2", 99999, isSidechain=True)
+        + kit.transcript_line("m3", 88888, isApiErrorMessage=True)
+        + '{"type": "assistant", "message": {"id": "m4", "usage": {"input_tokens": "x"}}}\n'
+        + '{"type":"assistant","isSidechain":false,"message":{"id":"m5"'  # torn: being written
+    )
+    assert ticks.claude_position(path).tokens == 1000
+
+
+def test_a_position_too_far_back_is_unknown(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(kit.transcript_line("m1", 1000) + "x" * 5000 + "\n")
+    assert ticks.claude_position(path, max_bytes=4096).tokens is None
+    assert ticks.claude_position(path).tokens == 1000
+
+
+def _rollout(*lines: dict[str, Any]) -> str:
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+def _count(tokens: int | None, at: str) -> dict[str, Any]:
+    info = None
+    if tokens is not None:
+        usage = {"input_tokens": tokens, "cached_input_tokens": 0, "output_tokens": 9}
+        info = {"total_token_usage": usage, "last_token_usage": usage, "model_context_window": 1}
+    return {"timestamp": at, "type": "event_msg", "payload": {"type": "token_count", "info": info}}
+
+
+def test_codex_rollout_token_count_is_the_position(tmp_path: Path) -> None:
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(
+        _rollout(
+            {"timestamp": "t0", "type": "session_meta", "payload": {}},
+            _count(5000, "t1"),
+            _count(7000, "t2"),
+            _count(None, "t3"),  # no info yet: not a position
+            {"timestamp": "t4", "type": "response_item", "payload": {"type": "message"}},
+        )
+    )
+    position = ticks.codex_position(path)
+    assert (position.tokens, position.message) == (7000, "t2")
+    with open(path, "a") as out:
+        out.write(_rollout({"timestamp": "t5", "type": "compacted", "payload": {"message": ""}}))
+    assert ticks.codex_position(path).boundary == "t5"

@@ -1,0 +1,29 @@
+"""`gfh hook` through Click (help, odd argument shapes) reaches the same runtime."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+from gitflow_harness.cli import run
+from tests.agent import kit
+from tests.helpers import CliRunner, read_events
+
+
+def test_the_click_command_runs_the_same_runtime(repo: Path) -> None:
+    data = json.dumps(kit.payload("claude", "PostToolUse.Edit", repo))
+    old = sys.stdin
+    sys.stdin = io.StringIO(data)
+    try:
+        assert run(["hook", "claude", "PostToolUse"]) == 0
+    finally:
+        sys.stdin = old
+    assert [e["data"] for e in read_events(repo)] == [{"tool": "Edit", "phase": "post"}]
+
+
+def test_a_missing_event_is_a_usage_error(gfh: CliRunner) -> None:
+    result = gfh("hook", "claude")
+    assert result.code == 2
+    assert "Missing argument 'EVENT'" in result.err

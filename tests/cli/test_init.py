@@ -1,0 +1,214 @@
+"""`gfh init` end to end on real repositories."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+from gitflow_harness.scaffold import hosts, project
+from tests.helpers import CliRunner, git, write
+from tests.scaffold.test_project import make_starter
+
+USER_SETTINGS = """{
+  "permissions": {"allow": ["Bash(npm test)"]},
+  "hooks": {
+    "PostToolUse": [
+      {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "./fmt.sh"}]}
+    ],
+    "Stop": [
+      {"hooks": [{"type": "command", "command": "./notify.sh", "timeout": 3}]}
+    ]
+  }
+}
+"""
+
+
+@pytest.fixture
+def on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A `gfh` on PATH, as after `pipx install`."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "gfh").write_text("#!/bin/sh\n")
+    (bin_dir / "gfh").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    return bin_dir
+
+
+def _snapshot(repo: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(repo)): p.read_bytes()
+        for p in repo.rglob("*")
+        if p.is_file() and ".git" not in p.relative_to(repo).parts
+    }
+
+
+@pytest.mark.usefixtures("on_path")
+def test_init_twice_is_init_once(repo: Path, gfh: CliRunner) -> None:
+    first = gfh(
+        "init", "--adapter", "claude", "--adapter", "cursor", "--adapter", "codex", "--pre-commit"
+    )
+    assert first.code == 0, first.err
+    after_first = _snapshot(repo)
+    assert {
+        ".gitflow-harness.toml",
+        ".claude/settings.json",
+        ".cursor/hooks.json",
+        ".codex/hooks.json",
+        ".pre-commit-config.yaml",
+        "hooks/ways/.gitkeep",
+        "pills/.gitkeep",
+        "requests/.gitkeep",
+    } <= set(after_first)
+    second = gfh(
+        "init",
+        "--adapter",
+        "claude",
+        "--adapter",
+        "cursor",
+        "--adapter",
+        "codex",
+        "--pre-commit",
+        "--json",
+    )
+    assert second.code == 0
+    assert {f["action"] for f in second.json()["files"]} == {"unchanged"}
+    assert _snapshot(repo) == after_first
+    assert second.err == ""
+
+
+@pytest.mark.usefixtures("on_path")
+def test_the_users_own_hooks_keep_their_bytes_and_order(repo: Path, gfh: CliRunner) -> None:
+    write(repo, ".claude/settings.json", USER_SETTINGS)
+    assert gfh("init").code == 0
+    text = (repo / ".claude/settings.json").read_text()
+    opcodes = difflib.SequenceMatcher(a=USER_SETTINGS, b=text, autojunk=False).get_opcodes()
+    assert {tag for tag, *_ in opcodes} == {"equal", "insert"}
+    data = json.loads(text)
+    assert data["hooks"]["PostToolUse"][0]["hooks"][0]["command"] == "./fmt.sh"
+    assert data["hooks"]["PostToolUse"][1]["hooks"][0]["command"] == "gfh hook claude PostToolUse"
+    assert data["hooks"]["Stop"][0]["hooks"][0] == {
+        "type": "command",
+        "command": "./notify.sh",
+        "timeout": 3,
+    }
+    assert list(data["hooks"])[:2] == ["PostToolUse", "Stop"]
+    assert set(data["hooks"]) == {*hosts.CLAUDE_EVENTS}
+
+
+@pytest.mark.usefixtures("on_path")
+def test_the_adapters_default_to_the_hosts_folders(repo: Path, gfh: CliRunner) -> None:
+    (repo / ".cursor").mkdir()
+    result = gfh("init")
+    assert "adapters: cursor (found .cursor/)" in result.out
+    assert (repo / ".cursor/hooks.json").exists()
+    assert not (repo / ".claude").exists()
+
+
+@pytest.mark.usefixtures("on_path")
+def test_dry_run_prints_a_unified_diff_and_writes_nothing(repo: Path, gfh: CliRunner) -> None:
+    write(repo, ".claude/settings.json", USER_SETTINGS)
+    before = _snapshot(repo)
+    result = gfh("init", "--dry-run", "--pre-commit")
+    assert result.code == 0
+    assert _snapshot(repo) == before
+    assert "--- a/.claude/settings.json\n+++ b/.claude/settings.json\n@@ " in result.out
+    assert '+        {\n+          "hooks": [' in result.out or "+      {" in result.out
+    assert "--- /dev/null\n+++ b/.gitflow-harness.toml" in result.out
+    assert "+++ b/.pre-commit-config.yaml" in result.out
+    assert "+++ b/pills/.gitkeep" in result.out
+
+
+def test_it_warns_when_gfh_is_not_on_path(
+    repo: Path, gfh: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    only_git = tmp_path / "only-git"
+    only_git.mkdir()
+    (only_git / "git").symlink_to(shutil.which("git") or "/usr/bin/git")
+    monkeypatch.setenv("PATH", str(only_git))
+    result = gfh("init", "--dry-run")
+    assert result.code == 0
+    assert "warning: `gfh` is not on PATH" in result.err
+
+
+@pytest.mark.usefixtures("on_path")
+def test_no_warning_when_gfh_is_on_path(repo: Path, gfh: CliRunner) -> None:
+    assert "warning" not in gfh("init").err
+
+
+@pytest.mark.usefixtures("on_path")
+def test_starter_ways_are_copied_with_their_modes(
+    repo: Path, gfh: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    starter = make_starter(tmp_path / "starter")
+    monkeypatch.setattr(project, "starter_root", lambda: starter)
+    listed = gfh("init", "--list-ways")
+    assert listed.out.splitlines() == [
+        "branch-first  Work on a branch",
+        "shared/big-files  Files past 500 lines",
+    ]
+    result = gfh("init", "--way", "shared/big-files")
+    assert result.code == 0, result.err
+    script = repo / "hooks/ways/shared/big-files/postcheck.sh"
+    assert script.read_text() == "exit 1\n"
+    assert stat.S_IMODE(script.stat().st_mode) & 0o100
+    assert not (repo / "hooks/ways/branch-first").exists()
+    write(repo, "hooks/ways/branch-first/branch-first.md", "mine\n")
+    again = gfh("init", "--all-ways")
+    assert "way branch-first: hooks/ways/branch-first exists; left as it is" in again.out
+    assert (repo / "hooks/ways/branch-first/branch-first.md").read_text() == "mine\n"
+    unknown = gfh("init", "--way", "nope")
+    assert unknown.code == 2
+    assert "no starter way 'nope'" in unknown.err
+
+
+@pytest.mark.usefixtures("on_path")
+def test_a_broken_host_file_is_a_config_error_naming_it(repo: Path, gfh: CliRunner) -> None:
+    write(repo, ".claude/settings.json", '{\n  "hooks": {,\n}\n')
+    result = gfh("init")
+    assert result.code == 2
+    assert result.err.startswith("gfh: .claude/settings.json:2:")
+    assert (repo / ".claude/settings.json").read_text() == '{\n  "hooks": {,\n}\n'
+    assert not (repo / ".gitflow-harness.toml").exists()  # nothing written: all or nothing
+
+
+def test_outside_a_repository_it_says_so(
+    tmp_path: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    result = gfh("init")
+    assert result.code == 2
+    assert "not a git repository" in result.err
+
+
+@pytest.mark.usefixtures("on_path")
+def test_the_files_are_ready_to_commit(repo: Path, gfh: CliRunner) -> None:
+    gfh("init", "--pre-commit")
+    git(repo, "add", "-A")
+    staged = git(repo, "diff", "--cached", "--name-only").split()
+    assert ".claude/settings.json" in staged
+    assert "hooks/ways/.gitkeep" in staged
+
+
+def test_list_ways_reads_the_packaged_starter_set(gfh: CliRunner) -> None:
+    import gitflow_harness
+
+    root = Path(gitflow_harness.__file__).parent / "starter" / "ways"
+    expected = (
+        sorted(
+            str(d.relative_to(root))
+            for d in root.rglob("*")
+            if d.is_dir() and (d / f"{d.name}.md").is_file()
+        )
+        if root.is_dir()
+        else []
+    )
+    result = gfh("init", "--list-ways", "--json")
+    assert result.code == 0
+    assert [w["id"] for w in result.json()["ways"]] == expected

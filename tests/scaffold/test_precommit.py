@@ -1,0 +1,99 @@
+"""gfh's checks added to `.pre-commit-config.yaml` as text; the user's file otherwise intact."""
+
+from __future__ import annotations
+
+import difflib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gitflow_harness.errors import ConfigError
+from gitflow_harness.scaffold import precommit
+
+WANTED = precommit.hooks("hooks/ways", "pills", "requests")
+USER = """\
+# my checks
+minimum_pre_commit_version: "3.2.0"
+repos:
+- repo: https://github.com/pre-commit/pre-commit-hooks
+  rev: v5.0.0
+  hooks:
+  - id: trailing-whitespace   # keep me
+# the next one is local
+
+- repo: local
+  hooks:
+  - id: mine
+    name: mine
+    entry: 'true'
+    language: system
+
+default_stages: [pre-commit]
+"""
+
+
+def _validate(path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "validate-config", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_new_file_is_valid_for_pre_commit(tmp_path: Path) -> None:
+    text, ids = precommit.merge(None, WANTED)
+    assert ids == ["gfh-ways-lint", "gfh-pills-check", "gfh-requests-check", "gfh-graduate"]
+    (tmp_path / "c.yaml").write_text(text)
+    _validate(tmp_path / "c.yaml")
+    hooks = yaml.safe_load(text)["repos"][0]["hooks"]
+    assert hooks[0]["files"] == "^(hooks/ways)/"
+    assert all(h["language"] == "system" and h["pass_filenames"] is False for h in hooks)
+
+
+def test_the_users_file_keeps_every_line_and_gains_one_entry(tmp_path: Path) -> None:
+    text, ids = precommit.merge(USER, WANTED)
+    assert len(ids) == 4
+    old, new = USER.splitlines(), text.splitlines()
+    opcodes = difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+    assert [tag for tag, *_ in opcodes] == ["equal", "insert", "equal"]  # one block, nothing lost
+    after = yaml.safe_load(text)
+    assert [r["repo"] for r in after["repos"]] == [
+        "https://github.com/pre-commit/pre-commit-hooks",
+        "local",
+        "local",
+    ]
+    assert after["repos"][:2] == yaml.safe_load(USER)["repos"]
+    assert after["default_stages"] == ["pre-commit"]
+    assert new.index("- repo: local", new.index("    language: system")) < new.index(
+        "default_stages: [pre-commit]"
+    )
+    (tmp_path / "c.yaml").write_text(text)
+    _validate(tmp_path / "c.yaml")
+    assert precommit.merge(text, WANTED) == (text, [])
+
+
+def test_only_missing_hooks_are_added() -> None:
+    have = (
+        "repos:\n  - repo: local\n    hooks:\n      - id: gfh-pills-check\n"
+        "        name: p\n        entry: x\n        language: system\n"
+    )
+    _text, ids = precommit.merge(have, WANTED)
+    assert "gfh-pills-check" not in ids
+    assert len(ids) == 3
+
+
+def test_a_flow_style_list_is_refused_with_the_lines_to_add() -> None:
+    with pytest.raises(ConfigError, match="by hand:\n  - repo: local"):
+        precommit.merge("repos: []\n", WANTED)
+
+
+def test_a_file_without_repos_gets_them() -> None:
+    text, _ = precommit.merge("# nothing yet\n\nfail_fast: true\n", WANTED)
+    parsed = yaml.safe_load(text)
+    assert parsed["fail_fast"] is True
+    assert next(h["id"] for h in parsed["repos"][0]["hooks"]) == "gfh-ways-lint"
+    assert text.startswith("# nothing yet\n")
