@@ -674,6 +674,7 @@ def local_branches(repo: Repo) -> set[str]:
     proc = run(["for-each-ref", "--format=%(refname)", "refs/heads/"], cwd=_cwd(repo))
     return {line.removeprefix("refs/heads/") for line in proc.stdout.splitlines() if line}
 
+
 # -- agent hooks ---------------------------------------------------------------------------
 
 
