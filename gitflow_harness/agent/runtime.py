@@ -268,7 +268,9 @@ def _bookkeeping(ctx: HookContext) -> None:
 
     if compacted:
         with ctx.store.update() as state:
+            ctx.fold_position(state)  # the size before the drop: the tick stays monotonic
             sessions.compact(state)
+        ctx.forget_snapshot()
     if event.kind == ev.SESSION_START and event.source in (None, "startup"):
         import time
 

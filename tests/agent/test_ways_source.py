@@ -102,6 +102,21 @@ def test_an_unsignalled_drop_in_the_transcript_also_starts_a_new_episode(
     ]
 
 
+def test_the_tick_stays_monotonic_across_a_compaction_no_way_saw_coming(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    """If no way read the transcript before a compaction, then PreCompact reads the size before
+    the drop itself: the first fire after it sits at that size plus the new position."""
+    kit.way(repo, "parser", "when:\n  prompt: parser\n" + kit.EXPONENTIAL)
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(kit.transcript_line("m1", 20000) + kit.transcript_line("m2", 50000))
+    compact = kit.payload("claude", "PreCompact", repo, transcript_path=str(transcript))
+    kit.hook(gfh, "claude", "PreCompact", compact)
+    _grow(transcript, kit.boundary_line("b1"), kit.transcript_line("m3", 9000))
+    kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
+    assert kit.decisions(repo) == [("parser", "fired", 59000, "first")]
+
+
 def test_a_failed_stdout_write_records_no_fire_and_keeps_the_way_unfired(repo: Path) -> None:
     """If stdout breaks while the context is written, then no way.fired is recorded and the
     engagement is not committed: the next prompt fires the way as a first fire."""
