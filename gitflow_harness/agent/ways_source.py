@@ -81,10 +81,12 @@ def ways_root(top: str, config: dict[str, Any]) -> str | None:
 
 
 def floor(config: dict[str, Any]) -> float:
+    """Return `ways.floor`, the outward gate (the configuration was validated when cached)."""
     ways = config.get("ways")
     value = ways.get("floor") if isinstance(ways, dict) else None
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and 0.0 <= value <= 1.0
-    return float(value) if ok else DEFAULT_FLOOR  # type: ignore[arg-type]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+        return DEFAULT_FLOOR
+    return float(value)
 
 
 def audience(ctx: HookContext) -> str:
