@@ -117,3 +117,17 @@ def read_events(repo: Path) -> list[dict[str, Any]]:
         for line in path.read_text(encoding="utf-8").splitlines():
             out.append(json.loads(line))
     return out
+
+
+def unmeasured_env() -> dict[str, str]:
+    """The environment without coverage's subprocess start-up, for tests that count imports.
+
+    Under `make test`, coverage measures every Python subprocess, and its start-up imports
+    modules (dataclasses, typing) that gfh itself never loads on the hook path.
+    """
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"COVERAGE_PROCESS_START", "COVERAGE_PROCESS_CONFIG"}
+        and not k.startswith("COV_CORE_")
+    }

@@ -58,7 +58,7 @@ def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
     kind = EVENTS.get(name)
     command, paths = ev.tool_facts(payload.get("tool_input"))
     message = None
-    if kind == ev.SUBAGENT_STOP:
+    if kind in (ev.SUBAGENT_STOP, ev.STOP):
         message = ev.text_or_none(payload.get("last_assistant_message"))
     return ev.HookEvent(
         NAME,

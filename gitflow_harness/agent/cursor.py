@@ -55,6 +55,8 @@ def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
     message = None
     if kind == ev.SUBAGENT_STOP:
         message = ev.text_or_none(payload.get("result"))
+    elif kind == ev.AGENT_RESPONSE:
+        message = ev.text_or_none(payload.get("text"))
     roots = payload.get("workspace_roots")
     cwd = ev.text_or_none(payload.get("cwd"))
     if cwd is None and isinstance(roots, list) and roots:

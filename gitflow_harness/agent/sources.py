@@ -54,8 +54,9 @@ CONTEXT_SOURCES: dict[str, tuple[str, ...]] = {
 
 # kind -> stop checks; the first Block wins.
 STOP_CHECKS: dict[str, tuple[str, ...]] = {
-    ev.STOP: (),  # the end-of-turn ritual
-    ev.AGENT_RESPONSE: (),  # Cursor: reduce the reply to booleans for the ritual
+    ev.STOP: ("gitflow_harness.agent.ritual:stop",),  # the end-of-turn ritual
+    # Cursor: reduce the reply to booleans for the coming stop
+    ev.AGENT_RESPONSE: ("gitflow_harness.agent.ritual:agent_response",),
 }
 
 

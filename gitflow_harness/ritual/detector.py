@@ -63,14 +63,23 @@ class StopRitual:
         blocks = sum(self.blocks.values())
         fail_opens = sum(self.fail_open.values())
         evidence = {
-            "evaluated": dict(sorted(self.evaluated.items())),
-            "blocks_by_rule": dict(sorted(self.blocks.items())),
-            "would_block": dict(sorted(self.would_block.items())),
-            "repaired_after_block": self.repaired,
-            "fail_open": dict(sorted(self.fail_open.items())),
+            "evaluated": total,
+            "blocked": blocks,
+            "repaired": self.repaired,
+            "fail_open": fail_opens,
             "tool_turns": self.tool_turns,
             "unprompted": self.unprompted,
         }
+        notes = tuple(
+            f"{label}: {_breakdown(counts)}"
+            for label, counts in (
+                ("turns evaluated by adapter", self.evaluated),
+                ("blocks by rule", self.blocks),
+                ("would have blocked (observe-only adapters)", self.would_block),
+                ("fail-opens by reason", self.fail_open),
+            )
+            if counts
+        )
         share = f"{self.unprompted} of {self.tool_turns}" if self.tool_turns else "no"
         observed = (
             f"{total} turn(s) evaluated at Stop; {blocks} blocked, {self.repaired} repaired "
@@ -94,4 +103,8 @@ class StopRitual:
             self.id, "stop", "attention" if attention else "good", observed, evidence, next_step
         )
         status: Status = "fired"
-        return DetectorResult(self.id, status, total, (finding,))
+        return DetectorResult(self.id, status, total, (finding,), notes)
+
+
+def _breakdown(counts: Counter[str]) -> str:
+    return ", ".join(f"{key} {n}" for key, n in sorted(counts.items()))

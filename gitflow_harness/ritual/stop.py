@@ -8,11 +8,12 @@ session, an unreadable log) allows the stop as `fail_open` with its reason: neve
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from gitflow_harness.ritual.evaluate import MAX_REMEDIATION_HOPS, Evaluation, evaluate
+from gitflow_harness.ritual.evidence import tool_call_count
 from gitflow_harness.store.config import RitualConfig
-from gitflow_harness.store.events import Event, EventLog
+from gitflow_harness.store.events import Event, EventLog, make_event
 
 SCAN_LIMIT: Final = 50_000  # events read back before giving up on finding the turn's start
 OBSERVE_ONLY: Final = frozenset({"codex"})  # a continuation can replace Codex's answer
@@ -83,19 +84,64 @@ def decide(evaluation: Evaluation, *, adapter: str, ritual: RitualConfig) -> Sto
     )
 
 
-def stop_verdict(
-    log: EventLog, *, session: str | None, adapter: str, ritual: RitualConfig
+def conclude_turn(
+    log: EventLog,
+    *,
+    session: str | None,
+    adapter: str,
+    ritual: RitualConfig,
+    branch: str | None,
+    reply: dict[str, Any],
+    tools_unsupported: str | None = None,
 ) -> StopVerdict:
-    """Evaluate the session's latest turn; never raises for missing or unreadable evidence."""
+    """Record the turn's end, evaluate it, record the verdict; never raise for missing evidence.
+
+    `reply` is the `ritual` observation of the reply (see `evidence.box_observations`): the
+    text itself never reaches this function. `turn.completed` is written before the evaluation,
+    so the verdict and the log always agree on what the turn showed.
+    """
     enforced = adapter in ritual.enforce and adapter not in OBSERVE_ONLY
     if session is None:
-        return StopVerdict(
+        verdict = StopVerdict(
             adapter, "fail_open", None, "no session id in the Stop payload", enforced
         )
+        return _record_verdict(log, verdict, session, branch)
     try:
         events = turn_events(log, session)
     except OSError as exc:
-        return StopVerdict(
-            adapter, "fail_open", None, f"event log unreadable: {exc.strerror or exc}", enforced
+        reason = f"event log unreadable: {exc.strerror or exc}"
+        return _record_verdict(
+            log, StopVerdict(adapter, "fail_open", None, reason, enforced), session, branch
         )
-    return decide(evaluate(events, adapter=adapter, ritual=ritual), adapter=adapter, ritual=ritual)
+    start = next(
+        (i for i in range(len(events) - 1, -1, -1) if events[i].type == "turn.started"), None
+    )
+    this_turn = events[start:] if start is not None else []
+    completed = make_event(
+        "turn.completed",
+        {
+            "turn": this_turn[0].data.get("turn") if this_turn else None,
+            "ritual": reply,
+            "tool_call_count": tool_call_count(this_turn, unsupported_reason=tools_unsupported),
+        },
+        surface="hook",
+        session=session,
+        branch=branch,
+    )
+    log.append(completed)
+    evaluation = evaluate([*events, completed], adapter=adapter, ritual=ritual)
+    return _record_verdict(log, decide(evaluation, adapter=adapter, ritual=ritual), session, branch)
+
+
+def _record_verdict(
+    log: EventLog, verdict: StopVerdict, session: str | None, branch: str | None
+) -> StopVerdict:
+    log.record(
+        "stop.verdict",
+        verdict.data(),
+        surface="hook",
+        branch=branch,
+        session=session,
+        use_env_session=False,
+    )
+    return verdict

@@ -40,21 +40,14 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None) -> N
 
     The new file keeps the old file's permission bits unless `mode` is given.
     """
-    import tempfile  # deferred: the hook path imports this module and rarely replaces files
-
     payload = data.encode("utf-8") if isinstance(data, str) else data
     if mode is None:
         try:
             mode = os.stat(path).st_mode & 0o7777
         except FileNotFoundError:
             mode = 0o666 & ~_umask()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = _write_temp(path, payload, mode)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         _unlink_quietly(tmp)
@@ -67,10 +60,24 @@ def create_exclusive(path: Path, data: bytes | str, *, mode: int | None = None) 
     The content is written to a temporary file first and then hard-linked into place, so the
     name appears only with its whole content, and `link` refuses an existing name atomically.
     """
-    import tempfile
-
     payload = data.encode("utf-8") if isinstance(data, str) else data
     mode = 0o666 & ~_umask() if mode is None else mode
+    tmp = _write_temp(path, payload, mode)
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise FileExistsGfhError(path) from None
+    except OSError:
+        # Filesystems without hard links: fall back to O_EXCL (still never overwrites).
+        _create_excl_direct(path, payload, mode)
+    finally:
+        _unlink_quietly(tmp)
+
+
+def _write_temp(path: Path, payload: bytes, mode: int) -> str:
+    """Write `payload` to a synced temporary file beside `path` with `mode`; return its name."""
+    import tempfile  # deferred: the hook path imports this module and rarely writes files
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -78,15 +85,10 @@ def create_exclusive(path: Path, data: bytes | str, *, mode: int | None = None) 
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            raise FileExistsGfhError(path) from None
-        except OSError:
-            # Filesystems without hard links: fall back to O_EXCL (still never overwrites).
-            _create_excl_direct(path, payload, mode)
-    finally:
+    except BaseException:
         _unlink_quietly(tmp)
+        raise
+    return tmp
 
 
 class FileExistsGfhError(GfhError):

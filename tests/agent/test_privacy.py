@@ -33,9 +33,11 @@ def ways(repo: Path) -> None:
 
 
 def _claude_session(repo: Path, gfh: CliRunner, transcript: Path, env: dict[str, str]) -> None:
-    def send(event: str, fixture: str, **fields: Any) -> None:
+    def send(event: str, fixture: str, expect: int = 0, **fields: Any) -> None:
         data = kit.payload("claude", fixture, repo, transcript_path=str(transcript), **fields)
-        assert kit.hook(gfh, "claude", event, data, env=env).code == 0
+        result = kit.hook(gfh, "claude", event, data, env=env)
+        assert result.code == expect
+        assert CANARY not in result.out + result.err
 
     secret = f"please fix the zebra parser {CANARY}"
     send("SessionStart", "SessionStart")
@@ -60,15 +62,16 @@ def _claude_session(repo: Path, gfh: CliRunner, transcript: Path, env: dict[str,
     send("PostCompact", "PostCompact", compact_summary=CANARY)
     send("SessionStart", "SessionStart.compact")
     send("UserPromptSubmit", "UserPromptSubmit", prompt=secret)
-    send("Stop", "Stop", last_assistant_message=f"Done. {CANARY}")
+    # The reply shows no status box: the end-of-turn ritual blocks, and says so without quoting it.
+    send("Stop", "Stop", expect=2, last_assistant_message=f"Done. {CANARY}")
     send("SessionEnd", "SessionEnd")
 
 
 def _cursor_session(repo: Path, gfh: CliRunner) -> None:
     def send(event: str, fixture: str, **fields: Any) -> None:
-        assert (
-            kit.hook(gfh, "cursor", event, kit.payload("cursor", fixture, repo, **fields)).code == 0
-        )
+        result = kit.hook(gfh, "cursor", event, kit.payload("cursor", fixture, repo, **fields))
+        assert result.code == 0
+        assert CANARY not in result.out + result.err
 
     send("sessionStart", "sessionStart")
     send("beforeSubmitPrompt", "beforeSubmitPrompt", prompt=f"zebra {CANARY}")
@@ -81,9 +84,9 @@ def _cursor_session(repo: Path, gfh: CliRunner) -> None:
 
 def _codex_session(repo: Path, gfh: CliRunner) -> None:
     def send(event: str, fixture: str, **fields: Any) -> None:
-        assert (
-            kit.hook(gfh, "codex", event, kit.payload("codex", fixture, repo, **fields)).code == 0
-        )
+        result = kit.hook(gfh, "codex", event, kit.payload("codex", fixture, repo, **fields))
+        assert result.code == 0
+        assert CANARY not in result.out + result.err
 
     send("SessionStart", "SessionStart")
     send("UserPromptSubmit", "UserPromptSubmit", prompt=f"zebra {CANARY}")

@@ -15,7 +15,7 @@ import pytest
 from gitflow_harness.agent import model as ev
 from gitflow_harness.agent import runtime, sources
 from tests.agent import kit
-from tests.helpers import CliRunner, read_events
+from tests.helpers import CliRunner, read_events, unmeasured_env
 from tests.ways.conftest import EXP, settle_tree, write_way
 
 
@@ -98,7 +98,11 @@ def test_the_fast_path_imports_no_click_git_yaml_or_dataclasses(repo: Path) -> N
         "print(code, sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", probe], cwd=repo, capture_output=True, text=True, env=os.environ
+        [sys.executable, "-c", probe],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=unmeasured_env(),
     )
     assert proc.stdout.strip() == "0 []", proc.stderr
     assert [e["type"] for e in read_events(repo)] == ["tool.requested", "tool.requested"]

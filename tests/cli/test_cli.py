@@ -10,7 +10,7 @@ import pytest
 
 from gitflow_harness import __version__
 from gitflow_harness.cli import COMMANDS, cli
-from tests.helpers import ROOT, CliRunner, run_gfh
+from tests.helpers import ROOT, CliRunner, run_gfh, unmeasured_env
 
 
 def _all_command_paths(*, leaves_only: bool = False) -> list[list[str]]:
@@ -122,6 +122,7 @@ def test_spine_does_not_import_heavy_modules(tmp_path: Path) -> None:
         text=True,
         cwd=tmp_path,
         check=True,
+        env=unmeasured_env(),
     )
     imported = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in proc.stderr.splitlines()}
     assert imported.isdisjoint({"git", "yaml", "frontmatter", "filelock"})

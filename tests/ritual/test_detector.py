@@ -53,14 +53,19 @@ def test_counts_blocks_repairs_fail_opens_and_unprompted_turns(repo: Path) -> No
     [finding] = result.findings
     assert finding.tone == "attention"
     assert finding.evidence == {
-        "evaluated": {"claude": 6, "codex": 1, "cursor": 2},
-        "blocks_by_rule": {"box": 1, "status": 1, "task": 1},
-        "would_block": {"codex:status": 1},
-        "repaired_after_block": 2,
-        "fail_open": {"no turn.started recorded": 1},
+        "evaluated": 9,
+        "blocked": 3,
+        "repaired": 2,
+        "fail_open": 1,
         "tool_turns": 4,
         "unprompted": 1,
     }
+    assert result.notes == (
+        "turns evaluated by adapter: claude 6, codex 1, cursor 2",
+        "blocks by rule: box 1, status 1, task 1",
+        "would have blocked (observe-only adapters): codex:status 1",
+        "fail-opens by reason: no turn.started recorded 1",
+    )
     assert "Fail-opens" in finding.next_step
 
 

@@ -5,11 +5,13 @@ from typing import Any
 
 import pytest
 
-from gitflow_harness.ritual.stop import stop_verdict, turn_events
+from gitflow_harness.ritual.evidence import box_observations
+from gitflow_harness.ritual.stop import conclude_turn, turn_events
 from gitflow_harness.store.config import RitualConfig, default_config
 from gitflow_harness.store.events import EventLog
 
 RITUAL = default_config().ritual
+BOX = "┌─ gfh · feature ─┐\n│ tree  clean     │\n└─────────────────┘\n"
 
 
 @pytest.fixture
@@ -23,79 +25,131 @@ def rec(
     log.record(type_, data, surface=surface, branch="feature", session=session)
 
 
-def completed(log: EventLog, box: bool, session: str = "claude:a") -> None:
-    obs = {"state": "observed", "value": box}
-    rec(
+def stop(
+    log: EventLog,
+    reply: str | None,
+    *,
+    session: str = "claude:a",
+    adapter: str = "claude",
+    ritual: RitualConfig = RITUAL,
+    unsupported: str | None = None,
+) -> Any:
+    return conclude_turn(
         log,
-        "turn.completed",
         session=session,
-        turn=1,
-        ritual={"status_box": obs, "status_box_strict": obs},
-        tool_call_count={"state": "observed", "value": 1},
+        adapter=adapter,
+        ritual=ritual,
+        branch="feature",
+        reply=box_observations(reply),
+        tools_unsupported=unsupported,
     )
+
+
+def types(log: EventLog) -> list[str]:
+    return [e.type for e in log.read()]
 
 
 def test_turn_events_stop_at_the_turns_start_and_skip_other_sessions(log: EventLog) -> None:
     rec(log, "turn.started", turn=1, stop_remediation=False)
     rec(log, "coord.task_changed", state="set", fingerprint="old")
-    completed(log, True)
+    stop(log, BOX)
     rec(log, "turn.started", turn=2, stop_remediation=False)
     rec(log, "tool.requested", session="cursor:other", tool="Shell", phase="pre")
     rec(log, "tool.requested", tool="Bash", phase="pre")
-    completed(log, False)
+    stop(log, "no box")
     events = turn_events(log, "claude:a")
-    assert [e.type for e in events] == ["turn.started", "tool.requested", "turn.completed"]
+    assert [e.type for e in events] == [
+        "turn.started",
+        "tool.requested",
+        "turn.completed",
+        "stop.verdict",
+    ]
     assert events[0].data["turn"] == 2
+
+
+def test_turn_completed_is_written_before_the_verdict(log: EventLog) -> None:
+    rec(log, "turn.started", turn=7, stop_remediation=False)
+    rec(log, "tool.requested", tool="Edit", phase="pre")
+    rec(log, "tool.requested", tool="Edit", phase="post")
+    stop(log, "canary-0101\n" + BOX)
+    *_, completed, verdict = list(log.read())
+    assert completed.type == "turn.completed"
+    assert completed.data == {
+        "turn": 7,
+        "ritual": {
+            "status_box": {"state": "observed", "value": True},
+            "status_box_strict": {"state": "observed", "value": True},
+        },
+        "tool_call_count": {"state": "observed", "value": 1},
+    }
+    assert verdict.type == "stop.verdict"
+    assert verdict.data["rule"] == "status"
+    for path in log.files():
+        assert "canary-0101" not in path.read_text()
 
 
 def test_claude_block_then_repair_in_the_same_turn(log: EventLog) -> None:
     rec(log, "turn.started", turn=1, stop_remediation=False)
     rec(log, "tool.requested", tool="Edit", phase="post")
-    completed(log, False)
-    first = stop_verdict(log, session="claude:a", adapter="claude", ritual=RITUAL)
+    first = stop(log, "all done")
     assert (first.decision, first.rule, first.enforced) == ("block", "status", True)
     rec(log, "coord.status_observed", surface="cli", status="end_turn_checked")
     rec(log, "coord.task_changed", surface="cli", state="set", fingerprint="f")
-    completed(log, True)
-    second = stop_verdict(log, session="claude:a", adapter="claude", ritual=RITUAL)
+    second = stop(log, BOX)
     assert (second.decision, second.rule) == ("allow", None)
+    assert types(log).count("turn.completed") == 2
+    assert [e.data["decision"] for e in log.read() if e.type == "stop.verdict"] == [
+        "block",
+        "allow",
+    ]
 
 
 def test_codex_never_blocks_but_says_what_it_would_have(log: EventLog) -> None:
     rec(log, "turn.started", session="codex:x", turn=1, stop_remediation=False)
     rec(log, "tool.requested", session="codex:x", tool="Bash", phase="pre")
-    completed(log, False, session="codex:x")
     enforce_all = RitualConfig(("claude", "cursor", "codex"), True, True, True)
-    verdict = stop_verdict(log, session="codex:x", adapter="codex", ritual=enforce_all)
+    verdict = stop(log, "fixed", session="codex:x", adapter="codex", ritual=enforce_all)
     assert (verdict.decision, verdict.rule, verdict.enforced) == ("allow", "status", False)
 
 
 def test_adapters_outside_enforce_only_observe(log: EventLog) -> None:
     rec(log, "turn.started", turn=1, stop_remediation=False)
-    completed(log, False)
     observe = RitualConfig(("cursor",), True, True, True)
-    verdict = stop_verdict(log, session="claude:a", adapter="claude", ritual=observe)
-    assert (verdict.decision, verdict.rule, verdict.enforced) == ("allow", "status", False)
+    verdict = stop(log, "prose", ritual=observe)
+    assert (verdict.decision, verdict.rule, verdict.enforced) == ("allow", "box", False)
 
 
-def test_missing_evidence_fails_open_with_a_reason(log: EventLog) -> None:
-    completed(log, True)
-    verdict = stop_verdict(log, session="claude:a", adapter="claude", ritual=RITUAL)
+def test_missing_evidence_fails_open_with_a_reason_and_is_recorded(log: EventLog) -> None:
+    verdict = stop(log, BOX)
     assert verdict.decision == "fail_open"
     assert "no turn.started" in verdict.reason
-    nosession = stop_verdict(log, session=None, adapter="claude", ritual=RITUAL)
+    nosession = stop(log, BOX, session=None)  # type: ignore[arg-type]
     assert nosession.decision == "fail_open"
+    recorded = [e for e in log.read() if e.type == "stop.verdict"]
+    assert [e.data["decision"] for e in recorded] == ["fail_open", "fail_open"]
+    assert recorded[1].session is None
+
+
+def test_cloud_conversations_cannot_attest_tools(log: EventLog) -> None:
+    rec(log, "turn.started", session="cursor:bc-1", turn=1, stop_remediation=False)
+    stop(log, BOX, session="cursor:bc-1", adapter="cursor", unsupported="cloud_agent")
+    [completed] = [e for e in log.read() if e.type == "turn.completed"]
+    assert completed.data["tool_call_count"] == {
+        "state": "unsupported",
+        "capability": "cloud_agent",
+    }
 
 
 def test_unreadable_log_fails_open(log: EventLog, monkeypatch: pytest.MonkeyPatch) -> None:
     """If reading the log fails (permissions, I/O), then the stop is allowed as fail_open."""
     rec(log, "turn.started", turn=1, stop_remediation=False)
-    completed(log, True)
 
     def unreadable(self: EventLog) -> None:
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(EventLog, "reverse", unreadable)
-    verdict = stop_verdict(log, session="claude:a", adapter="claude", ritual=RITUAL)
+    verdict = stop(log, BOX)
     assert verdict.decision == "fail_open"
     assert verdict.reason == "event log unreadable: Permission denied"
+    monkeypatch.undo()
+    assert [e.data["decision"] for e in log.read() if e.type == "stop.verdict"] == ["fail_open"]

@@ -10,6 +10,7 @@ import pytest
 from gitflow_harness.ways import index as index_module
 from gitflow_harness.ways import parse
 from gitflow_harness.ways.index import load_index, scan
+from tests.helpers import unmeasured_env
 from tests.ways.conftest import EXP, settle, settle_tree, write_way
 
 WAY = (
@@ -197,6 +198,7 @@ def test_a_warm_load_imports_no_yaml_click_git_or_filelock(ways_root: Path, tmp_
         check=True,
         capture_output=True,
         text=True,
+        env=unmeasured_env(),
     )
     assert proc.stdout.strip() == "first"
     imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()}

@@ -1,0 +1,95 @@
+"""Stop checks: the end-of-turn ritual at Stop, and Cursor's reply reduction (DESIGN §7).
+
+The reply text is reduced to booleans here, in memory, and dropped: `turn.completed` and the
+session state only ever hold observations.
+"""
+
+from __future__ import annotations
+
+from gitflow_harness.agent import model as ev
+
+# Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gitflow_harness.agent.context import HookContext
+
+REPLY_KEY = "reply"  # Cursor: afterAgentResponse's booleans, consumed by the next stop
+CLOUD_PREFIX = "bc-"  # Cursor background (cloud) agents: their tools do not reach hooks
+
+
+def stop(ctx: HookContext) -> ev.Block | None:
+    """Record the turn's end and evaluate the ritual; a Block when the adapter enforces it."""
+    if ctx.repo is None:
+        return None  # outside a repository there is no log to read or record to
+    from gitflow_harness.ritual.evidence import box_observations
+    from gitflow_harness.ritual.stop import conclude_turn
+    from gitflow_harness.store.events import EventLog
+
+    event = ctx.event
+    if event.adapter == "cursor":
+        reply = _consume_cursor_reply(ctx)
+        unsupported = (
+            "cloud_agent"
+            if event.host_session is not None and event.host_session.startswith(CLOUD_PREFIX)
+            else None
+        )
+    else:
+        reply = box_observations(event.message, missing_reason="no_last_assistant_message")
+        unsupported = None
+    verdict = conclude_turn(
+        EventLog(ctx.repo.common_dir),
+        session=ctx.session,
+        adapter=event.adapter,
+        ritual=ritual_config(ctx.config()),
+        branch=ctx.repo.branch,
+        reply=reply,
+        tools_unsupported=unsupported,
+    )
+    if verdict.decision == "block" and verdict.rule is not None:
+        return ev.Block(verdict.rule, verdict.reason)
+    return None
+
+
+def agent_response(ctx: HookContext) -> None:
+    """Cursor's afterAgentResponse: keep the reply's box booleans for the coming stop."""
+    if ctx.store is None:
+        return None
+    from gitflow_harness.ritual.evidence import box_flags
+
+    loose, strict = box_flags(ctx.event.message or "")
+    with ctx.store.update() as state:
+        state[REPLY_KEY] = {"status_box": loose, "status_box_strict": strict}
+    ctx.forget_snapshot()
+    return None
+
+
+def _consume_cursor_reply(ctx: HookContext) -> dict[str, Any]:
+    from gitflow_harness.ritual.evidence import observed, unknown
+
+    flags = None
+    if ctx.store is not None:
+        with ctx.store.update() as state:
+            flags = state.pop(REPLY_KEY, None)
+        ctx.forget_snapshot()
+    if not isinstance(flags, dict):
+        reason = "after_agent_response_not_reported"
+        return {"status_box": unknown(reason), "status_box_strict": unknown(reason)}
+    return {
+        "status_box": observed(flags.get("status_box") is True),
+        "status_box_strict": observed(flags.get("status_box_strict") is True),
+    }
+
+
+def ritual_config(config: dict[str, Any]) -> Any:
+    """Build the `[ritual]` record from the hook's plain-data configuration."""
+    from gitflow_harness.store.config import RitualConfig
+
+    section = config.get("ritual", {})
+    return RitualConfig(
+        enforce=tuple(section.get("enforce", ("claude", "cursor"))),
+        require_status=bool(section.get("require_status", True)),
+        require_box=bool(section.get("require_box", True)),
+        require_task=bool(section.get("require_task", True)),
+    )

@@ -1,0 +1,196 @@
+"""The end-of-turn ritual through the real hook entry, with host-shaped payloads."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.agent import kit
+from tests.helpers import CliRunner, read_events
+
+CLAUDE_SESSION = "claude:7f3c9d2e-1b4a-4c55-9a61-2f0d8e6b1a90"
+CURSOR_SESSION = "cursor:c-5b1e"
+CANARY = "okapi-canary-5c21"
+
+
+def box(gfh: CliRunner, session: str) -> str:
+    """Run `gfh status --end-turn` as the agent would; return the box it printed."""
+    result = gfh("status", "--end-turn", env={"GFH_SESSION": session})
+    assert result.code == 0, result.err
+    return result.out.split("\nhint:")[0]
+
+
+def verdicts(repo: Path) -> list[dict[str, object]]:
+    return [e["data"] for e in read_events(repo) if e["type"] == "stop.verdict"]
+
+
+def test_claude_blocks_a_tool_turn_until_the_ritual_is_done(repo: Path, gfh: CliRunner) -> None:
+    kit.hook(gfh, "claude", "SessionStart", kit.payload("claude", "SessionStart", repo))
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Edit", repo))
+    message = f"Fixed the parser. {CANARY}"
+    blocked = kit.hook(
+        gfh, "claude", "Stop", kit.payload("claude", "Stop", repo, last_assistant_message=message)
+    )
+    assert blocked.code == 2
+    assert blocked.out == ""
+    assert blocked.err.rstrip("\n").endswith("[gfh stop] rule=status")
+    assert "1) run `gfh status --end-turn`" in blocked.err
+    assert "3) declare the turn's focus" in blocked.err
+    assert CANARY not in blocked.err
+
+    shown = box(gfh, CLAUDE_SESSION)
+    assert gfh("task", "set", "fix the parser", env={"GFH_SESSION": CLAUDE_SESSION}).code == 0
+    repaired = kit.hook(
+        gfh,
+        "claude",
+        "Stop",
+        kit.payload(
+            "claude",
+            "Stop",
+            repo,
+            stop_hook_active=True,
+            last_assistant_message=f"Done.\n{shown}\n{CANARY}",
+        ),
+    )
+    assert (repaired.code, repaired.out, repaired.err) == (0, "", "")
+    assert [(v["decision"], v["rule"]) for v in verdicts(repo)] == [
+        ("block", "status"),
+        ("allow", None),
+    ]
+
+
+def test_claude_prose_turn_needs_only_the_box(repo: Path, gfh: CliRunner) -> None:
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    result = kit.hook(gfh, "claude", "Stop", kit.payload("claude", "Stop", repo))
+    assert result.code == 2
+    assert result.err.rstrip("\n").endswith("[gfh stop] rule=box")
+
+
+def test_cursor_repairs_through_a_followup_turn(repo: Path, gfh: CliRunner) -> None:
+    def send(event: str, fixture: str, **fields: object) -> dict[str, object]:
+        result = kit.hook(gfh, "cursor", event, kit.payload("cursor", fixture, repo, **fields))
+        assert result.code == 0
+        answer = result.json()
+        assert isinstance(answer, dict)
+        return answer
+
+    send("sessionStart", "sessionStart")
+    send("beforeSubmitPrompt", "beforeSubmitPrompt")
+    send("postToolUse", "postToolUse")
+    assert gfh("task", "set", "run the tests", env={"GFH_SESSION": CURSOR_SESSION}).code == 0
+    send("afterAgentResponse", "afterAgentResponse", text=f"All green. {CANARY}")
+    answer = send("stop", "stop")
+    followup = answer["followup_message"]
+    assert isinstance(followup, str)
+    assert followup.startswith("[gfh:stop-remediation rule=status]\n")
+    assert CANARY not in followup
+
+    # Cursor submits the follow-up as the next prompt; the repair turn inherits the task.
+    send("beforeSubmitPrompt", "beforeSubmitPrompt", prompt=followup, generation_id="g-0002")
+    shown = box(gfh, CURSOR_SESSION)
+    send("afterAgentResponse", "afterAgentResponse", text=shown)
+    assert send("stop", "stop.remediation") == {}
+    started = [e["data"] for e in read_events(repo) if e["type"] == "turn.started"]
+    assert [s["stop_remediation"] for s in started] == [False, True]
+    assert [(v["decision"], v["rule"]) for v in verdicts(repo)] == [
+        ("block", "status"),
+        ("allow", None),
+    ]
+
+
+def test_cursor_without_after_agent_response_lets_status_stand_in(
+    repo: Path, gfh: CliRunner
+) -> None:
+    kit.hook(gfh, "cursor", "beforeSubmitPrompt", kit.payload("cursor", "beforeSubmitPrompt", repo))
+    kit.hook(gfh, "cursor", "postToolUse", kit.payload("cursor", "postToolUse", repo))
+    box(gfh, CURSOR_SESSION)
+    gfh("task", "set", "x", env={"GFH_SESSION": CURSOR_SESSION})
+    assert kit.hook(gfh, "cursor", "stop", kit.payload("cursor", "stop", repo)).json() == {}
+    [completed] = [e for e in read_events(repo) if e["type"] == "turn.completed"]
+    assert completed["data"]["ritual"]["status_box"] == {
+        "state": "unknown",
+        "reason": "after_agent_response_not_reported",
+    }
+
+
+def test_codex_only_observes(repo: Path, gfh: CliRunner) -> None:
+    kit.hook(gfh, "codex", "UserPromptSubmit", kit.payload("codex", "UserPromptSubmit", repo))
+    kit.hook(gfh, "codex", "PostToolUse", kit.payload("codex", "PostToolUse.Bash", repo))
+    result = kit.hook(gfh, "codex", "Stop", kit.payload("codex", "Stop", repo))
+    assert (result.code, result.out, result.err) == (0, "", "")
+    [verdict] = verdicts(repo)
+    assert (verdict["decision"], verdict["rule"], verdict["enforced"]) == ("allow", "status", False)
+
+
+def test_no_turn_started_fails_open_and_says_so(repo: Path, gfh: CliRunner) -> None:
+    result = kit.hook(gfh, "claude", "Stop", kit.payload("claude", "Stop", repo))
+    assert (result.code, result.err) == (0, "")
+    [verdict] = verdicts(repo)
+    assert verdict["decision"] == "fail_open"
+    assert "no turn.started" in str(verdict["reason"])
+
+
+def test_reply_text_reaches_no_file(repo: Path, gfh: CliRunner, hermetic: Path) -> None:
+    kit.hook(gfh, "cursor", "beforeSubmitPrompt", kit.payload("cursor", "beforeSubmitPrompt", repo))
+    kit.hook(
+        gfh,
+        "cursor",
+        "afterAgentResponse",
+        kit.payload("cursor", "afterAgentResponse", repo, text=f"┌─ gfh {CANARY}"),
+    )
+    kit.hook(gfh, "cursor", "stop", kit.payload("cursor", "stop", repo))
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    kit.hook(
+        gfh,
+        "claude",
+        "Stop",
+        kit.payload("claude", "Stop", repo, last_assistant_message=f"┌─ gfh {CANARY}"),
+    )
+    assert len(verdicts(repo)) == 2
+    for root in (hermetic, repo / ".git"):
+        for path in root.rglob("*"):
+            if path.is_file():
+                assert CANARY.encode() not in path.read_bytes(), path
+
+
+_HOOK = """
+import io, json, sys
+from gitflow_harness.agent import runtime
+payload = json.loads(sys.argv[3])
+for _ in range(int(sys.argv[4])):
+    runtime.main(sys.argv[1], sys.argv[2], stdin=io.StringIO(json.dumps(payload)),
+                 stdout=io.StringIO(), stderr=io.StringIO())
+"""
+
+
+@pytest.mark.slow
+def test_concurrent_tool_hooks_and_stop_lose_no_evidence(repo: Path, gfh: CliRunner) -> None:
+    """If PostToolUse and Stop hooks of one session run at once, every event is kept."""
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    tool = json.dumps(kit.payload("claude", "PostToolUse.Bash", repo))
+    stop = json.dumps(kit.payload("claude", "Stop", repo))
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _HOOK, "claude", "PostToolUse", tool, "25"], cwd=repo
+        )
+        for _ in range(6)
+    ] + [
+        subprocess.Popen([sys.executable, "-c", _HOOK, "claude", "Stop", stop, "5"], cwd=repo)
+        for _ in range(2)
+    ]
+    assert [p.wait(timeout=300) for p in procs] == [0] * len(procs)
+    events = read_events(repo)
+    kinds = [e["type"] for e in events]
+    assert kinds.count("tool.requested") == 150
+    assert kinds.count("turn.completed") == 10
+    assert kinds.count("stop.verdict") == 10
+    assert "hook.error" not in kinds
+    counts = [
+        e["data"]["tool_call_count"]["value"] for e in events if e["type"] == "turn.completed"
+    ]
+    assert counts == sorted(counts)  # each Stop saw every tool call recorded before it
