@@ -457,3 +457,58 @@ def test_the_starter_file_size_way_hands_its_finding_from_postcheck_to_macro(
         "claude", "PostToolUse.Write", repo, tool_input={"file_path": str(repo / "README.md")}
     )
     assert kit.hook(gfh, "claude", "PostToolUse", small).out == ""
+
+
+def test_a_fire_by_a_parallel_call_withdraws_this_calls_offer(repo: Path, gfh: CliRunner) -> None:
+    """If another hook call of the session fires a way between this call's decision and its
+    delivery, then the decision is taken again under the lock and this call shows nothing."""
+    from gitflow_harness.agent import claude, delivery, sources, ways_source
+    from gitflow_harness.agent import model as ev
+    from gitflow_harness.agent.context import HookContext
+    from gitflow_harness.agent.model import Outcome
+    from gitflow_harness.agent.repo import locate
+
+    kit.way(repo, "parser", "when:\n  keywords: [parser]\n" + kit.EXPONENTIAL)
+    payload = _prompt(repo)
+    event = claude.parse("UserPromptSubmit", payload, json.dumps(payload).encode())
+    ctx = HookContext(claude, event, locate(repo), lanes=sources.LANES[ev.PROMPT])
+    ctx.source_name = sources.WAYS
+    offers = ways_source.source(ctx)
+    assert [o.way for o in offers] == ["parser"]
+    parallel = kit.hook(gfh, "claude", "UserPromptSubmit", payload)
+    assert kit.context(parallel) == "Guidance of parser."
+    written = io.StringIO()
+    delivery.emit(ctx, Outcome(), offers, written.write)
+    assert written.getvalue() == ""
+    assert [d[:2] for d in kit.decisions(repo)] == [("parser", "fired")]
+
+
+@pytest.mark.slow
+def test_parallel_hook_processes_fire_a_way_once(repo: Path) -> None:
+    """If four prompts of one session reach their hooks at once, then the way fires once and the
+    other three calls find it already present: one way.fired, no lost turn, a readable state."""
+    import os
+    import subprocess
+    import sys
+
+    kit.way(repo, "parser", "when:\n  keywords: [parser]\n" + kit.EXPONENTIAL)
+    stdin = json.dumps(_prompt(repo)).encode()
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "gitflow_harness", "hook", "claude", "UserPromptSubmit"],
+            cwd=repo,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=os.environ,
+        )
+        for _ in range(4)
+    ]
+    answers = [p.communicate(stdin) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0]
+    assert sum(b"Guidance of parser." in out for out, _ in answers) == 1
+    assert all(err == b"" for _, err in answers)
+    events = read_events(repo)
+    assert sorted(e["data"]["turn"] for e in events if e["type"] == "turn.started") == [1, 2, 3, 4]
+    assert [e["type"] for e in events].count("way.fired") == 1
+    assert SessionState(CLAUDE).read()["turns"] == 4
