@@ -325,7 +325,9 @@ def _texts(ctx: HookContext, fires: list[tuple[Match, dict[str, Any], Decision]]
     from gitflow_harness.ways.model import MACRO_FILE, read_body
 
     wanted = []
-    for m, _, decision in fires:
+    # Where the host takes no context (Cursor's prompt), what fires only waits as its id, to be
+    # decided again where it can be shown: its macro runs there.
+    for m, _, decision in fires if ctx.deliverable else ():
         rel = sibling(ctx, m.way, MACRO_FILE) if m.way.has_macro else None
         if rel is not None:
             staircase = isinstance(m.way.curve, ProgressiveStaircase)

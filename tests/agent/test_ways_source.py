@@ -359,6 +359,24 @@ def test_cursor_prompt_ways_wait_for_the_next_event_that_takes_context(
     assert SessionState("cursor:c-5b1e").read()["pending"] == []
 
 
+def test_a_waiting_cursor_way_runs_its_macro_where_it_is_delivered(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    marker = tmp_path / "macro-ran"
+    kit.way(
+        repo,
+        "tests",
+        "when:\n  prompt: tests\n" + kit.EXPONENTIAL,
+        "Run gfh test.",
+        macro=f"echo run >> {marker}\necho Now:\n",
+    )
+    kit.hook(gfh, "cursor", "beforeSubmitPrompt", kit.payload("cursor", "beforeSubmitPrompt", repo))
+    assert not marker.exists()
+    post = kit.hook(gfh, "cursor", "postToolUse", kit.payload("cursor", "postToolUse", repo))
+    assert post.json() == {"additional_context": "Now:\n\nRun gfh test."}
+    assert marker.read_text() == "run\n"
+
+
 def test_a_stop_remediation_prompt_matches_no_way(repo: Path, gfh: CliRunner) -> None:
     kit.way(repo, "status", "when:\n  keywords: [status]\n" + kit.EXPONENTIAL)
     marker = "[gfh:stop-remediation rule=status]\nRun gfh status --end-turn."
