@@ -16,7 +16,7 @@ import pytest
 from gitflow_harness.agent import runtime
 from gitflow_harness.agent.session import SessionState
 from tests.agent import kit
-from tests.helpers import CliRunner, read_events, write
+from tests.helpers import CliRunner, read_events
 
 CLAUDE = "claude:7f3c9d2e-1b4a-4c55-9a61-2f0d8e6b1a90"
 
@@ -359,122 +359,12 @@ def test_cursor_prompt_ways_wait_for_the_next_event_that_takes_context(
     assert SessionState("cursor:c-5b1e").read()["pending"] == []
 
 
-def test_a_waiting_cursor_way_runs_its_macro_where_it_is_delivered(
-    repo: Path, gfh: CliRunner, tmp_path: Path
-) -> None:
-    marker = tmp_path / "macro-ran"
-    kit.way(
-        repo,
-        "tests",
-        "when:\n  prompt: tests\n" + kit.EXPONENTIAL,
-        "Run gfh test.",
-        macro=f"echo run >> {marker}\necho Now:\n",
-    )
-    kit.hook(gfh, "cursor", "beforeSubmitPrompt", kit.payload("cursor", "beforeSubmitPrompt", repo))
-    assert not marker.exists()
-    post = kit.hook(gfh, "cursor", "postToolUse", kit.payload("cursor", "postToolUse", repo))
-    assert post.json() == {"additional_context": "Now:\n\nRun gfh test."}
-    assert marker.read_text() == "run\n"
-
-
 def test_a_stop_remediation_prompt_matches_no_way(repo: Path, gfh: CliRunner) -> None:
     kit.way(repo, "status", "when:\n  keywords: [status]\n" + kit.EXPONENTIAL)
     marker = "[gfh:stop-remediation rule=status]\nRun gfh status --end-turn."
     result = kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, prompt=marker))
     assert result.out == ""
     assert kit.decisions(repo) == []
-
-
-# -- macros -----------------------------------------------------------------------------------
-
-
-def test_a_macro_prepends_or_appends_what_it_prints(repo: Path, gfh: CliRunner) -> None:
-    kit.way(
-        repo,
-        "before",
-        "when:\n  keywords: [parser]\n" + kit.EXPONENTIAL,
-        "Body one.",
-        macro='printf "Way %s says:\\n" "$GFH_WAY"\n',
-    )
-    kit.way(
-        repo,
-        "after",
-        "when:\n  keywords: [parser]\nmacro: append\n" + kit.EXPONENTIAL,
-        "Body two.",
-        macro="cat > /dev/null\necho '-- appended'\n",
-    )
-    kit.way(
-        repo,
-        "untrusted",
-        "when:\n  keywords: [parser]\n" + kit.EXPONENTIAL,
-        "Body three.",
-        macro="echo NEVER\n",
-        track=False,
-    )
-    result = kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo))
-    assert kit.context(result) == (
-        "Body two.\n\n-- appended\n\nWay before says:\n\nBody one.\n\nBody three."
-    )
-
-
-def test_a_failing_or_slow_macro_leaves_the_body_alone(repo: Path, gfh: CliRunner) -> None:
-    write(repo, ".gitflow-harness.toml", "[ways]\npostcheck_timeout_s = 0.3\n")
-    lanes = "when:\n  keywords: [parser]\n" + kit.EXPONENTIAL
-    kit.way(repo, "fails", lanes, macro="echo x; exit 3\n")
-    kit.way(repo, "sleeps", lanes, macro="sleep 30\n")
-    result = kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo))
-    assert kit.context(result) == "Guidance of fails.\n\nGuidance of sleeps."
-
-
-def test_a_staircase_fires_at_each_step_and_tells_its_macro_the_salience(
-    repo: Path, gfh: CliRunner
-) -> None:
-    kit.way(
-        repo,
-        "stairs",
-        "when:\n  keywords: [parser]\naxis: turns\n"
-        "curve: {type: ProgressiveStaircase, steps: [[0, 1.0], [2, 0.5]]}\n",
-        "Stairs.",
-        macro='printf "salience %s" "$GFH_SALIENCE"\n',
-    )
-    calls = [kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo)) for _ in range(4)]
-    texts = [kit.context(call) for call in calls]
-    assert texts == ["salience 1\n\nStairs.", None, "salience 0.5\n\nStairs.", None]
-    assert [d[1:] for d in kit.decisions(repo)] == [
-        ("fired", 1, "first"),
-        ("suppressed", 2, "salience"),
-        ("fired", 3, "step"),
-        ("suppressed", 4, "salience"),
-    ]
-
-
-def test_the_starter_file_size_way_hands_its_finding_from_postcheck_to_macro(
-    repo: Path, gfh: CliRunner
-) -> None:
-    """The shipped `code/file-size` way: its postcheck finds the file an edit left past 500
-    lines and leaves its name in $GFH_WAY_STATE; its macro names it above the way's text."""
-    import shutil
-
-    from gitflow_harness.ways import starter_ways_root
-
-    shutil.copytree(starter_ways_root() / "code" / "file-size", repo / "hooks/ways/code/file-size")
-    write(repo, "src/big.py", "x = 1\n" * 600)
-    from tests.helpers import git
-
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "the file-size way")
-    data = kit.payload(
-        "claude", "PostToolUse.Write", repo, tool_input={"file_path": str(repo / "src/big.py")}
-    )
-    result = kit.hook(gfh, "claude", "PostToolUse", data)
-    text = kit.context(result) or ""
-    assert text.startswith("`src/big.py` now has 600 lines.\n\n# Keep modules small")
-    [fired] = _fired(repo)
-    assert (fired["way"], fired["trigger"]) == ("code/file-size", "postcheck")
-    small = kit.payload(
-        "claude", "PostToolUse.Write", repo, tool_input={"file_path": str(repo / "README.md")}
-    )
-    assert kit.hook(gfh, "claude", "PostToolUse", small).out == ""
 
 
 def test_a_fire_by_a_parallel_call_withdraws_this_calls_offer(repo: Path, gfh: CliRunner) -> None:
@@ -495,9 +385,9 @@ def test_a_fire_by_a_parallel_call_withdraws_this_calls_offer(repo: Path, gfh: C
     assert [o.way for o in offers] == ["parser"]
     parallel = kit.hook(gfh, "claude", "UserPromptSubmit", payload)
     assert kit.context(parallel) == "Guidance of parser."
-    written = io.StringIO()
-    delivery.emit(ctx, Outcome(), offers, written.write)
-    assert written.getvalue() == ""
+    written: list[str] = []
+    delivery.emit(ctx, Outcome(), offers, written.append)
+    assert written == []
     assert [d[:2] for d in kit.decisions(repo)] == [("parser", "fired")]
 
 
