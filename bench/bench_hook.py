@@ -1,13 +1,17 @@
 """The agent hook: `gfh hook claude PostToolUse` with a Write payload, against `python -c pass`.
 
-This is the hottest path of the product: Claude Code runs it after every tool call. The case
-measured is the runtime alone (no context source plugged in: evidence, session correlation and
-the answer to the host); the ways engine adds its index and matching to it. Bytecode is compiled
-first, as an install does: with `PYTHONDONTWRITEBYTECODE` set, every run would otherwise compile
-the package from source and measure the compiler. A second case runs the same hook on a bare
-interpreter (`-I -S`: no site, so no editable-install finder and none of this machine's `.pth`
-imports) against that interpreter's own start: the floor, where every import the hook makes
-shows in full — the development venv's start already imports `pathlib` and `re` for its finder.
+This is the hottest path of the product: Claude Code runs it after every tool call. Three
+repositories, each hook call in one ongoing session (configuration and ways index cached, as
+after the session's first call): one without a ways folder (the runtime alone: evidence and the
+answer to the host); one with 200 realistic ways (prompt, keyword, file and command lanes, every
+curve kind) none of which the Write matches; and the same with one more way whose files lane
+matches it and whose curve (Flat, suppression 0) fires it on every call — the whole fire path:
+the token tick read from the transcript's tail, the gate, the body, the session lock, the
+answer, the commit and the `way.fired` event. Bytecode is compiled first, as an install does:
+with `PYTHONDONTWRITEBYTECODE` set, every run would otherwise compile the package from source
+and measure the compiler. A last case runs the no-match hook on a bare interpreter (`-I -S`:
+no site, so no editable-install finder and none of this machine's `.pth` imports) against that
+interpreter's own start: the floor, where every import the hook makes shows in full.
 """
 
 from __future__ import annotations
@@ -15,61 +19,91 @@ from __future__ import annotations
 import compileall
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from bench.bench_ways import write_ways
 from bench.runner import PYTHON, Measurement, command_vs_pass, compare, time_once
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "gitflow_harness"
 FIXTURE = ROOT / "tests" / "fixtures" / "hooks" / "claude" / "PostToolUse.Write.json"
+TRANSCRIPT = ROOT / "tests" / "fixtures" / "transcripts" / "claude-session.jsonl"
 HEAVY = ("click", "git", "yaml", "frontmatter", "filelock", "platformdirs", "dataclasses", "typing")
-TARGET_FINISHED = 2.5  # DESIGN: with 200 non-matching ways; the ways engine is not measured here
+WAYS = 200
+TARGET_NONE = 2.5
+TARGET_ONE = 3.0
+MATCHING = (
+    "---\n"
+    "description: The parser's conventions, whenever it is written\n"
+    "when:\n"
+    "  files: ['src/parser.py']\n"
+    "curve: {type: Flat, suppression: 0}\n"
+    "---\n"
+    "# The parser\n\n" + "- A convention of the parser the agent should keep in mind.\n" * 8
+)
 
 
 def run(work: Path) -> list[Measurement]:
     compileall.compile_dir(str(PACKAGE), quiet=1)
-    repo = work / "repo"
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    env = {"GFH_STATE_HOME": str(work / "state")}
+    bare = _repo(work / "bare")
+    none = _repo(work / "none")
+    write_ways(none / "hooks" / "ways", WAYS)
+    one = _repo(work / "one")
+    write_ways(one / "hooks" / "ways", WAYS)
+    _write_matching(one / "hooks" / "ways")
+    transcript = work / "transcript.jsonl"
+    shutil.copyfile(TRANSCRIPT, transcript)
+    argv = _gfh_argv("hook", "claude", "PostToolUse")
+    results = []
+    for repo, name, target in (
+        (bare, "no ways folder: the runtime alone", None),
+        (none, f"{WAYS} ways, none matching", TARGET_NONE),
+        (one, f"{WAYS} ways, one matching and firing", TARGET_ONE),
+    ):
+        payload = _payload(repo, transcript)
+        measured = command_vs_pass(
+            f"gfh hook claude PostToolUse (Write; {name})",
+            argv,
+            cwd=repo,
+            env=env,
+            stdin=payload,
+            runs=41,
+            target=target,
+        )
+        measured.notes.append(_importtime(repo, env, payload))
+        results.append(measured)
+    results[2].notes.append(_fired(one))
+    results.append(_isolated(none, env, _payload(none, transcript)))
+    return results
+
+
+def _repo(path: Path) -> Path:
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    identity = ["-c", "user.name=b", "-c", "user.email=b@b"]
     subprocess.run(
-        [
-            "git",
-            "-C",
-            str(repo),
-            "-c",
-            "user.name=b",
-            "-c",
-            "user.email=b@b",
-            "commit",
-            "-q",
-            "--allow-empty",
-            "-m",
-            "init",
-        ],
+        ["git", "-C", str(path), *identity, "commit", "-q", "--allow-empty", "-m", "init"],
         check=True,
     )
-    payload = FIXTURE.read_text().replace("/home/dev/project", str(repo)).encode()
-    env = {"GFH_STATE_HOME": str(work / "state")}
-    argv = _gfh_argv("hook", "claude", "PostToolUse")
-    hook = command_vs_pass(
-        "gfh hook claude PostToolUse (Write; runtime, no ways)",
-        argv,
-        cwd=repo,
-        env=env,
-        stdin=payload,
-        runs=41,
-        target=TARGET_FINISHED,
-    )
-    hook.notes.append(
-        f"target {TARGET_FINISHED}x is for the finished hook with 200 non-matching ways; this "
-        "case is the runtime alone, so what it leaves below the target is the ways engine's budget"
-    )
-    hook.notes.append(_importtime(repo, env, payload))
-    isolated = _isolated(repo, env, payload)
-    events = len(list((repo / ".git" / "gitflow-harness" / "events").glob("*.jsonl")))
-    hook.notes.append(f"every run appended its tool.requested event ({events} log file(s))")
-    return [hook, isolated]
+    return path
+
+
+def _write_matching(root: Path) -> None:
+    directory = root / "zz" / "parser"
+    directory.mkdir(parents=True)
+    (directory / "parser.md").write_text(MATCHING, encoding="utf-8")
+    for path in (directory / "parser.md", directory, directory.parent, root):
+        settled = path.stat().st_mtime_ns - 3600 * 10**9  # not "racy": see bench_ways
+        os.utime(path, ns=(settled, settled))
+
+
+def _payload(repo: Path, transcript: Path) -> bytes:
+    data = json.loads(FIXTURE.read_text().replace("/home/dev/project", str(repo)))
+    data["transcript_path"] = str(transcript)
+    return json.dumps(data).encode()
 
 
 def _gfh_argv(*args: str) -> list[str]:
@@ -79,6 +113,19 @@ def _gfh_argv(*args: str) -> list[str]:
     return [PYTHON, "-m", "gitflow_harness", *args]
 
 
+def _fired(repo: Path) -> str:
+    counts: dict[str, int] = {}
+    for path in (repo / ".git" / "gitflow-harness" / "events").glob("*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            kind = json.loads(line)["type"]
+            counts[kind] = counts.get(kind, 0) + 1
+    return (
+        f"every run fired the matching way: {counts.get('way.fired', 0)} way.fired for "
+        f"{counts.get('tool.requested', 0)} tool.requested, "
+        f"{counts.get('way.suppressed', 0)} way.suppressed"
+    )
+
+
 def _isolated(repo: Path, env: dict[str, str], payload: bytes) -> Measurement:
     base = getattr(sys, "_base_executable", PYTHON) or PYTHON
     code = (
@@ -86,7 +133,7 @@ def _isolated(repo: Path, env: dict[str, str], payload: bytes) -> Measurement:
         "raise SystemExit(main(['hook', 'claude', 'PostToolUse']))"
     )
     return compare(
-        "same hook, bare interpreter (-I -S)",
+        f"same hook ({WAYS} ways, none matching), bare interpreter (-I -S)",
         lambda: time_once([base, "-I", "-S", "-c", code], cwd=repo, env=env, stdin=payload),
         "python -I -S -c pass",
         lambda: time_once([base, "-I", "-S", "-c", "pass"]),

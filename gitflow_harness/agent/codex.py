@@ -66,6 +66,7 @@ def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
         agent=ev.name_or_none(payload.get("agent_id")),
         message=message,
         source=ev.name_or_none(payload.get("source") if kind == ev.SESSION_START else None),
+        model=ev.name_or_none(payload.get("model")),
     )
 
 

@@ -138,6 +138,18 @@ class HookContext:
         except (OSError, ValueError):
             return None  # not there yet, or not a file: the host writes it asynchronously
 
+    def fold_position(self, state: dict[str, Any]) -> None:
+        """Read the context position now and fold it into `state` (under the lock).
+
+        At a compaction signal, so the size before the drop is known whether or not a way read
+        the transcript since: the tick then stays monotonic across the compaction.
+        """
+        from gitflow_harness.agent import ticks
+
+        position = self._read_position()
+        if position is not None:
+            ticks.observe(state, position)
+
     @property
     def observed(self) -> bool:
         """True when this call read a context position that must be folded into the state."""

@@ -81,6 +81,7 @@ def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
         agent=ev.name_or_none(payload.get("subagent_id")),
         message=message,
         source=None,
+        model=ev.name_or_none(payload.get("model")),
     )
 
 

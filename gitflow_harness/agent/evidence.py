@@ -2,7 +2,9 @@
 
 `turn.started`, `tool.requested`, `subagent.started`, `subagent.stopped`. Nothing else from a
 payload is written: names and ids pass `event.name_or_none`, a subagent's final message is reduced
-to a declared verdict token, a prompt to one boolean.
+to a declared verdict token, a prompt to one boolean. `subagent.stopped` carries the model when
+the host names it: Codex and Cursor on every event, Claude Code only at SessionStart, so the
+session state keeps that one (learning compares rounds on the same model).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ if TYPE_CHECKING:
 
 # Verdicts that say the work passed. They are declared here because they send nothing back;
 # the ones that do are declared in the configuration (`learning.loop_back`, `graph.loops`).
+MODEL = "model"  # the session state's key for the model named at session start
+
 AFFIRMATIVE = frozenset({"PASS", "PASSED", "APPROVED", "ACCEPTED", "OK", "DONE"})
 
 _VERDICT = r"VERDICT:[ \t]*([A-Za-z][A-Za-z_-]{0,31})[ \t]*\.?[ \t]*"
@@ -45,8 +49,31 @@ def record(ctx: HookContext) -> None:
     elif kind == ev.SUBAGENT_STOP:
         ctx.record(
             "subagent.stopped",
-            {"role": event.role, "agent": event.agent, "verdict": verdict_of(ctx)},
+            {
+                "role": event.role,
+                "agent": event.agent,
+                "verdict": verdict_of(ctx),
+                "model": model_of(ctx),
+            },
         )
+    elif (
+        kind == ev.SESSION_START
+        and event.model is not None
+        and ctx.store is not None
+        and ctx.state.get(MODEL) != event.model
+    ):
+        # Claude Code names the model at SessionStart only: keep it for the session's rounds.
+        with ctx.store.update() as state:
+            state[MODEL] = event.model
+        ctx.forget_snapshot()
+
+
+def model_of(ctx: HookContext) -> str | None:
+    """Return the model the host names for this event, else the one its session started with."""
+    if ctx.event.model is not None:
+        return ctx.event.model
+    stored = ctx.state.get(MODEL)
+    return ev.name_or_none(stored)
 
 
 def verdict_of(ctx: HookContext) -> str | None:

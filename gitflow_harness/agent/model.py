@@ -72,6 +72,7 @@ class HookEvent:
         "host_session",
         "kind",
         "message",
+        "model",
         "name",
         "paths",
         "payload",
@@ -102,6 +103,7 @@ class HookEvent:
         agent: str | None = None,
         message: str | None = None,
         source: str | None = None,
+        model: str | None = None,
     ) -> None:
         self.adapter = adapter
         self.name = name  # the host's event name, as configured
@@ -119,6 +121,7 @@ class HookEvent:
         self.agent = agent
         self.message = message
         self.source = source
+        self.model = model  # the model's name where the host says it (Claude Code: SessionStart)
 
     @property
     def session(self) -> str | None:

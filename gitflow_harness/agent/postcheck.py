@@ -148,8 +148,7 @@ def run_postchecks(
             handoff = handoff_dir(session_directory, check.way)
             prune_handoff(handoff)
             env["GFH_WAY_STATE"] = str(handoff)
-        script = top / check.path
-        argv = [str(script)] if os.access(script, os.X_OK) else ["sh", str(script)]
+        argv = script_argv(top / check.path)
         try:
             proc = subprocess.Popen(
                 argv,
@@ -163,7 +162,7 @@ def run_postchecks(
         except OSError:
             results[index] = Result(check.way, FAILED)
             continue
-        feeder = threading.Thread(target=_feed, args=(proc, payload), daemon=True)
+        feeder = threading.Thread(target=feed_stdin, args=(proc, payload), daemon=True)
         feeder.start()
         feeders.append(feeder)
         running.append((index, proc, handoff))
@@ -175,7 +174,7 @@ def run_postchecks(
             results[index] = Result(way, REQUESTED if code == 0 else QUIET, code)
         except subprocess.TimeoutExpired:
             results[index] = Result(way, TIMEOUT)
-        _kill_group(proc)
+        kill_group(proc)
         if handoff is not None:
             prune_handoff(handoff)
     for feeder in feeders:
@@ -199,7 +198,21 @@ def run_for(ctx: HookContext, checks: Sequence[Postcheck]) -> list[Result]:
     )
 
 
-def _feed(proc: subprocess.Popen[bytes], payload: bytes) -> None:
+def script_argv(script: Path) -> list[str]:
+    """Return how to run a way's script: directly when it is executable and names its
+    interpreter (`#!`), else with `sh`, as a shell would run a script without one."""
+    if os.access(script, os.X_OK):
+        try:
+            with open(script, "rb") as fh:
+                if fh.read(2) == b"#!":
+                    return [str(script)]
+        except OSError:
+            pass
+    return ["sh", str(script)]
+
+
+def feed_stdin(proc: subprocess.Popen[bytes], payload: bytes) -> None:
+    """Write the hook payload to a script's stdin and close it (for a thread: it may block)."""
     stdin = proc.stdin
     if stdin is None:
         return
@@ -212,7 +225,7 @@ def _feed(proc: subprocess.Popen[bytes], payload: bytes) -> None:
             stdin.close()
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
     """Kill what the postcheck left running (it may have exited, its children may not have)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)

@@ -78,6 +78,7 @@ class HookCall:
         self.out = out
         self.err = err
         self.wrote = False
+        self.said = False
         self.ctx: HookContext | None = None
 
     def run(self, raw: bytes) -> int:
@@ -105,7 +106,7 @@ class HookCall:
         evidence.record(ctx)
         if event.kind == ev.SESSION_START:
             _correlate(ctx, outcome)
-        offers = _collect(ctx, sources.context_sources(event.kind))
+        offers = self.collect(ctx, sources.context_sources(event.kind))
         outcome.block = _stop_checks(ctx, sources.stop_checks(event.kind))
         if offers or ctx.observed or (ctx.deliverable and self.adapter.DEFERS):
             from gitflow_harness.agent.delivery import emit
@@ -119,6 +120,42 @@ class HookCall:
             self.err.flush()
         return rendered.code
 
+    def collect(self, ctx: HookContext, specs: tuple[str, ...]) -> list[Offer]:
+        """Ask each context source for its offers. A source that fails is left out and reported
+        like any internal error (one stderr line, a `hook.error`), and the others still deliver:
+        a broken way must not cost the session its environment or the workflow's hint."""
+        from gitflow_harness.agent.sources import resolve
+
+        offers: list[Offer] = []
+        for spec in specs:
+            ctx.source_name = spec
+            try:
+                offered = list(resolve(spec)(ctx) or ())
+            except Exception as exc:
+                self.report(exc)
+                continue
+            for offer in offered:
+                offer.source = spec
+                offers.append(offer)
+        ctx.source_name = ""
+        return offers
+
+    def report(self, exc: BaseException) -> None:
+        """Tell the host's stderr and the log about an internal error, naming no payload text."""
+        adapter, event = self._names()
+        what = describe(exc)
+        self.say(f"gfh hook {adapter} {event}: internal error ({what}); let through")
+        _quietly(lambda: self._record_error(adapter, event, what))
+
+    def say(self, line: str) -> None:
+        """Write one line to stderr: the first of the call only, so the host shows one."""
+        if not self.said:
+            self.said = True
+            _quietly(lambda: self.err.write(line + "\n"))
+
+    def _names(self) -> tuple[str, str]:
+        return str(self.adapter.NAME), ev.name_or_none(self.event_name) or "(invalid)"
+
     def write(self, text: str) -> None:
         """Write to stdout in full and flush: a fire counts only once this returned."""
         if not text:
@@ -129,15 +166,14 @@ class HookCall:
 
     def fail_open(self, exc: BaseException) -> int:
         """Let the host go on: exit 0, one line on stderr, a `hook.error` event."""
-        event = ev.name_or_none(self.event_name) or "(invalid)"
-        adapter = str(self.adapter.NAME)
+        adapter, event = self._names()
         if isinstance(exc, ev.InvalidPayload):
             what = f"InvalidPayload: {exc}"
             line = f"gfh hook {adapter} {event}: {exc}; nothing to do"
         else:
             what = describe(exc)
             line = f"gfh hook {adapter} {event}: internal error ({what}); let through"
-        _quietly(lambda: self.err.write(line + "\n"))
+        self.say(line)
         if isinstance(exc, OSError | ValueError) and _is_stdout_error(exc, self.out):
             _silence(self.out)
         elif not self.wrote:
@@ -232,7 +268,9 @@ def _bookkeeping(ctx: HookContext) -> None:
 
     if compacted:
         with ctx.store.update() as state:
+            ctx.fold_position(state)  # the size before the drop: the tick stays monotonic
             sessions.compact(state)
+        ctx.forget_snapshot()
     if event.kind == ev.SESSION_START and event.source in (None, "startup"):
         import time
 
@@ -254,19 +292,6 @@ def _correlate(ctx: HookContext, outcome: Outcome) -> None:
         correlation.write_env_file(session)
     else:
         outcome.env[correlation.VARIABLE] = session
-
-
-def _collect(ctx: HookContext, specs: tuple[str, ...]) -> list[Offer]:
-    from gitflow_harness.agent.sources import resolve
-
-    offers: list[Offer] = []
-    for spec in specs:
-        ctx.source_name = spec
-        for offer in resolve(spec)(ctx) or ():
-            offer.source = spec
-            offers.append(offer)
-    ctx.source_name = ""
-    return offers
 
 
 def _stop_checks(ctx: HookContext, specs: tuple[str, ...]) -> Any:

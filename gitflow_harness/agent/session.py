@@ -2,8 +2,9 @@
 
 It lives in `store.state.session_dir(session)` as `runtime.json`. Keys the runtime owns: `turns`
 (count of `turn.started`), `epoch` (bumped by every compaction: a way's episode belongs to one
-epoch), `tokens` (the monotonic context-position bookkeeping of `ticks`) and `pending` (way ids a
-host could not take yet). Context sources keep their own section (`ways` for the firing engine).
+epoch), `tokens` (the monotonic context-position bookkeeping of `ticks`), `pending` (way ids a
+host could not take yet) and `model` (the model named at session start). Context sources keep
+their own sections (`ways` and `subagent_ways` for the firing engine).
 Only ids, names, counts and booleans go in here. Beside it: `config.json` (the cached
 configuration, see `settings`) and `handoff/` (postcheck hand-offs, see `postcheck`).
 """

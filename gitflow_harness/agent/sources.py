@@ -8,11 +8,11 @@ lock; what it offers is re-checked, budgeted, delivered and committed by the run
 lock (see `delivery`). A stop check is `check(ctx: HookContext) -> Block | None`.
 
 What plugs in here (DESIGN §6, §7, §8):
-- the ways firing engine, one source for every lane below: `prompt` and `keywords` at a prompt;
-  `files`, `commands` and `postcheck` after a tool; `postcheck` after a failed tool;
-  `session_start` at session start; `roles` at subagent start;
-- the workflow's `ensure`, whose hint SessionStart delivers as context;
-- the role's lessons index, injected at subagent start;
+- the ways firing engine (`ways_source`), one source for every lane below: `prompt` and
+  `keywords` at a prompt; `files`, `commands` and `postcheck` after a tool; `postcheck` after a
+  failed tool; `session_start` at session start; `roles` at subagent start;
+- the workflow's `ensure` (`ensure_source`), whose hint SessionStart delivers first;
+- the role's lessons index (`lessons_source`), injected at subagent start after the ways;
 - the end-of-turn ritual, a stop check at `stop` (and its `agent_response` reduction on Cursor).
 """
 
@@ -39,13 +39,17 @@ LANES: dict[str, frozenset[str]] = {
     ev.SUBAGENT_START: frozenset({"roles"}),
 }
 
+WAYS = "gitflow_harness.agent.ways_source:source"
+ENSURE = "gitflow_harness.agent.ensure_source:source"
+LESSONS = "gitflow_harness.agent.lessons_source:source"
+
 # kind -> context sources, in delivery order.
 CONTEXT_SOURCES: dict[str, tuple[str, ...]] = {
-    ev.SESSION_START: (),  # the workflow `ensure` hint; then session_start ways
-    ev.PROMPT: (),  # ways: prompt, keywords
-    ev.TOOL_POST: (),  # ways: files, commands, postcheck
-    ev.TOOL_FAILURE: (),  # ways: postcheck
-    ev.SUBAGENT_START: (),  # ways: roles; then the role's lessons index
+    ev.SESSION_START: (ENSURE, WAYS),  # the workflow `ensure` hint; then session_start ways
+    ev.PROMPT: (WAYS,),  # ways: prompt, keywords
+    ev.TOOL_POST: (WAYS,),  # ways: files, commands, postcheck
+    ev.TOOL_FAILURE: (WAYS,),  # ways: postcheck
+    ev.SUBAGENT_START: (WAYS, LESSONS),  # ways: roles; then the role's lessons index
 }
 
 # kind -> stop checks; the first Block wins.

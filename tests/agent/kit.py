@@ -1,19 +1,13 @@
-"""Helpers for hook tests: host-shaped payloads, a hook runner, and a stand-in context source.
-
-`GateSource` is a deliberately small way engine (a flat refire delta per way) so the runtime's
-lanes, ticks, epochs, budget and commit-after-delivery can be tested before the real firing
-engine is plugged in. It is test scaffolding, not product code.
-"""
+"""Helpers for hook tests: host-shaped payloads, a hook runner, real ways, transcript lines."""
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 from gitflow_harness.agent.model import Offer
-from tests.helpers import FIXTURES, CliRunner, Result
+from tests.helpers import FIXTURES, CliRunner, Result, git, read_events
 
 HOOK_FIXTURES = FIXTURES / "hooks"
 TRANSCRIPTS = FIXTURES / "transcripts"
@@ -50,67 +44,66 @@ def hook(
     return gfh("hook", adapter, event, stdin=stdin, env=env)
 
 
-# -- a stand-in context source -------------------------------------------------------------
+# -- real ways in a real repository ----------------------------------------------------------
 
-# way id -> {"text", "prompt" (regex) | "files" (prefix), "delta"}; tests fill it in.
-WAYS: dict[str, dict[str, Any]] = {}
-SECTION = "kit-ways"
+EXPONENTIAL = "curve: {type: Exponential, half_life: 10000}\n"  # refires 10001 ticks on
 
 
-def gate_source(ctx: Any) -> list[Offer]:
-    """Offer each matching way under a flat rule: first fire, then again past `delta` ticks."""
-    offers = []
-    pending = {item["way"] for item in ctx.pending}
-    for way, spec in WAYS.items():
-        trigger = _match(ctx, spec) or ("prompt" if way in pending else None)
-        if trigger is None:
-            continue
-        axis, tick = ctx.tick(spec.get("axis", "tokens"))
-        kind = _decide(ctx.state, way, tick, ctx.epoch, spec["delta"])
-        fired = {"trigger": trigger, "tick": tick, "axis": axis, "kind": kind, "salience": 1.0}
-        if kind is None:
-            ctx.record(
-                "way.suppressed", {"way": way, **fired, "kind": "refire", "reason": "salience"}
-            )
-            continue
-        epoch = ctx.epoch
-        offers.append(
-            Offer(
-                spec["text"],
-                way=way,
-                fired=fired,
-                first=kind == "first",
-                check=lambda state, w=way, t=tick, e=epoch, d=spec["delta"]: (
-                    _decide(state, w, t, e, d) is not None
-                ),
-                commit=lambda state, w=way, t=tick, e=epoch: state.setdefault(SECTION, {}).update(
-                    {w: {"last": t, "epoch": e}}
-                ),
-            )
-        )
-    return offers
+def way(
+    repo: Path,
+    way_id: str,
+    frontmatter: str,
+    body: str = "",
+    *,
+    macro: str | None = None,
+    postcheck: str | None = None,
+    track: bool = True,
+) -> Path:
+    """Write a way into `repo`'s ways root (and its scripts); commit them unless not `track`.
+
+    `frontmatter` is the YAML between the fences, `description` added when absent; the body
+    defaults to a line naming the way.
+    """
+    directory = repo / "hooks" / "ways" / way_id
+    directory.mkdir(parents=True, exist_ok=True)
+    if "description:" not in frontmatter:
+        frontmatter = f"description: the {way_id} way\n{frontmatter}"
+    text = f"---\n{frontmatter}---\n{body or f'Guidance of {way_id}.'}\n"
+    path = directory / f"{directory.name}.md"
+    path.write_text(text, encoding="utf-8")
+    for name, script in (("macro.sh", macro), ("postcheck.sh", postcheck)):
+        if script is not None:
+            (directory / name).write_text(script, encoding="utf-8")
+            (directory / name).chmod(0o755)
+    if track:
+        git(repo, "add", "-A", str(directory))
+        git(repo, "commit", "-q", "-m", f"way {way_id}")
+    return path
+
+
+def context(result: Result) -> str | None:
+    """The context a Claude Code or Codex answer carries, or None."""
+    if not result.out:
+        return None
+    text: str = result.json()["hookSpecificOutput"].get("additionalContext")
+    return text
+
+
+def decisions(repo: Path) -> list[tuple[str, str, int, str | None]]:
+    """Every `way.fired` / `way.suppressed` as (way, fired|suppressed, tick, kind or reason)."""
+    out = []
+    for e in read_events(repo):
+        data = e["data"]
+        if e["type"] == "way.fired":
+            out.append((data["way"], "fired", data["tick"], data["kind"]))
+        elif e["type"] == "way.suppressed":
+            out.append((data["way"], "suppressed", data["tick"], data["reason"]))
+    return out
 
 
 def plain_source(ctx: Any) -> list[Offer]:
     """Offer one non-way text (like a hint) at every event."""
     return [Offer("plain context")]
-
-
-def _match(ctx: Any, spec: dict[str, Any]) -> str | None:
-    prompt = ctx.event.prompt if "prompt" in ctx.lanes else None
-    if "prompt" in spec and prompt and re.search(spec["prompt"], prompt, re.I):
-        return "prompt"
-    paths = ctx.paths if "files" in ctx.lanes else ()
-    if "files" in spec and any(p.startswith(spec["files"]) for p in paths):
-        return "file"
-    return None
-
-
-def _decide(state: dict[str, Any], way: str, tick: int, epoch: int, delta: int) -> str | None:
-    last = state.get(SECTION, {}).get(way)
-    if last is None or last["epoch"] != epoch:
-        return "first"
-    return "refire" if tick - last["last"] > delta else None
 
 
 def transcript_line(message_id: str, tokens: int, **extra: Any) -> str:

@@ -44,8 +44,10 @@ def _kinds_with_sources() -> set[str]:
 
 @pytest.mark.parametrize(("event", "path"), FIXTURES, ids=[p.stem for _, p in FIXTURES])
 def test_fixture_without_sources_prints_nothing(
-    event: str, path: Path, repo: Path, gfh: CliRunner
+    event: str, path: Path, repo: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    for kind in sources.CONTEXT_SOURCES:
+        monkeypatch.setitem(sources.CONTEXT_SOURCES, kind, ())
     data = json.loads(path.read_text().replace(kit.PLACEHOLDER, str(repo)))
     result = kit.hook(gfh, "claude", event, data)
     assert (result.code, result.out, result.err) == (0, "", "")

@@ -43,7 +43,12 @@ def test_stop_never_blocks(repo: Path, gfh: CliRunner, monkeypatch: pytest.Monke
 def test_subagent_stop_records_the_declared_verdict(repo: Path, gfh: CliRunner) -> None:
     kit.hook(gfh, "codex", "SubagentStop", kit.payload("codex", "SubagentStop", repo))
     [stopped] = [e for e in read_events(repo) if e["type"] == "subagent.stopped"]
-    assert stopped["data"] == {"role": "reviewer", "agent": "agent-2", "verdict": "BLOCKED"}
+    assert stopped["data"] == {
+        "role": "reviewer",
+        "agent": "agent-2",
+        "verdict": "BLOCKED",
+        "model": "gpt-5-codex",  # Codex names the model on every event
+    }
     assert stopped["session"] == "codex:0199a7c2-codex"
 
 

@@ -41,7 +41,7 @@ def test_session_start_exports_gfh_session_and_a_later_verb_carries_it(
         text=True,
     )
     assert proc.returncode == 0, proc.stderr
-    [verb] = [e for e in read_events(repo) if e["type"] == "verb"]
+    [verb] = [e for e in read_events(repo) if e["type"] == "verb" and e["data"]["verb"] == "status"]
     assert verb["session"] == "claude:7f3c9d2e-1b4a-4c55-9a61-2f0d8e6b1a90"
 
 

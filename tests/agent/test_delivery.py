@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,6 @@ import pytest
 from gitflow_harness.agent import delivery
 from gitflow_harness.agent import model as ev
 from gitflow_harness.agent.model import Offer
-from gitflow_harness.agent.session import SessionState
 from tests.agent import kit
 from tests.helpers import CliRunner, read_events, write
 
@@ -35,22 +33,13 @@ def test_delivered_text_never_exceeds_the_budget() -> None:
         assert len("\n\n".join(o.text for o in kept)) <= budget
 
 
-@pytest.fixture
-def ways(monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[str, Any]]:
-    kit.plug(
-        monkeypatch, [ev.PROMPT, ev.TOOL_POST, ev.SESSION_START], "tests.agent.kit:gate_source"
-    )
-    table: dict[str, dict[str, Any]] = {}
-    monkeypatch.setattr(kit, "WAYS", table)
-    return table
+PARSER = "when:\n  keywords: [parser]\n" + kit.EXPONENTIAL
 
 
-def test_what_the_budget_cuts_is_suppressed_with_reason_budget(
-    repo: Path, gfh: CliRunner, ways: dict[str, dict[str, Any]]
-) -> None:
+def test_what_the_budget_cuts_is_suppressed_with_reason_budget(repo: Path, gfh: CliRunner) -> None:
     write(repo, ".gitflow-harness.toml", "[ways]\nbudget_chars = 40\n")
-    ways["big"] = {"text": "B" * 30, "prompt": "parser", "delta": 10}
-    ways["huge"] = {"text": "H" * 35, "prompt": "parser", "delta": 10}
+    kit.way(repo, "big", PARSER, "B" * 30)
+    kit.way(repo, "huge", PARSER, "H" * 35)
     result = kit.hook(
         gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo)
     )
@@ -61,12 +50,32 @@ def test_what_the_budget_cuts_is_suppressed_with_reason_budget(
     assert recorded == [("way.fired", "big", None), ("way.suppressed", "huge", "budget")]
 
 
-def test_the_host_cap_bounds_the_budget(
-    repo: Path, gfh: CliRunner, ways: dict[str, dict[str, Any]]
-) -> None:
+def test_a_refire_gives_way_to_a_first_fire_under_the_budget(repo: Path, gfh: CliRunner) -> None:
+    """If a way that already fired refires in the same call as another way's first fire and
+    only one fits, then the first fire is delivered and the refire is cut for budget."""
+    write(repo, ".gitflow-harness.toml", "[ways]\nbudget_chars = 40\n")
+    kit.way(
+        repo,
+        "again",
+        "when:\n  keywords: [parser]\ncurve: {type: Flat, suppression: 0}\n",
+        "A" * 30,
+    )
+    prompt = kit.payload("claude", "UserPromptSubmit", repo)
+    kit.hook(gfh, "claude", "UserPromptSubmit", prompt)  # "again" fires first, alone
+    kit.way(repo, "new", PARSER, "N" * 30)
+    result = kit.hook(gfh, "claude", "UserPromptSubmit", prompt)
+    assert result.json()["hookSpecificOutput"]["additionalContext"] == "N" * 30
+    assert kit.decisions(repo) == [
+        ("again", "fired", 1, "first"),
+        ("new", "fired", 2, "first"),
+        ("again", "suppressed", 2, "budget"),
+    ]
+
+
+def test_the_host_cap_bounds_the_budget(repo: Path, gfh: CliRunner) -> None:
     write(repo, ".gitflow-harness.toml", "[ways]\nbudget_chars = 50000\n")
-    ways["a"] = {"text": "a" * 6000, "prompt": "parser", "delta": 10}
-    ways["b"] = {"text": "b" * 6000, "prompt": "parser", "delta": 10}
+    kit.way(repo, "a", PARSER, "a" * 6000)
+    kit.way(repo, "b", PARSER, "b" * 6000)
     result = kit.hook(
         gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo)
     )
@@ -86,33 +95,3 @@ def test_an_offer_withdrawn_under_the_lock_is_neither_shown_nor_recorded(
 
 def withdrawn(ctx: Any) -> list[Offer]:
     return [Offer("late", way="w", fired={"trigger": "prompt"}, check=lambda state: False)]
-
-
-def test_cursor_prompt_context_waits_for_the_next_event_that_takes_it(
-    repo: Path, gfh: CliRunner, ways: dict[str, dict[str, Any]]
-) -> None:
-    """If a way matches Cursor's beforeSubmitPrompt (no context channel), then nothing is shown
-    or recorded there; its id waits in the session state and the next postToolUse delivers it."""
-    ways["tests"] = {
-        "text": "Run the tests with gfh test.",
-        "prompt": "tests",
-        "delta": 5,
-        "axis": "turns",
-    }
-    prompt = kit.hook(
-        gfh, "cursor", "beforeSubmitPrompt", kit.payload("cursor", "beforeSubmitPrompt", repo)
-    )
-    assert prompt.json() == {}
-    assert "way.fired" not in [e["type"] for e in read_events(repo)]
-    state = SessionState("cursor:c-5b1e").read()
-    assert state["pending"] == [
-        {"source": "tests.agent.kit:gate_source", "way": "tests", "trigger": "prompt"}
-    ]
-    assert "gfh test" not in json.dumps(state)
-    post = kit.hook(gfh, "cursor", "postToolUse", kit.payload("cursor", "postToolUse", repo))
-    assert post.json() == {"additional_context": "Run the tests with gfh test."}
-    [fired] = [e["data"] for e in read_events(repo) if e["type"] == "way.fired"]
-    assert (fired["way"], fired["trigger"], fired["axis"]) == ("tests", "prompt", "turns")
-    again = kit.hook(gfh, "cursor", "postToolUse", kit.payload("cursor", "postToolUse", repo))
-    assert again.json() == {}
-    assert SessionState("cursor:c-5b1e").read()["pending"] == []

@@ -48,8 +48,26 @@ def test_subagent_start_and_stop_carry_role_agent_and_verdict(repo: Path, gfh: C
     )
     assert (stopped["type"], stopped["data"]) == (
         "subagent.stopped",
-        {"role": "reviewer", "agent": "a-7", "verdict": "REJECTED"},
+        {"role": "reviewer", "agent": "a-7", "verdict": "REJECTED", "model": None},
     )
+
+
+def test_claude_rounds_carry_the_model_named_at_session_start(repo: Path, gfh: CliRunner) -> None:
+    """If Claude Code names the model only at SessionStart, then the session's later
+    subagent.stopped events carry it from the session state; another session's do not."""
+    kit.hook(gfh, "claude", "SessionStart", kit.payload("claude", "SessionStart", repo))
+    kit.hook(gfh, "claude", "SubagentStop", kit.payload("claude", "SubagentStop", repo))
+    other = kit.payload("claude", "SubagentStop", repo, session_id="another-session")
+    kit.hook(gfh, "claude", "SubagentStop", other)
+    models = [e["data"]["model"] for e in read_events(repo) if e["type"] == "subagent.stopped"]
+    assert models == ["claude-sonnet-4-6", None]
+
+
+def test_cursor_rounds_carry_the_model_of_their_own_payload(repo: Path, gfh: CliRunner) -> None:
+    kit.hook(gfh, "cursor", "subagentStop", kit.payload("cursor", "subagentStop", repo))
+    kit.hook(gfh, "cursor", "subagentStop", kit.payload("cursor", "subagentStop", repo, model=None))
+    models = [e["data"]["model"] for e in read_events(repo) if e["type"] == "subagent.stopped"]
+    assert models == ["gpt-5", None]
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gitflow_harness.agent import claude, codex, cursor, runtime, sources
+from gitflow_harness.agent import claude, codex, cursor, runtime
 from tests.agent import kit
 
 CANARY = "CANARY-7f1d2e"
@@ -96,15 +96,20 @@ def _no_canary_on_disk(*roots: Path) -> None:
 
 
 @pytest.fixture
-def plugged(monkeypatch: pytest.MonkeyPatch) -> None:
-    kit.plug(monkeypatch, sources.LANES, "tests.agent.kit:gate_source")
-    monkeypatch.setattr(
-        kit, "WAYS", {"w": {"text": "Way text.", "prompt": "a", "files": "", "delta": 3}}
+def ways(repo: Path) -> None:
+    """A way on every lane that fires at every match, so each event runs the whole engine."""
+    kit.way(
+        repo,
+        "everything",
+        "when:\n  prompt: a\n  keywords: [CANARY]\n  files: ['*']\n  commands: .\n"
+        "  session_start: true\nroles: [reviewer]\ncurve: {type: Flat, suppression: 0}\n",
+        macro="cat > /dev/null\n",
+        postcheck="cat > /dev/null\n",
     )
 
 
 @pytest.mark.slow
-@pytest.mark.usefixtures("plugged")
+@pytest.mark.usefixtures("ways")
 @settings(
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

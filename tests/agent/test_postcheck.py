@@ -131,3 +131,16 @@ def test_handoff_names_stay_inside_the_session(way: str, tmp_path: Path) -> None
     path = handoff_dir(tmp_path, way)
     assert path.parent == tmp_path / postcheck.HANDOFF
     assert "/" not in path.name
+
+
+def test_a_script_runs_directly_only_when_executable_with_an_interpreter_line(
+    tmp_path: Path,
+) -> None:
+    bare = write(tmp_path, "bare.sh", "exit 0\n")
+    shebang = write(tmp_path, "shebang.sh", "#!/bin/sh\nexit 0\n")
+    plain = write(tmp_path, "plain.sh", "#!/bin/sh\nexit 0\n")
+    for path in (bare, shebang):
+        path.chmod(0o755)
+    assert postcheck.script_argv(bare) == ["sh", str(bare)]  # as a shell runs it
+    assert postcheck.script_argv(shebang) == [str(shebang)]
+    assert postcheck.script_argv(plain) == ["sh", str(plain)]  # not executable

@@ -8,49 +8,28 @@ from typing import Any
 
 import pytest
 
-from gitflow_harness.agent import model as ev
-from gitflow_harness.agent import postcheck
-from gitflow_harness.agent.model import Offer
 from tests.agent import kit
-from tests.helpers import CliRunner, commit, read_events
+from tests.helpers import CliRunner, read_events, write
 
 CANARY = "zebra-canary-4b9e"
 
 
-def postcheck_source(ctx: Any) -> list[Offer]:
-    """Run the repository's postcheck on the tool's payload; offer its way when it asks."""
-    results = postcheck.run_for(ctx, [postcheck.Postcheck("checked", "ways/checked/postcheck.sh")])
-    return [
-        Offer("Checked way.", way=r.way, fired={"trigger": "postcheck", "kind": "first"})
-        for r in results
-        if r.status == postcheck.REQUESTED
-    ]
-
-
 @pytest.fixture
-def plugged(monkeypatch: pytest.MonkeyPatch, repo: Path) -> None:
-    kit.plug(
-        monkeypatch, [ev.PROMPT, ev.SESSION_START, ev.SUBAGENT_START], "tests.agent.kit:gate_source"
+def ways(repo: Path) -> None:
+    """Real ways on every lane, a postcheck and a macro that read the payload, and a lesson."""
+    always = "curve: {type: Flat, suppression: 0}\n"
+    kit.way(repo, "zebra", f"when:\n  prompt: zebra\n  keywords: [parser]\n{always}")
+    kit.way(repo, "src", f"when:\n  files: ['src/**']\n  commands: echo\n{always}")
+    kit.way(repo, "opening", f"when:\n  session_start: true\n{always}")
+    kit.way(repo, "review", f"roles: [reviewer]\n{always}")
+    kit.way(repo, "checked", always, postcheck="cat > /dev/null\n", macro="wc -c\n")
+    write(
+        repo,
+        "pills/reviewer/naming.md",
+        "---\nid: reviewer-naming\napplies_to: [reviewer]\nseverity: low\nstatus: active\n"
+        "date: 2026-11-01\nlast_seen: 2026-11-02\noccurrences: 1\ntrigger: naming things\n"
+        "citations: []\nsource: a review\n---\n\n## Rule\n\nName things.\n",
     )
-    from gitflow_harness.agent import sources
-
-    monkeypatch.setitem(
-        sources.CONTEXT_SOURCES,
-        ev.TOOL_POST,
-        ("tests.agent.kit:gate_source", "tests.agent.test_privacy:postcheck_source"),
-    )
-    monkeypatch.setitem(
-        sources.CONTEXT_SOURCES, ev.TOOL_FAILURE, ("tests.agent.test_privacy:postcheck_source",)
-    )
-    monkeypatch.setattr(
-        kit,
-        "WAYS",
-        {
-            "zebra": {"text": "Zebra way.", "prompt": "zebra", "delta": 1},
-            "src": {"text": "Source way.", "files": "src/", "delta": 1},
-        },
-    )
-    commit(repo, "a postcheck", {"ways/checked/postcheck.sh": "cat > /dev/null\n"})
 
 
 def _claude_session(repo: Path, gfh: CliRunner, transcript: Path, env: dict[str, str]) -> None:
@@ -116,7 +95,7 @@ def _codex_session(repo: Path, gfh: CliRunner) -> None:
     send("Stop", "Stop", last_assistant_message=CANARY)
 
 
-@pytest.mark.usefixtures("plugged")
+@pytest.mark.usefixtures("ways")
 def test_no_payload_text_reaches_any_file(
     repo: Path, gfh: CliRunner, tmp_path: Path, hermetic: Path
 ) -> None:
@@ -128,7 +107,8 @@ def test_no_payload_text_reaches_any_file(
     _codex_session(repo, gfh)
 
     types = [e["type"] for e in read_events(repo)]
-    assert types.count("way.fired") >= 4  # the session did real work: ways, postchecks, evidence
+    fired = {e["data"]["trigger"] for e in read_events(repo) if e["type"] == "way.fired"}
+    assert fired == {"prompt", "file", "command", "postcheck", "session", "subagent"}
     assert "subagent.stopped" in types
     assert types.count("turn.started") == 4
     assert "hook.error" not in types

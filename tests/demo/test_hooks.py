@@ -16,5 +16,23 @@ def test_the_hooks_chapter_runs_a_session_through_the_real_cli() -> None:
     assert "export GFH_SESSION='claude:5d0c2a4e-demo'" in text
     assert "the tokens tick reads 40000" in text
     assert '"verdict":"REJECTED"' in text
-    assert "turns=2" in text
+    assert "turns=3" in text
     assert "fix the parser" not in text.split("What the log kept")[1]
+    # The ways at work: fire, stay quiet while fresh, fire again once faded, and after a
+    # compaction; the postcheck way after the failed run; the reviewer's way at its start.
+    decisions = [line.strip() for line in lines if line.strip().startswith(("fired", "suppr"))]
+    assert [d.split(":")[-1].strip() for d in decisions] == [
+        "first",
+        "salience",
+        "salience",
+        "first",
+        "first",
+        "refire",
+        "first",
+    ]
+    assert "fired      demo/red-tests (postcheck, tick 24500" in text
+    assert "fired      demo/review-checklist (subagent, tick 24500" in text
+    assert "fired      demo/parser-notes (prompt, tick 40000, salience 0.00): first" in text
+    assert text.count("| # Parser notes") == 3
+    assert "[ensure-main-worktree-first]" in text
+    assert "internal error" not in text

@@ -1,0 +1,57 @@
+"""The SessionStart source that runs the workflow's `ensure` and delivers its hint first.
+
+`ensure` checks where the session starts: in the main checkout on the trunk it queues the
+`ensure-main-worktree-first` hint, outside its result envelope. This source drains it and offers
+it as the session's opening context. The `verb` event (surface `hook`, this session) is recorded
+once the answer was written: with the hint it delivered, or with none when there was none. It
+costs a few git calls, once per session start; anything that goes wrong is reported by the
+runtime as an internal error while the other sources still deliver.
+"""
+
+from __future__ import annotations
+
+# Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gitflow_harness.agent.context import HookContext
+    from gitflow_harness.agent.model import Offer
+
+
+def source(ctx: HookContext) -> list[Offer]:
+    """Run `ensure` in the session's worktree; offer its hint, and record the run."""
+    if ctx.repo is None:
+        return []
+    import time
+
+    from gitflow_harness import hints
+    from gitflow_harness.agent.model import Offer
+    from gitflow_harness.workflow.ensure import ensure
+    from gitflow_harness.workflow.record import record_verb
+    from gitflow_harness.workspace import open_workspace
+
+    started = time.perf_counter()
+    hints.drain()  # whatever an earlier run in this process left is not this run's to deliver
+    ws = open_workspace(ctx.repo.top)
+    result = ensure(ws)
+    shown = hints.deliverable((*result.hints, *hints.drain()), agent=True)
+    branch = ws.head().label
+    duration_ms = int((time.perf_counter() - started) * 1000)
+
+    def record(delivered: tuple[Any, ...]) -> None:
+        record_verb(
+            ws,
+            result,
+            branch=branch,
+            duration_ms=duration_ms,
+            delivered=delivered,
+            surface="hook",
+            session=ctx.session,
+        )
+
+    if not shown:
+        record(())
+        return []
+    text = "\n".join(f"hint: {h.text}  [{h.id}]" for h in shown)
+    return [Offer(text, commit=lambda state: record(shown))]

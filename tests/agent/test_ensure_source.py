@@ -1,0 +1,110 @@
+"""`ensure` at session start: its hint is the session's opening context, its run a `verb` event."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.agent import kit
+from tests.helpers import CliRunner, git, read_events, write
+
+CLAUDE = "claude:7f3c9d2e-1b4a-4c55-9a61-2f0d8e6b1a90"
+
+
+def _verbs(repo: Path) -> list[dict[str, object]]:
+    return [e for e in read_events(repo) if e["type"] == "verb"]
+
+
+def test_in_the_main_checkout_the_hint_opens_the_session_and_is_recorded(
+    repo: Path, gfh: CliRunner
+) -> None:
+    result = kit.hook(gfh, "claude", "SessionStart", kit.payload("claude", "SessionStart", repo))
+    assert result.code == 0
+    assert kit.context(result) == (
+        "hint: you are in the main checkout on main: before changing anything, run "
+        "`gfh start NAME` and work in the worktree it prints  [ensure-main-worktree-first]"
+    )
+    [verb] = _verbs(repo)
+    assert (verb["surface"], verb["session"], verb["branch"]) == ("hook", CLAUDE, "main")
+    data = verb["data"]
+    assert isinstance(data, dict)
+    assert (data["verb"], data["outcome"], data["hint_ids"]) == (
+        "ensure",
+        "ok",
+        ["ensure-main-worktree-first"],
+    )
+    assert data["trunk"] == "main"
+    assert data["clean"] is True
+
+
+def test_in_a_worktree_nothing_is_said_and_the_run_is_still_recorded(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    worktree = tmp_path / "feature"
+    git(repo, "worktree", "add", "-q", "-b", "feature", str(worktree))
+    data = kit.payload("claude", "SessionStart", worktree)
+    result = kit.hook(gfh, "claude", "SessionStart", data)
+    assert (result.code, result.out) == (0, "")
+    [verb] = _verbs(repo)
+    assert verb["branch"] == "feature"
+    assert verb["data"]["hint_ids"] == []  # type: ignore[index]
+
+
+def test_cursor_and_codex_get_the_hint_with_their_session_env(repo: Path, gfh: CliRunner) -> None:
+    cursor = kit.hook(gfh, "cursor", "sessionStart", kit.payload("cursor", "sessionStart", repo))
+    assert cursor.json()["env"] == {"GFH_SESSION": "cursor:c-5b1e"}
+    assert cursor.json()["additional_context"].endswith("[ensure-main-worktree-first]")
+    codex = kit.hook(gfh, "codex", "SessionStart", kit.payload("codex", "SessionStart", repo))
+    specific = codex.json()["hookSpecificOutput"]
+    assert specific["additionalContext"].endswith("[ensure-main-worktree-first]")
+    assert [v["session"] for v in _verbs(repo)] == ["cursor:c-5b1e", "codex:0199a7c2-codex"]
+
+
+def test_a_hint_the_host_never_received_is_not_recorded_as_delivered(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If the budget leaves no room for the hint, then it is not shown and no `verb` event
+    claims it was."""
+    write(repo, ".gitflow-harness.toml", "[ways]\nbudget_chars = 10\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a small budget")
+    result = kit.hook(gfh, "claude", "SessionStart", kit.payload("claude", "SessionStart", repo))
+    assert result.out == ""
+    assert _verbs(repo) == []
+
+
+def test_when_ensure_fails_the_session_still_gets_its_env_and_its_ways(
+    repo: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If `ensure` breaks, then the hook says so in one line and a hook.error, and the session
+    still gets its environment and its session_start ways."""
+    from gitflow_harness.workflow import ensure
+
+    def broken(ws: object) -> None:
+        raise RuntimeError("a bug in ensure")
+
+    monkeypatch.setattr(ensure, "ensure", broken)
+    kit.way(repo, "opening", "when:\n  session_start: true\n" + kit.EXPONENTIAL, "Hello.")
+    result = kit.hook(gfh, "cursor", "sessionStart", kit.payload("cursor", "sessionStart", repo))
+    assert result.code == 0
+    env = {"GFH_SESSION": "cursor:c-5b1e"}
+    assert result.json() == {"env": env, "additional_context": "Hello."}
+    [line] = result.err.splitlines()
+    assert line.startswith("gfh hook cursor sessionStart: internal error (RuntimeError at ")
+    [error] = [e for e in read_events(repo) if e["type"] == "hook.error"]
+    assert error["data"]["error"].startswith("RuntimeError at gitflow_harness/")
+    assert "a bug" not in error["data"]["error"]
+    assert _verbs(repo) == []
+
+
+def test_a_broken_configuration_still_lets_the_session_correlate(
+    repo: Path, gfh: CliRunner
+) -> None:
+    write(repo, ".gitflow-harness.toml", "[ways]\nfloor = 'high'\n")
+    result = kit.hook(gfh, "cursor", "sessionStart", kit.payload("cursor", "sessionStart", repo))
+    assert result.code == 0
+    assert result.json() == {"env": {"GFH_SESSION": "cursor:c-5b1e"}}
+    [line] = result.err.splitlines()
+    assert "ConfigError" in line
+    assert ".gitflow-harness.toml" in line

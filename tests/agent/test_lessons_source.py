@@ -1,0 +1,64 @@
+"""The lessons index at subagent start: after the role's ways, for the roles that get one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.agent import kit
+from tests.helpers import CliRunner, write
+
+
+def _pill(repo: Path, key: str, trigger: str, severity: str = "medium") -> None:
+    folder, slug = key.split("/")
+    write(
+        repo,
+        f"pills/{key}.md",
+        f"---\nid: {folder}-{slug}\napplies_to: [{folder}]\nseverity: {severity}\n"
+        "status: active\ndate: 2026-11-01\nlast_seen: 2026-11-02\noccurrences: 2\n"
+        f"trigger: {trigger}\ncitations: []\nsource: a review\n---\n\n## Rule\n\nCheck.\n",
+    )
+
+
+def test_a_reviewer_gets_its_ways_then_its_lessons(repo: Path, gfh: CliRunner) -> None:
+    kit.way(repo, "review", "roles: [reviewer]\n" + kit.EXPONENTIAL, "Review checklist.")
+    _pill(repo, "reviewer/crlf", "a diff touches line ends", severity="high")
+    _pill(repo, "implementer/parser", "editing the parser")
+    result = kit.hook(gfh, "claude", "SubagentStart", kit.payload("claude", "SubagentStart", repo))
+    assert kit.context(result) == (
+        "Review checklist.\n\n"
+        "Lessons learned for the reviewer role (1 lesson). When a trigger matches\n"
+        "your task, read that pill's file for its rule before you act:\n"
+        "- [high] reviewer-crlf: a diff touches line ends (pills/reviewer/crlf.md)"
+    )
+
+
+def test_a_role_without_lessons_or_outside_the_graph_gets_no_index(
+    repo: Path, gfh: CliRunner
+) -> None:
+    _pill(repo, "reviewer/crlf", "a diff touches line ends")
+    start = kit.payload("claude", "SubagentStart", repo)
+    planner = kit.hook(gfh, "claude", "SubagentStart", {**start, "agent_type": "planner"})
+    assert planner.out == ""
+    write(repo, ".gitflow-harness.toml", '[graph]\nstages = ["implementer"]\n')
+    reviewer = kit.hook(gfh, "claude", "SubagentStart", start)
+    assert reviewer.out == ""  # the graph names its stages: the reviewer is not one
+
+
+def test_cursor_and_codex_subagents_get_the_index_too(repo: Path, gfh: CliRunner) -> None:
+    _pill(repo, "reviewer/crlf", "a diff touches line ends")
+    codex = kit.hook(gfh, "codex", "SubagentStart", kit.payload("codex", "SubagentStart", repo))
+    assert "reviewer-crlf" in (kit.context(codex) or "")
+
+
+def test_cursor_subagent_start_takes_no_context_so_nothing_waits_for_later(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If Cursor's subagentStart cannot carry context, then neither the role's ways nor its
+    lessons are kept for a later event, which would reach the main agent instead."""
+    kit.way(repo, "review", "roles: [reviewer]\n" + kit.EXPONENTIAL, "Review checklist.")
+    _pill(repo, "reviewer/crlf", "a diff touches line ends")
+    start = kit.hook(gfh, "cursor", "subagentStart", kit.payload("cursor", "subagentStart", repo))
+    assert start.json() == {}
+    post = kit.hook(gfh, "cursor", "postToolUse", kit.payload("cursor", "postToolUse", repo))
+    assert post.json() == {}
+    assert kit.decisions(repo) == []

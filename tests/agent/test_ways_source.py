@@ -1,0 +1,422 @@
+"""Ways through real hook calls: real way files in a real repository, host-shaped payloads.
+
+Each lane fires on the event that opens it, the engagement state decides fire / suppress /
+refire on the way's curve and axis, and a compaction starts a new episode.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitflow_harness.agent import runtime
+from gitflow_harness.agent.session import SessionState
+from tests.agent import kit
+from tests.helpers import CliRunner, read_events
+
+CLAUDE = "claude:7f3c9d2e-1b4a-4c55-9a61-2f0d8e6b1a90"
+
+
+def _prompt(repo: Path, transcript: Path | None = None, **fields: Any) -> dict[str, Any]:
+    path = str(transcript) if transcript is not None else None
+    return kit.payload("claude", "UserPromptSubmit", repo, transcript_path=path, **fields)
+
+
+def _grow(transcript: Path, *lines: str) -> None:
+    with open(transcript, "a", encoding="utf-8") as out:
+        out.write("".join(lines))
+
+
+def _fired(repo: Path) -> list[dict[str, Any]]:
+    return [e["data"] for e in read_events(repo) if e["type"] == "way.fired"]
+
+
+# -- the episode: fire, suppress, refire, compaction -------------------------------------------
+
+
+def test_a_prompt_way_fires_is_suppressed_refires_and_returns_after_compaction(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    """If an Exponential way (half-life 10000, floor 0.5) matches the prompt at tokens 20000,
+    25000 and 30001, then it fires, is suppressed (salience 0.71), and refires (salience just
+    under 0.5); after a compaction the next match is a first fire again on a tick that grew."""
+    kit.way(repo, "parser", "when:\n  prompt: '\\bparser\\b'\n" + kit.EXPONENTIAL, "Parser notes.")
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(kit.transcript_line("m1", 20000))
+    first = kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
+    assert kit.context(first) == "Parser notes."
+    _grow(transcript, kit.transcript_line("m2", 25000))
+    near = kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
+    assert near.out == ""
+    _grow(transcript, kit.transcript_line("m3", 30001))
+    later = kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
+    assert kit.context(later) == "Parser notes."
+    kit.hook(gfh, "claude", "PreCompact", kit.payload("claude", "PreCompact", repo))
+    _grow(transcript, kit.boundary_line("b1"), kit.transcript_line("m4", 9000))
+    after = kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
+    assert kit.context(after) == "Parser notes."
+    assert kit.decisions(repo) == [
+        ("parser", "fired", 20000, "first"),
+        ("parser", "suppressed", 25000, "salience"),
+        ("parser", "fired", 30001, "refire"),
+        ("parser", "fired", 39001, "first"),  # a new episode, on a tick that kept growing
+    ]
+    suppressed = next(e["data"] for e in read_events(repo) if e["type"] == "way.suppressed")
+    assert suppressed == {
+        "way": "parser",
+        "trigger": "prompt",
+        "tick": 25000,
+        "axis": "tokens",
+        "kind": "refire",
+        "salience": pytest.approx(0.5**0.5),
+        "reason": "salience",
+    }
+    refire = _fired(repo)[1]
+    assert refire["salience"] < 0.5
+    state = SessionState(CLAUDE).read()
+    assert state["ways"]["parser"] == {
+        "last_fire": 39001,
+        "episode_start": 39001,
+        "history": [],
+        "epoch": 1,
+    }
+
+
+def test_an_unsignalled_drop_in_the_transcript_also_starts_a_new_episode(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    kit.way(repo, "parser", "when:\n  prompt: parser\ncurve: {type: Flat, suppression: 10000000}\n")
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(kit.transcript_line("m1", 50000))
+    kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
+    _grow(transcript, kit.transcript_line("m2", 4000))
+    again = kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
+    assert kit.context(again) == "Guidance of parser."
+    assert kit.decisions(repo) == [
+        ("parser", "fired", 50000, "first"),
+        ("parser", "fired", 54000, "first"),
+    ]
+
+
+def test_the_tick_stays_monotonic_across_a_compaction_no_way_saw_coming(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    """If no way read the transcript before a compaction, then PreCompact reads the size before
+    the drop itself: the first fire after it sits at that size plus the new position."""
+    kit.way(repo, "parser", "when:\n  prompt: parser\n" + kit.EXPONENTIAL)
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(kit.transcript_line("m1", 20000) + kit.transcript_line("m2", 50000))
+    compact = kit.payload("claude", "PreCompact", repo, transcript_path=str(transcript))
+    kit.hook(gfh, "claude", "PreCompact", compact)
+    _grow(transcript, kit.boundary_line("b1"), kit.transcript_line("m3", 9000))
+    kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
+    assert kit.decisions(repo) == [("parser", "fired", 59000, "first")]
+
+
+def test_a_failed_stdout_write_records_no_fire_and_keeps_the_way_unfired(repo: Path) -> None:
+    """If stdout breaks while the context is written, then no way.fired is recorded and the
+    engagement is not committed: the next prompt fires the way as a first fire."""
+    kit.way(repo, "tests", "when:\n  keywords: [tests]\n" + kit.EXPONENTIAL, "Run the tests.")
+    data = json.dumps(_prompt(repo))
+
+    class Broken(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    err = io.StringIO()
+    code = runtime.main(
+        "claude", "UserPromptSubmit", stdin=io.StringIO(data), stdout=Broken(), stderr=err
+    )
+    assert code == 0
+    assert "BrokenPipeError" in err.getvalue()
+    assert "way.fired" not in [e["type"] for e in read_events(repo)]
+    assert "ways" not in SessionState(CLAUDE).read()
+    out = io.StringIO()
+    runtime.main("claude", "UserPromptSubmit", stdin=io.StringIO(data), stdout=out, stderr=err)
+    assert json.loads(out.getvalue())["hookSpecificOutput"]["additionalContext"] == "Run the tests."
+    assert [(f["way"], f["kind"], f["tick"]) for f in _fired(repo)] == [("tests", "first", 2)]
+
+
+def test_without_a_transcript_the_tick_is_the_turn_count(repo: Path, gfh: CliRunner) -> None:
+    kit.way(repo, "parser", "when:\n  prompt: parser\ncurve: {type: Flat, suppression: 2}\n")
+    for _ in range(4):
+        kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo))
+    assert [(f["axis"], f["tick"], f["kind"]) for f in _fired(repo)] == [
+        ("turns", 1, "first"),
+        ("turns", 3, "refire"),
+    ]
+
+
+# -- the lanes --------------------------------------------------------------------------------
+
+
+def test_keywords_fire_on_the_prompt_as_whole_words(repo: Path, gfh: CliRunner) -> None:
+    kit.way(repo, "parsing", "when:\n  keywords: [parser]\n" + kit.EXPONENTIAL)
+    kit.way(repo, "testing", "when:\n  keywords: [test]\n" + kit.EXPONENTIAL)
+    result = kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo))  # "…tests…the parser"
+    assert kit.context(result) == "Guidance of parsing."
+    assert [(f["way"], f["trigger"]) for f in _fired(repo)] == [("parsing", "prompt")]
+
+
+def test_the_magnitude_is_the_number_of_lanes_that_matched(repo: Path, gfh: CliRunner) -> None:
+    """If an ActionPotential way is in a burst, then a prompt matching one of its lanes is
+    refused and one matching both (magnitude 2) gets through the raised threshold."""
+    kit.way(
+        repo,
+        "deploy",
+        "when:\n  prompt: deploy\n  keywords: [release]\naxis: turns\n"
+        "curve: {type: ActionPotential, burst_threshold: 2, peak_multiplier: 2.0,"
+        " absolute_refractory: 0, multiplier_half_life: 100}\n",
+    )
+    for prompt in ("deploy it", "deploy again", "deploy once more", "deploy the release"):
+        kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, prompt=prompt))
+    assert kit.decisions(repo) == [
+        ("deploy", "fired", 1, "first"),
+        ("deploy", "fired", 2, "refire"),
+        ("deploy", "suppressed", 3, "refractory"),
+        ("deploy", "fired", 4, "refire"),
+    ]
+
+
+def test_the_files_lane_matches_repo_relative_paths_of_write_edit_and_read(
+    repo: Path, gfh: CliRunner
+) -> None:
+    kit.way(repo, "source", "when:\n  files: ['src/**/*.py']\n" + kit.EXPONENTIAL)
+    kit.way(repo, "readme", "when:\n  files: ['/README.md']\n" + kit.EXPONENTIAL)
+    write = kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Write", repo))
+    assert kit.context(write) == "Guidance of source."
+    edit = kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Edit", repo))
+    assert edit.out == ""  # the same file a moment later: still in context
+    read = kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Read", repo))
+    assert kit.context(read) == "Guidance of readme."
+    outside = kit.payload(
+        "claude", "PostToolUse.Write", repo, tool_input={"file_path": "/elsewhere/src/a.py"}
+    )
+    kit.hook(gfh, "claude", "PostToolUse", outside)
+    assert kit.decisions(repo) == [
+        ("source", "fired", 0, "first"),
+        ("source", "suppressed", 0, "salience"),
+        ("readme", "fired", 0, "first"),
+    ]
+    assert {f["trigger"] for f in _fired(repo)} == {"file"}
+
+
+def test_the_commands_lane_fires_after_a_shell_command_not_before(
+    repo: Path, gfh: CliRunner
+) -> None:
+    kit.way(repo, "status", "when:\n  commands: '\\bgfh\\s+status\\b'\n" + kit.EXPONENTIAL)
+    before = kit.hook(gfh, "claude", "PreToolUse", kit.payload("claude", "PreToolUse.Bash", repo))
+    assert before.out == ""  # PreToolUse opens no lane
+    after = kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Bash", repo))
+    assert kit.context(after) == "Guidance of status."
+    codex = kit.hook(gfh, "codex", "PostToolUse", kit.payload("codex", "PostToolUse.Bash", repo))
+    assert kit.context(codex) == "Guidance of status."  # another session, its own episode
+    assert [(f["trigger"], f["kind"]) for f in _fired(repo)] == [
+        ("command", "first"),
+        ("command", "first"),
+    ]
+
+
+ALWAYS = "curve: {type: Flat, suppression: 0}\n"  # never present after a fire: fires each match
+
+
+def test_a_tracked_postcheck_fires_its_way_after_a_tool_and_after_a_failure(
+    repo: Path, gfh: CliRunner
+) -> None:
+    kit.way(repo, "asks", ALWAYS, postcheck="cat > /dev/null\nexit 0\n")
+    kit.way(repo, "quiet", ALWAYS, postcheck="exit 1\n")
+    kit.way(repo, "untracked", ALWAYS, postcheck="exit 0\n", track=False)
+    post = kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Write", repo))
+    assert kit.context(post) == "Guidance of asks."
+    failed = kit.hook(
+        gfh,
+        "claude",
+        "PostToolUseFailure",
+        kit.payload("claude", "PostToolUseFailure.Bash", repo),
+    )
+    assert kit.context(failed) == "Guidance of asks."
+    cursor = kit.hook(
+        gfh, "cursor", "postToolUseFailure", kit.payload("cursor", "postToolUseFailure", repo)
+    )
+    assert cursor.json() == {"additional_context": "Guidance of asks."}
+    assert [(f["way"], f["trigger"]) for f in _fired(repo)] == [("asks", "postcheck")] * 3
+
+
+def test_a_postcheck_reads_the_payload_and_its_lane_adds_to_the_magnitude(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If a way's files lane and its postcheck both match, then the magnitude is 2: enough to
+    get through a burst that refuses a single lane."""
+    check = 'grep -q \'"tool_name": "Write"\' && exit 0\nexit 1\n'
+    kit.way(
+        repo,
+        "writes",
+        "when:\n  files: ['src/**']\naxis: turns\n"
+        "curve: {type: ActionPotential, burst_threshold: 1, peak_multiplier: 2.0,"
+        " absolute_refractory: 0, multiplier_half_life: 100}\n",
+        postcheck=check,
+    )
+    write = kit.payload("claude", "PostToolUse.Write", repo)
+    edit = kit.payload("claude", "PostToolUse.Edit", repo)
+    kit.hook(gfh, "claude", "PostToolUse", edit)  # files only: first fire
+    kit.hook(gfh, "claude", "PostToolUse", edit)  # files only, in the burst: refused
+    kit.hook(gfh, "claude", "PostToolUse", write)  # files and postcheck: through
+    assert [d[1:] for d in kit.decisions(repo)] == [
+        ("fired", 0, "first"),
+        ("suppressed", 0, "refractory"),
+        ("fired", 0, "refire"),
+    ]
+
+
+def test_session_start_ways_fire_at_startup_and_again_after_a_compaction(
+    repo: Path, gfh: CliRunner
+) -> None:
+    kit.way(repo, "opening", "when:\n  session_start: true\n" + kit.EXPONENTIAL, "Opening words.")
+    startup = kit.hook(gfh, "claude", "SessionStart", kit.payload("claude", "SessionStart", repo))
+    hint, opening = kit.context(startup).split("\n\n")  # type: ignore[union-attr]
+    assert hint.endswith("[ensure-main-worktree-first]")  # the workflow's hint comes first
+    assert opening == "Opening words."
+    resume = kit.payload("claude", "SessionStart", repo, source="resume")
+    resumed = kit.hook(gfh, "claude", "SessionStart", resume)
+    assert "Opening words." not in (kit.context(resumed) or "")
+    compact = kit.hook(
+        gfh, "claude", "SessionStart", kit.payload("claude", "SessionStart.compact", repo)
+    )
+    assert (kit.context(compact) or "").endswith("Opening words.")
+    assert [d[1:] for d in kit.decisions(repo)] == [
+        ("fired", 0, "first"),
+        ("suppressed", 0, "salience"),
+        ("fired", 0, "first"),
+    ]
+    assert {f["trigger"] for f in _fired(repo)} == {"session"}
+
+
+def test_roles_ways_fire_into_every_subagent_of_their_role(repo: Path, gfh: CliRunner) -> None:
+    """If two reviewer subagents start one after the other, then each gets the way: the
+    second's context is new, whatever the first one was told."""
+    kit.way(repo, "review", "roles: [reviewer]\n" + kit.EXPONENTIAL, "Review checklist.")
+    start = kit.payload("claude", "SubagentStart", repo)
+    first = kit.hook(gfh, "claude", "SubagentStart", start)
+    second = kit.hook(gfh, "claude", "SubagentStart", {**start, "agent_id": "a-8"})
+    other = kit.hook(
+        gfh, "claude", "SubagentStart", {**start, "agent_id": "a-9", "agent_type": "planner"}
+    )
+    assert kit.context(first) == kit.context(second) == "Review checklist."
+    assert other.out == ""
+    assert [(f["trigger"], f["kind"]) for f in _fired(repo)] == [("subagent", "first")] * 2
+
+
+def test_scope_chooses_between_the_main_agent_and_subagents(repo: Path, gfh: CliRunner) -> None:
+    """If a tool call comes from inside a subagent (it carries `agent_id`), then only ways
+    scoped to subagents match, on that subagent's own engagement."""
+    kit.way(repo, "main-only", "when:\n  files: ['src/**']\n" + kit.EXPONENTIAL)
+    kit.way(repo, "sub-only", "when:\n  files: ['src/**']\nscope: [subagent]\n" + kit.EXPONENTIAL)
+    write = kit.payload("claude", "PostToolUse.Write", repo)
+    main = kit.hook(gfh, "claude", "PostToolUse", write)
+    sub7 = kit.hook(gfh, "claude", "PostToolUse", {**write, "agent_id": "a-7"})
+    sub7_again = kit.hook(gfh, "claude", "PostToolUse", {**write, "agent_id": "a-7"})
+    sub8 = kit.hook(gfh, "claude", "PostToolUse", {**write, "agent_id": "a-8"})
+    assert kit.context(main) == "Guidance of main-only."
+    assert kit.context(sub7) == kit.context(sub8) == "Guidance of sub-only."
+    assert sub7_again.out == ""
+    state = SessionState(CLAUDE).read()
+    assert set(state["ways"]) == {"main-only"}
+    assert [agent for agent, _ in state["subagent_ways"]] == ["a-7", "a-8"]
+
+
+def test_cursor_prompt_ways_wait_for_the_next_event_that_takes_context(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If a way matches Cursor's beforeSubmitPrompt (no context channel), then nothing is shown
+    or recorded there; its id waits in the session state, and the next postToolUse delivers it
+    as a prompt fire."""
+    kit.way(repo, "tests", "when:\n  prompt: tests\n" + kit.EXPONENTIAL, "Run gfh test.")
+    prompt = kit.hook(
+        gfh, "cursor", "beforeSubmitPrompt", kit.payload("cursor", "beforeSubmitPrompt", repo)
+    )
+    assert prompt.json() == {}
+    assert _fired(repo) == []
+    state = SessionState("cursor:c-5b1e").read()
+    assert state["pending"] == [
+        {"source": "gitflow_harness.agent.ways_source:source", "way": "tests", "trigger": "prompt"}
+    ]
+    assert "gfh test" not in json.dumps(state)
+    post = kit.hook(gfh, "cursor", "postToolUse", kit.payload("cursor", "postToolUse", repo))
+    assert post.json() == {"additional_context": "Run gfh test."}
+    [fired] = _fired(repo)
+    assert (fired["way"], fired["trigger"], fired["axis"], fired["tick"]) == (
+        "tests",
+        "prompt",
+        "turns",
+        1,
+    )
+    again = kit.hook(gfh, "cursor", "postToolUse", kit.payload("cursor", "postToolUse", repo))
+    assert again.json() == {}
+    assert SessionState("cursor:c-5b1e").read()["pending"] == []
+
+
+def test_a_stop_remediation_prompt_matches_no_way(repo: Path, gfh: CliRunner) -> None:
+    kit.way(repo, "status", "when:\n  keywords: [status]\n" + kit.EXPONENTIAL)
+    marker = "[gfh:stop-remediation rule=status]\nRun gfh status --end-turn."
+    result = kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, prompt=marker))
+    assert result.out == ""
+    assert kit.decisions(repo) == []
+
+
+def test_a_fire_by_a_parallel_call_withdraws_this_calls_offer(repo: Path, gfh: CliRunner) -> None:
+    """If another hook call of the session fires a way between this call's decision and its
+    delivery, then the decision is taken again under the lock and this call shows nothing."""
+    from gitflow_harness.agent import claude, delivery, sources, ways_source
+    from gitflow_harness.agent import model as ev
+    from gitflow_harness.agent.context import HookContext
+    from gitflow_harness.agent.model import Outcome
+    from gitflow_harness.agent.repo import locate
+
+    kit.way(repo, "parser", "when:\n  keywords: [parser]\n" + kit.EXPONENTIAL)
+    payload = _prompt(repo)
+    event = claude.parse("UserPromptSubmit", payload, json.dumps(payload).encode())
+    ctx = HookContext(claude, event, locate(repo), lanes=sources.LANES[ev.PROMPT])
+    ctx.source_name = sources.WAYS
+    offers = ways_source.source(ctx)
+    assert [o.way for o in offers] == ["parser"]
+    parallel = kit.hook(gfh, "claude", "UserPromptSubmit", payload)
+    assert kit.context(parallel) == "Guidance of parser."
+    written: list[str] = []
+    delivery.emit(ctx, Outcome(), offers, written.append)
+    assert written == []
+    assert [d[:2] for d in kit.decisions(repo)] == [("parser", "fired")]
+
+
+@pytest.mark.slow
+def test_parallel_hook_processes_fire_a_way_once(repo: Path) -> None:
+    """If four prompts of one session reach their hooks at once, then the way fires once and the
+    other three calls find it already present: one way.fired, no lost turn, a readable state."""
+    import os
+    import subprocess
+    import sys
+
+    kit.way(repo, "parser", "when:\n  keywords: [parser]\n" + kit.EXPONENTIAL)
+    stdin = json.dumps(_prompt(repo)).encode()
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "gitflow_harness", "hook", "claude", "UserPromptSubmit"],
+            cwd=repo,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=os.environ,
+        )
+        for _ in range(4)
+    ]
+    answers = [p.communicate(stdin) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0]
+    assert sum(b"Guidance of parser." in out for out, _ in answers) == 1
+    assert all(err == b"" for _, err in answers)
+    events = read_events(repo)
+    assert sorted(e["data"]["turn"] for e in events if e["type"] == "turn.started") == [1, 2, 3, 4]
+    assert [e["type"] for e in events].count("way.fired") == 1
+    assert SessionState(CLAUDE).read()["turns"] == 4
