@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "ensure": "gitflow_harness.cli.workflow:ensure",
     "report": "gitflow_harness.cli.report:report",
     "ways": "gitflow_harness.cli.ways:ways",
+    "git-hook": "gitflow_harness.cli.git_hook:git_hook",
 }
 
 
