@@ -190,27 +190,34 @@ def pushing(repo: Path, published: Published, tmp_path: Path) -> Path:
 def test_a_red_tree_is_refused_with_the_remedy_and_a_green_one_is_pushed(
     pushing: Path, gfh: CliRunner, tmp_path: Path
 ) -> None:
-    # The first push reaches the root commit: pre-commit passes no commit, only the branch.
-    first = run_git(pushing, "push", "origin", "main")
-    assert first.returncode == 0, first.stdout + first.stderr
-    assert "gfh gate push" in first.stdout + first.stderr
+    remote = tmp_path / "remote.git"
+    # A push that reaches the root commit: pre-commit names no commit, only the branch.
+    git(pushing, "switch", "-q", "main")
+    assert gfh("test").code == 1  # red: no ok.txt
+    root = run_git(pushing, "push", "origin", "main")
+    assert root.returncode != 0
+    assert "gfh: refusing to push main: its tree " in root.stdout + root.stderr
+    skipped = run_git(pushing, "push", "origin", "main", env={"SKIP": "gfh-gate-push"})
+    assert skipped.returncode == 0, skipped.stdout + skipped.stderr
 
+    # A push with something in the remote already: pre-commit names the pushed commit.
+    git(pushing, "switch", "-q", "feature")
     commit(pushing, "work without ok.txt", {"work.txt": "w\n"})
-    assert gfh("test").code == 1  # red for this tree
+    assert gfh("test").code == 1
     refused = run_git(pushing, "push", "origin", "feature")
     output = refused.stdout + refused.stderr
     assert refused.returncode != 0
     assert "gfh: refusing to push feature: its tree " in output
     assert "was judged red by `gfh test`" in output
     assert "run `gfh test` (or `gfh done`)" in output
-    assert git(tmp_path / "remote.git", "branch", "--list", "feature") == ""
+    assert git(remote, "branch", "--list", "feature") == ""
 
     commit(pushing, "add ok.txt", {"ok.txt": "ok\n"})
     assert gfh("test").code == 0  # green
     pushed = run_git(pushing, "push", "origin", "feature")
     assert pushed.returncode == 0, pushed.stdout + pushed.stderr
-    remote_tip = git(tmp_path / "remote.git", "rev-parse", "feature")
-    assert remote_tip == git(pushing, "rev-parse", "HEAD")
+    assert "gfh gate push" in pushed.stdout + pushed.stderr
+    assert git(remote, "rev-parse", "feature") == git(pushing, "rev-parse", "HEAD")
 
 
 def test_require_green_refuses_an_unjudged_tree_and_off_allows_red(
