@@ -95,9 +95,9 @@ Chapter = Callable[[Demo], None]
 
 def chapters() -> list[Chapter]:
     """Return the demo's chapters in order."""
-    from gitflow_harness.demo import foundation, learning, ways, workflow
+    from gitflow_harness.demo import foundation, learning, precommit, ways, workflow
 
-    return [foundation.run, workflow.run, ways.run, learning.run]
+    return [foundation.run, workflow.run, ways.run, learning.run, precommit.run]
 
 
 def demo_env(root: Path) -> dict[str, str]:
