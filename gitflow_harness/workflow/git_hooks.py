@@ -172,11 +172,12 @@ def _via(message: str) -> str | None:
 
 
 def _newest(repo: git.Repo, tips: list[tuple[str, str]]) -> str:
-    """Return the tip no other tip contains (the local trunk on a tie): what was integrated."""
-    for _ref, sha in tips:
-        if not any(other != sha and git.is_ancestor(repo, sha, other) for _, other in tips):
-            return sha
-    return tips[0][1]
+    """Return the tip the others lead to (the local trunk when they diverged): what came in."""
+    newest = tips[0][1]
+    for _ref, sha in tips[1:]:
+        if sha != newest and git.is_ancestor(repo, newest, sha):
+            newest = sha
+    return newest
 
 
 # -- pre-push ------------------------------------------------------------------------------

@@ -171,6 +171,8 @@ def test_without_a_reflog_orig_head_says_where_the_branch_was(behind: Path) -> N
     found = check(behind).update
     assert found is not None
     assert (found.via, found.onto) == ("merge", onto)
+    (behind / ".git" / "ORIG_HEAD").unlink()
+    assert check(behind).reason == "cannot tell where feature was before the merge"
 
 
 def test_a_configured_trunk_is_used(behind: Path) -> None:
