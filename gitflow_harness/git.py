@@ -693,3 +693,61 @@ def tracked_at_head_many(cwd: Path, paths: Sequence[str]) -> set[str]:
     if proc.returncode != 0:
         return set()
     return set(split_z(proc.stdout)) & set(paths)
+
+
+# -- git-stage hooks -----------------------------------------------------------------------
+
+
+def recent_reflog(repo: Repo, ref: str, count: int) -> list[ReflogEntry]:
+    """Return the newest `count` reflog entries of `ref`, newest first; [] when none.
+
+    A hook that runs after every merge or rebase needs the last step or two, not the whole
+    history `reflog` reads.
+    """
+    proc = run(
+        ["reflog", "show", f"-n{count}", "--date=unix", "--format=%H%x1f%gd%x1f%gs", ref, "--"],
+        cwd=_cwd(repo),
+        check=False,
+    )
+    if proc.returncode != 0:
+        return []
+    entries = []
+    for line in proc.stdout.splitlines():
+        sha, selector, message = ([*line.split("\x1f", 2), "", ""])[:3]
+        stamp = selector[selector.rfind("{") + 1 : selector.rfind("}")]
+        try:
+            when = datetime.fromtimestamp(int(stamp), UTC)
+        except ValueError:
+            continue
+        entries.append(ReflogEntry(sha=sha, when=when, message=message))
+    return entries
+
+
+def resolve(repo: Repo, rev: str) -> str | None:
+    """Return the full sha of commit `rev`, or None when it names no commit."""
+    proc = run(["rev-parse", "-q", "--verify", f"{rev}^{{commit}}"], cwd=_cwd(repo), check=False)
+    return proc.stdout.strip() or None if proc.returncode == 0 else None
+
+
+def trunk_tips(repo: Repo, trunk: str) -> list[tuple[str, str]]:
+    """Return (ref, sha) of the local trunk and of every remote's copy of it, the local first.
+
+    `git pull` merges the remote's trunk, which the local trunk may not have caught up with.
+    """
+    proc = run(
+        [
+            "for-each-ref",
+            "--format=%(refname)%00%(objectname)",
+            f"refs/heads/{trunk}",
+            f"refs/remotes/*/{trunk}",
+        ],
+        cwd=_cwd(repo),
+        check=False,
+    )
+    tips: list[tuple[str, str]] = []
+    for line in proc.stdout.splitlines():
+        ref, _, sha = line.partition("\0")
+        if sha:
+            tips.append((ref, sha))
+    tips.sort(key=lambda tip: not tip[0].startswith("refs/heads/"))
+    return tips

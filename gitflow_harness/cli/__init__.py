@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "ways": "gitflow_harness.cli.ways:ways",
     "hook": "gitflow_harness.cli.hook:hook",
     "init": "gitflow_harness.cli.init:init",
+    "git-hook": "gitflow_harness.cli.git_hook:git_hook",
 }
 
 

@@ -57,7 +57,11 @@ def learn(file_owed: bool, days: int | None, as_json: bool) -> int:
             for f in filed:
                 click.echo(f"filed {f.rel} ({f.owed.describe()})")
             paths = " ".join(f.rel for f in filed)
-            click.echo(f"commit it: git add {paths} && git commit", err=True)
+            click.echo(
+                "review the new file(s) and commit them with your change (this check exits 1, "
+                f"so a commit stops here until they are added): git add {paths} && git commit",
+                err=True,
+            )
         else:
             click.echo("nothing owed")
         return 1 if filed else 0

@@ -95,9 +95,25 @@ Chapter = Callable[[Demo], None]
 
 def chapters() -> list[Chapter]:
     """Return the demo's chapters in order."""
-    from gitflow_harness.demo import foundation, hooks, learning, ritual, ways, workflow
+    from gitflow_harness.demo import (
+        foundation,
+        hooks,
+        learning,
+        precommit,
+        ritual,
+        ways,
+        workflow,
+    )
 
-    return [foundation.run, workflow.run, ways.run, hooks.run, ritual.run, learning.run]
+    return [
+        foundation.run,
+        workflow.run,
+        ways.run,
+        hooks.run,
+        ritual.run,
+        precommit.run,
+        learning.run,
+    ]
 
 
 def demo_env(root: Path) -> dict[str, str]:

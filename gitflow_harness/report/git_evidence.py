@@ -11,10 +11,20 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from datetime import datetime
+from typing import NamedTuple
 
 from gitflow_harness import git
 from gitflow_harness.errors import GfhError
 from gitflow_harness.store.events import parse_at
+
+
+class Update(NamedTuple):
+    """A merge or rebase of the trunk in a branch's reflog."""
+
+    when: datetime  # whole seconds, as the reflog keeps them
+    sha: str  # the branch's commit after it
+    held: frozenset[str]  # commits the branch held from it on, within the same second
+
 
 _REBASE_FINISH = re.compile(r"^(?:rebase|pull)\b[^:]*\(finish\): \S+ onto ([0-9a-f]{7,64})\s*$")
 
@@ -24,12 +34,12 @@ class GitEvidence:
 
     def __init__(self, repo: git.Repo | None) -> None:
         self.repo = repo
-        self._cache: dict[tuple[str, str], list[tuple[datetime, str]]] = {}
+        self._cache: dict[tuple[str, str], list[Update]] = {}
         self._ancestry: dict[tuple[str, str], bool] = {}
         self._branches: set[str] | None = None  # read once: a deleted branch has no reflog
 
-    def updates(self, branch: str, trunk: str) -> list[tuple[datetime, str]]:
-        """Return (when, new branch commit) of every merge or rebase of `trunk` into `branch`."""
+    def updates(self, branch: str, trunk: str) -> list[Update]:
+        """Return every merge or rebase of `trunk` into `branch`, newest first."""
         key = (branch, trunk)
         if key not in self._cache:
             self._cache[key] = self._read(branch, trunk)
@@ -53,17 +63,26 @@ class GitEvidence:
         first = parse_at(start_at).replace(microsecond=0)
         last = parse_at(end_at)
         last_second = last.replace(microsecond=0)
-        for when, sha in self.updates(branch, trunk):
+        for when, sha, held in self.updates(branch, trunk):
             if sha in recorded or when < first or when > last:
                 continue
-            # Reflog times have whole seconds. Within the second of an event, order comes from
-            # the commits: an update before the event is in the history the event saw.
-            if when == first and start_head is not None and self._reaches(sha, start_head):
+            # Reflog times have whole seconds. Within the second of an event, an update came
+            # before the event when the event saw a commit the branch held from the update on
+            # (the reflog's order), or one whose history has the update's commit. The reflog
+            # is needed beside ancestry: a later rebase drops a merge from the history.
+            if when == first and start_head is not None and self._before(sha, held, start_head):
                 continue
-            if when == last_second and end_head is not None and not self._reaches(sha, end_head):
+            if (
+                when == last_second
+                and end_head is not None
+                and not self._before(sha, held, end_head)
+            ):
                 continue
             return True
         return False
+
+    def _before(self, sha: str, held: frozenset[str], head: str) -> bool:
+        return head in held or self._reaches(sha, head)
 
     def _reaches(self, sha: str, head: str) -> bool:
         key = (sha, head)
@@ -75,7 +94,7 @@ class GitEvidence:
                 self._ancestry[key] = False
         return self._ancestry[key]
 
-    def _read(self, branch: str, trunk: str) -> list[tuple[datetime, str]]:
+    def _read(self, branch: str, trunk: str) -> list[Update]:
         assert self.repo is not None
         try:
             if self._branches is None:
@@ -85,11 +104,16 @@ class GitEvidence:
             entries = git.reflog(self.repo, f"refs/heads/{branch}")
         except GfhError:
             return []
-        found: list[tuple[datetime, str]] = []
+        found: list[Update] = []
+        second: datetime | None = None
+        held: set[str] = set()  # the commits of this second's entries so far (newest first)
         for i, entry in enumerate(entries):
+            if entry.when != second:
+                second, held = entry.when, set()
+            held.add(entry.sha)
             before = entries[i + 1].sha if i + 1 < len(entries) else None
             if self._is_trunk_update(entry.message, before, trunk):
-                found.append((entry.when, entry.sha))
+                found.append(Update(entry.when, entry.sha, frozenset(held)))
         return found
 
     def _is_trunk_update(self, message: str, before: str | None, trunk: str) -> bool:

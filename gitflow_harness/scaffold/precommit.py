@@ -16,38 +16,41 @@ from gitflow_harness.errors import ConfigError
 PATH = ".pre-commit-config.yaml"
 
 
+MANIFEST = "pre-commit-hooks.yaml"  # the published `.pre-commit-hooks.yaml`, shipped in the package
+# The keys a `repo: local` entry carries over from the manifest, in the order they are written.
+CARRIED = ("name", "entry", "files", "stages", "always_run", "pass_filenames")
+_DEFAULT_ROOTS = re.compile(r"hooks/ways|pills|requests")
+
+
+def manifest() -> list[dict[str, Any]]:
+    """Return the hooks gfh publishes for the pre-commit framework (`.pre-commit-hooks.yaml`)."""
+    from importlib import resources
+
+    import yaml
+
+    text = resources.files("gitflow_harness").joinpath("starter", MANIFEST).read_text("utf-8")
+    found = yaml.safe_load(text)
+    if not isinstance(found, list):
+        raise ConfigError(f"{MANIFEST}: expected a list of hooks")
+    return [h for h in found if isinstance(h, dict)]
+
+
 def hooks(ways: str, pills: str, requests: str) -> list[dict[str, Any]]:
-    """The hooks gfh adds, as `repo: local` entries running the installed `gfh`."""
+    """The published hooks as `repo: local` entries running the installed `gfh`.
 
-    def under(*roots: str) -> str:
-        return "^(" + "|".join(re.escape(r.strip("/")) for r in roots) + ")/"
-
-    return [
-        {
-            "id": "gfh-ways-lint",
-            "name": "gfh ways lint",
-            "entry": "gfh ways lint --check",
-            "files": under(ways),
-        },
-        {
-            "id": "gfh-pills-check",
-            "name": "gfh pills check",
-            "entry": "gfh pills check",
-            "files": under(pills),
-        },
-        {
-            "id": "gfh-requests-check",
-            "name": "gfh requests check",
-            "entry": "gfh requests check",
-            "files": under(requests, pills),
-        },
-        {
-            "id": "gfh-graduate",
-            "name": "gfh learn --check (file owed graduation requests)",
-            "entry": "gfh learn --check",
-            "files": under(pills),
-        },
-    ]
+    Each keeps the manifest's stages, `always_run` and `pass_filenames`; its `files:` filter is
+    moved from the default folders to this repository's `[paths]`.
+    """
+    roots = {"hooks/ways": ways, "pills": pills, "requests": requests}
+    out = []
+    for hook in manifest():
+        item = {"id": hook["id"], **{k: hook[k] for k in CARRIED if k in hook}}
+        if "files" in item:
+            item["files"] = _DEFAULT_ROOTS.sub(
+                lambda m: re.escape(roots[m.group(0)].strip("/")), item["files"]
+            )
+        out.append(item)
+    return out
 
 
 def render(items: list[dict[str, Any]], indent: str) -> list[str]:
@@ -55,10 +58,10 @@ def render(items: list[dict[str, Any]], indent: str) -> list[str]:
     lines = [f"{indent}- repo: local", f"{indent}  hooks:"]
     for item in items:
         lines.append(f"{indent}    - id: {item['id']}")
-        for key in ("name", "entry", "files"):
-            lines.append(f"{indent}      {key}: {_quote(item[key])}")
+        for key in CARRIED:
+            if key in item:
+                lines.append(f"{indent}      {key}: {_yaml(item[key])}")
         lines.append(f"{indent}      language: system")
-        lines.append(f"{indent}      pass_filenames: false")
     return lines
 
 
@@ -144,5 +147,9 @@ def _trim(lines: list[str]) -> list[str]:
     return lines
 
 
-def _quote(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
+def _yaml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(_yaml(v) for v in value) + "]"
+    return "'" + str(value).replace("'", "''") + "'"

@@ -38,7 +38,9 @@ def test_check_files_then_finds_nothing(repo: Path, gfh: CliRunner) -> None:
         "(request: implementer/parser recurred 3 times)\n"
     )
     assert first.err == (
-        "commit it: git add requests/2026-11-30-implementer__parser.md && git commit\n"
+        "review the new file(s) and commit them with your change (this check exits 1, so a "
+        "commit stops here until they are added): "
+        "git add requests/2026-11-30-implementer__parser.md && git commit\n"
     )
     second = gfh("learn", "--check")
     assert (second.code, second.out) == (0, "nothing owed\n")

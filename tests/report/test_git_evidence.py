@@ -2,6 +2,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import freezegun
+import pytest
+
 from tests.helpers import CliRunner, commit, git
 from tests.report.conftest import detector, family, report
 
@@ -83,4 +86,24 @@ def test_a_rebase_onto_the_branchs_own_history_is_not_an_update(
     fire(gfh)
     assert family(report(gfh), "branch-update") == {
         "fired": 4, "followed": 0, "not_followed": 3, "censored": 1,
+    }  # fmt: skip
+
+
+def test_recorded_updates_in_one_second_across_a_rebase_are_all_followed(
+    repo: Path, feature: Path, gfh: CliRunner, session: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If a merge, a rebase and a merge of the trunk, each recorded, fall in one second, then
+    the rebase (which drops the first merge commit from the branch's history) does not make
+    the first merge look like an unrecorded update inside the third episode."""
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "@1795000000 +0000")  # every reflog entry: one second
+    commit(feature, "work", {"work.txt": "w\n"})
+    with freezegun.freeze_time("2026-11-18T11:06:40.100Z") as clock:
+        for n, flags in enumerate(((), ("--rebase",), ())):
+            trunk_moves(repo, n)
+            fire(gfh)
+            if n == 2:
+                clock.tick(1.0)  # the last update is recorded in the next second
+            assert gfh("update", *flags).code == 0
+    assert family(report(gfh), "branch-update") == {
+        "fired": 3, "followed": 3, "not_followed": 0, "censored": 0,
     }  # fmt: skip

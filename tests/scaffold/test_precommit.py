@@ -46,17 +46,45 @@ def _validate(path: Path) -> None:
 
 def test_a_new_file_is_valid_for_pre_commit(tmp_path: Path) -> None:
     text, ids = precommit.merge(None, WANTED)
-    assert ids == ["gfh-ways-lint", "gfh-pills-check", "gfh-requests-check", "gfh-graduate"]
+    assert ids == [
+        "gfh-ways-lint",
+        "gfh-pills-check",
+        "gfh-requests-check",
+        "gfh-graduate",
+        "gfh-record-update",
+        "gfh-gate-push",
+    ]
     (tmp_path / "c.yaml").write_text(text)
     _validate(tmp_path / "c.yaml")
-    hooks = yaml.safe_load(text)["repos"][0]["hooks"]
-    assert hooks[0]["files"] == "^(hooks/ways)/"
-    assert all(h["language"] == "system" and h["pass_filenames"] is False for h in hooks)
+    hooks = {h["id"]: h for h in yaml.safe_load(text)["repos"][0]["hooks"]}
+    assert hooks["gfh-ways-lint"]["files"] == "^hooks/ways/"
+    assert all(h["language"] == "system" for h in hooks.values())
+    assert hooks["gfh-record-update"]["stages"] == ["post-merge", "post-rewrite"]
+    assert hooks["gfh-gate-push"]["always_run"] is True
+
+
+def test_local_hooks_follow_the_published_manifest() -> None:
+    """If the manifest changes a hook's entry, stages or filenames, `gfh init` follows it."""
+    from tests.helpers import ROOT
+
+    published = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    local = {h["id"]: h for h in WANTED}
+    assert list(local) == [h["id"] for h in published]
+    for hook in published:
+        for key in ("entry", "stages", "pass_filenames", "always_run", "files"):
+            assert local[hook["id"]].get(key) == hook.get(key), (hook["id"], key)
+
+
+def test_files_filters_move_to_the_configured_folders() -> None:
+    moved = {h["id"]: h.get("files") for h in precommit.hooks("guides", "notes/lessons", "asks")}
+    assert moved["gfh-ways-lint"] == "^guides/"
+    assert moved["gfh-graduate"] == "^(notes/lessons|asks)/"
+    assert moved["gfh-gate-push"] is None
 
 
 def test_the_users_file_keeps_every_line_and_gains_one_entry(tmp_path: Path) -> None:
     text, ids = precommit.merge(USER, WANTED)
-    assert len(ids) == 4
+    assert len(ids) == 6
     old, new = USER.splitlines(), text.splitlines()
     opcodes = difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
     assert [tag for tag, *_ in opcodes] == ["equal", "insert", "equal"]  # one block, nothing lost
@@ -83,7 +111,7 @@ def test_only_missing_hooks_are_added() -> None:
     )
     _text, ids = precommit.merge(have, WANTED)
     assert "gfh-pills-check" not in ids
-    assert len(ids) == 3
+    assert len(ids) == 5
 
 
 def test_a_flow_style_list_is_refused_with_the_lines_to_add() -> None:
