@@ -1,10 +1,10 @@
 """Where the hook runs: the repository, its common dir and branch, read from git's own files.
 
 Every other git question goes through `gitflow_harness.git`. This one does not, on purpose: the
-hook runs on every tool call, and `git rev-parse` (~5 ms) plus importing `git.py` (~10 ms) would
-double its cost to learn three facts git keeps in plain files — the `.git` entry (a directory,
+hook runs on every tool call, and `git rev-parse` (~5 ms) plus importing the gateway (~10 ms)
+would double its cost to learn three facts git keeps in plain files — the `.git` entry (a directory,
 or a `gitdir:` file in linked worktrees and submodules), the `commondir` file, and `HEAD`.
-Anything unusual (`$GIT_DIR` set, a reftable HEAD) is handed to `git.py`.
+Anything unusual (`$GIT_DIR` set, a reftable HEAD) is handed to the `git` gateway.
 """
 
 from __future__ import annotations

@@ -142,7 +142,7 @@ def _last_step(
     repo: git.Repo, branch: str, head: str, *, rewrite_command: str | None
 ) -> tuple[str, str | None] | None:
     """Return (via, the branch's commit before) of the step that left `branch` at `head`."""
-    entries = git.recent_reflog(repo, f"refs/heads/{branch}", 2)
+    entries = git.reflog(repo, f"refs/heads/{branch}", limit=2)
     if entries and entries[0].sha == head:
         via = _via(entries[0].message)
         if via is None:

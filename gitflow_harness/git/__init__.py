@@ -1,0 +1,120 @@
+"""The one gateway to git.
+
+Hot paths use plain `subprocess` (one `git` call costs ~5 ms; importing GitPython ~130 ms).
+Every failure of a git command becomes a `GitError` naming the command, its exit code and what
+it printed. Odd repository states (not a repository, bare, unborn, detached, shallow, mid-rebase,
+mid-merge) each have one clear message saying how to get out of them.
+
+Callers use this package as one module (`from gitflow_harness import git; git.head(repo)`);
+the submodules only keep each part short: `core` (running git, discovery, states), `refs`
+(commits by name, branches, the trunk), `tree` (working tree, worktrees, integrating) and
+`history` (reflogs, log walks).
+"""
+
+from gitflow_harness.git.core import (
+    GitError,
+    Head,
+    NotARepository,
+    Repo,
+    discover,
+    head,
+    operation_in_progress,
+    require,
+    run,
+    split_z,
+)
+from gitflow_harness.git.history import (
+    ReflogEntry,
+    commits_touching,
+    last_commit_touching,
+    reflog,
+    short,
+    tree_short,
+)
+from gitflow_harness.git.refs import (
+    AheadBehind,
+    ahead_behind,
+    branch_exists,
+    delete_branch,
+    detect_trunk,
+    is_ancestor,
+    local_branches,
+    local_trunk,
+    ref_exists,
+    require_trunk,
+    resolve,
+    rev_parse,
+    tree_of,
+    trunk_tips,
+    update_branch,
+    valid_branch_name,
+)
+from gitflow_harness.git.tree import (
+    Change,
+    Worktree,
+    abort,
+    changes,
+    conflicted,
+    fast_forward_checkout,
+    integrate,
+    move,
+    switch,
+    tracked,
+    tracked_at_head,
+    tracked_at_head_many,
+    tree_identity,
+    worktree_add,
+    worktree_remove,
+    worktrees,
+)
+
+__all__ = [
+    "AheadBehind",
+    "Change",
+    "GitError",
+    "Head",
+    "NotARepository",
+    "ReflogEntry",
+    "Repo",
+    "Worktree",
+    "abort",
+    "ahead_behind",
+    "branch_exists",
+    "changes",
+    "commits_touching",
+    "conflicted",
+    "delete_branch",
+    "detect_trunk",
+    "discover",
+    "fast_forward_checkout",
+    "head",
+    "integrate",
+    "is_ancestor",
+    "last_commit_touching",
+    "local_branches",
+    "local_trunk",
+    "move",
+    "operation_in_progress",
+    "ref_exists",
+    "reflog",
+    "require",
+    "require_trunk",
+    "resolve",
+    "rev_parse",
+    "run",
+    "short",
+    "split_z",
+    "switch",
+    "tracked",
+    "tracked_at_head",
+    "tracked_at_head_many",
+    "tree_identity",
+    "tree_of",
+    "tree_short",
+    "trunk_tips",
+    "update_branch",
+    "valid_branch_name",
+    "worktree_add",
+    "worktree_remove",
+    "worktrees",
+]

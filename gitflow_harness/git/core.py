@@ -1,0 +1,261 @@
+"""Running git, finding the repository, and its states (HEAD, operations in progress)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gitflow_harness.errors import GfhError, RepoStateError, UsageError
+
+
+class GitError(GfhError):
+    """A git command failed unexpectedly."""
+
+    def __init__(self, args: Sequence[str], returncode: int, stdout: str, stderr: str) -> None:
+        self.args_ = list(args)
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+        first = next((ln.strip() for ln in stderr.splitlines() if ln.strip()), "no output")
+        super().__init__(f"`git {' '.join(args)}` failed with exit code {returncode}: {first}")
+
+    def details(self) -> str:
+        """Return the command, exit code and both streams in full."""
+        return (
+            f"command: git {' '.join(self.args_)}\nexit code: {self.returncode}\n"
+            f"stdout:\n{self.stdout}\nstderr:\n{self.stderr}"
+        )
+
+
+def run(
+    args: Sequence[str],
+    *,
+    cwd: Path | str | None = None,
+    check: bool = True,
+    env: Mapping[str, str] | None = None,
+    input: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run `git ARGS` and return the completed process; raise GitError on failure if `check`."""
+    full_env = None
+    if env is not None:
+        full_env = {**os.environ, **env}
+    try:
+        proc = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            env=full_env,
+            input=input,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="surrogateescape",
+            stdin=None if input is not None else subprocess.DEVNULL,
+        )
+    except FileNotFoundError:
+        raise UsageError("git is not installed or not on PATH; install git first") from None
+    if check and proc.returncode != 0:
+        raise GitError(args, proc.returncode, proc.stdout, proc.stderr)
+    return proc
+
+
+def split_z(output: str) -> list[str]:
+    """Split NUL-separated output (`-z`), dropping the empty piece after the last NUL."""
+    parts = output.split("\0")
+    if parts and parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+@dataclass(frozen=True, slots=True)
+class Repo:
+    """Where a repository lives, as seen from one working directory."""
+
+    top: Path | None  # the working tree's root; None in a bare repository
+    git_dir: Path  # this worktree's git dir
+    common_dir: Path  # shared by all worktrees: the event log lives here
+    bare: bool
+    shallow: bool
+
+    @property
+    def linked(self) -> bool:
+        """True in a linked worktree (`git worktree add`), False in the main checkout."""
+        return self.git_dir != self.common_dir
+
+    @property
+    def name(self) -> str:
+        """The repository's directory name (the main checkout's, also from a worktree)."""
+        if self.common_dir.name == ".git":
+            return self.common_dir.parent.name
+        return self.common_dir.name.removesuffix(".git") or self.common_dir.name
+
+    @property
+    def main_top(self) -> Path | None:
+        """The main checkout's working tree root, when it has one."""
+        if self.common_dir.name == ".git":
+            return self.common_dir.parent
+        return None
+
+    def worktree(self) -> Path:
+        """Return the working tree root, or refuse in a bare repository."""
+        if self.top is None:
+            raise UsageError(
+                f"{self.git_dir} is a bare repository: it has no working tree; "
+                "run gfh in a clone or a worktree of it"
+            )
+        return self.top
+
+
+class NotARepository(UsageError):
+    """The directory is not inside a git repository."""
+
+
+def discover(cwd: Path | str | None = None) -> Repo:
+    """Find the repository containing `cwd` (default: the current directory)."""
+    where = Path(cwd) if cwd is not None else Path.cwd()
+    proc = run(
+        [
+            "rev-parse",
+            "--path-format=absolute",
+            "--git-dir",
+            "--git-common-dir",
+            "--is-bare-repository",
+            "--is-shallow-repository",
+            "--show-toplevel",  # last: it fails in a bare repository, after the rest printed
+        ],
+        cwd=where,
+        check=False,
+    )
+    lines = proc.stdout.splitlines()
+    if len(lines) < 4:
+        if "not a git repository" in proc.stderr:
+            raise NotARepository(
+                f"not a git repository: {where} (run gfh inside a repository, or `git init` one)"
+            )
+        raise GitError(["rev-parse", "--git-dir"], proc.returncode, proc.stdout, proc.stderr)
+    bare = lines[2] == "true"
+    top = Path(lines[4]) if len(lines) > 4 and not bare else None
+    if top is None and not bare:
+        # Inside the git dir of a non-bare repository: its working tree is the parent.
+        raise UsageError(
+            f"{where} is inside a git directory, not a working tree; cd to the repository's files"
+        )
+    return Repo(
+        top=top,
+        git_dir=Path(lines[0]),
+        common_dir=Path(lines[1]),
+        bare=bare,
+        shallow=lines[3] == "true",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """What HEAD points at."""
+
+    branch: str | None  # None when detached
+    sha: str | None  # None on an unborn branch
+
+    @property
+    def detached(self) -> bool:
+        return self.branch is None
+
+    @property
+    def unborn(self) -> bool:
+        return self.sha is None
+
+    @property
+    def label(self) -> str:
+        """The branch as the event envelope records it: its name, or "HEAD" when detached."""
+        return self.branch if self.branch is not None else "HEAD"
+
+
+def head(repo: Repo) -> Head:
+    """Return the branch HEAD points at (None if detached) and its commit (None if unborn)."""
+    branch = _head_branch(repo)
+    proc = run(["rev-parse", "-q", "--verify", "HEAD^{commit}"], cwd=_cwd(repo), check=False)
+    sha = proc.stdout.strip() or None if proc.returncode == 0 else None
+    return Head(branch=branch, sha=sha)
+
+
+def _head_branch(repo: Repo) -> str | None:
+    try:
+        content = (repo.git_dir / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        content = ""
+    if content.startswith("ref: refs/heads/") and not content.endswith("/.invalid"):
+        return content.removeprefix("ref: refs/heads/")
+    if content and not content.startswith("ref:"):
+        return None  # a detached sha
+    # Unusual storage (reftable, a symlinked HEAD): ask git.
+    proc = run(["symbolic-ref", "-q", "HEAD"], cwd=_cwd(repo), check=False)
+    ref = proc.stdout.strip()
+    return ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
+
+
+def operation_in_progress(repo: Repo) -> str | None:
+    """Return the operation a previous git command left unfinished, if any."""
+    markers = (
+        ("rebase-merge", "rebase"),
+        ("rebase-apply", "rebase"),
+        ("MERGE_HEAD", "merge"),
+        ("CHERRY_PICK_HEAD", "cherry-pick"),
+        ("REVERT_HEAD", "revert"),
+        ("BISECT_LOG", "bisect"),
+    )
+    for name, operation in markers:
+        if (repo.git_dir / name).exists():
+            return operation
+    return None
+
+
+_HOW_TO_FINISH = {
+    "rebase": "finish it (`git rebase --continue`) or abort it (`git rebase --abort`)",
+    "merge": "commit it or abort it (`git merge --abort`)",
+    "cherry-pick": (
+        "finish it (`git cherry-pick --continue`) or abort it (`git cherry-pick --abort`)"
+    ),
+    "revert": "finish it (`git revert --continue`) or abort it (`git revert --abort`)",
+    "bisect": "end it (`git bisect reset`)",
+}
+
+
+def require(
+    repo: Repo,
+    what: str,
+    *,
+    commit: bool = True,
+    branch: bool = True,
+    idle: bool = True,
+) -> Head:
+    """Refuse, with how to fix it, unless the repository is in a state `what` can work in.
+
+    `commit`: HEAD must have a commit; `branch`: HEAD must be on a branch; `idle`: no rebase,
+    merge, cherry-pick, revert or bisect may be in progress.
+    """
+    repo.worktree()
+    if idle:
+        operation = operation_in_progress(repo)
+        if operation is not None:
+            raise RepoStateError(
+                f"a {operation} is in progress in {repo.top}; {_HOW_TO_FINISH[operation]} "
+                f"before `{what}`"
+            )
+    current = head(repo)
+    if commit and current.unborn:
+        raise RepoStateError(
+            f"branch {current.branch or 'HEAD'!r} has no commits yet; make a first commit "
+            f"before `{what}`"
+        )
+    if branch and current.detached:
+        at = f" at {current.sha[:10]}" if current.sha else ""
+        raise RepoStateError(
+            f"HEAD is detached{at}; switch to a branch (`git switch NAME`) before `{what}`"
+        )
+    return current
+
+
+def _cwd(repo: Repo) -> Path:
+    return repo.top if repo.top is not None else repo.git_dir

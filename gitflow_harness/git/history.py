@@ -1,0 +1,124 @@
+"""History: reflogs and one-pass walks of the log."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from gitflow_harness.errors import UsageError
+from gitflow_harness.git.core import GitError, Repo, _cwd, head, run
+
+
+@dataclass(frozen=True, slots=True)
+class ReflogEntry:
+    """One reflog line: the commit the ref moved to, when, and git's message for it."""
+
+    sha: str
+    when: datetime
+    message: str  # e.g. "rebase (finish): refs/heads/topic onto <sha>", "merge main: Fast-forward"
+
+
+def reflog(repo: Repo, ref: str, *, limit: int | None = None) -> list[ReflogEntry]:
+    """Return the reflog of `ref` (e.g. `refs/heads/topic`), newest first; [] when none.
+
+    `limit` reads only the newest entries: a hook that runs after every merge or rebase needs
+    the last step or two, not the whole history.
+    """
+    count = [f"-n{limit}"] if limit is not None else []
+    proc = run(
+        ["reflog", "show", *count, "--date=unix", "--format=%H%x1f%gd%x1f%gs", ref, "--"],
+        cwd=_cwd(repo),
+        check=False,
+    )
+    if proc.returncode != 0:
+        return []
+    entries = []
+    for line in proc.stdout.splitlines():
+        sha, selector, message = ([*line.split("\x1f", 2), "", ""])[:3]
+        stamp = selector[selector.rfind("{") + 1 : selector.rfind("}")]
+        try:
+            when = datetime.fromtimestamp(int(stamp), UTC)
+        except ValueError:
+            continue
+        entries.append(ReflogEntry(sha=sha, when=when, message=message))
+    return entries
+
+
+def commits_touching(repo: Repo, since: datetime) -> Iterator[tuple[datetime, list[str]]]:
+    """Yield (commit time, paths it changed) for every commit since `since`, newest first.
+
+    One `git log --name-only` stream serves every question a caller has about many files (which
+    cited file changed after a date, when a pill was committed), instead of one `git log` per
+    file. An unborn branch has no history: nothing is yielded.
+    """
+    args = [
+        "log",
+        "-z",
+        "--no-renames",
+        "--format=%x1e%ct",
+        "--name-only",
+        f"--since={int(since.timestamp())}",
+    ]
+    try:
+        proc = subprocess.Popen(
+            ["git", *args],
+            cwd=_cwd(repo),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+        )
+    except FileNotFoundError:
+        raise UsageError("git is not installed or not on PATH; install git first") from None
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    when: datetime | None = None
+    paths: list[str] = []
+    pending = b""
+    try:
+        while chunk := proc.stdout.read(1 << 16):
+            *tokens, pending = (pending + chunk).split(b"\0")
+            for token in tokens:
+                if token.startswith(b"\n"):
+                    token = token[1:]  # the separator between a commit line and its paths
+                if token.startswith(b"\x1e"):
+                    if when is not None:
+                        yield when, paths
+                    when = datetime.fromtimestamp(int(token[1:]), UTC)
+                    paths = []
+                elif token:
+                    paths.append(os.fsdecode(token))
+    finally:
+        proc.stdout.close()
+        stderr = proc.stderr.read().decode("utf-8", "replace")
+        proc.stderr.close()
+        code = proc.wait()
+    if code != 0:
+        if head(repo).unborn:
+            return
+        raise GitError(args, code, "", stderr)
+    if when is not None:
+        yield when, paths
+
+
+def last_commit_touching(repo: Repo, path: str) -> str | None:
+    """Return the abbreviated sha (`%h`) of the last commit that touched `path`, or None."""
+    proc = run(["log", "-1", "--format=%h", "--", path], cwd=repo.worktree(), check=False)
+    return proc.stdout.strip() or None if proc.returncode == 0 else None
+
+
+def tree_short(repo: Repo, path: str) -> str | None:
+    """Return `git rev-parse --short HEAD:<path>`, or None when HEAD has no such path."""
+    proc = run(
+        ["rev-parse", "--short", "-q", "--verify", f"HEAD:{path.rstrip('/')}"],
+        cwd=repo.worktree(),
+        check=False,
+    )
+    return proc.stdout.strip() or None if proc.returncode == 0 else None
+
+
+def short(sha: str) -> str:
+    """Return the conventional 7-character abbreviation of a full sha."""
+    return sha[:7]

@@ -1,0 +1,169 @@
+"""Refs: commits by name, branches, the trunk, ahead/behind."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+
+from gitflow_harness.errors import RepoStateError
+from gitflow_harness.git.core import GitError, Repo, _cwd, run
+
+
+def resolve(repo: Repo, rev: str) -> str | None:
+    """Return the full sha of commit `rev`, or None when it names no commit."""
+    proc = run(["rev-parse", "-q", "--verify", f"{rev}^{{commit}}"], cwd=_cwd(repo), check=False)
+    return proc.stdout.strip() or None if proc.returncode == 0 else None
+
+
+def ref_exists(repo: Repo, ref: str) -> bool:
+    """True when `ref` names an existing commit."""
+    return resolve(repo, ref) is not None
+
+
+def rev_parse(repo: Repo, rev: str) -> str:
+    """Return the full sha of commit `rev`; raise GitError when it names none."""
+    return run(["rev-parse", "--verify", f"{rev}^{{commit}}"], cwd=_cwd(repo)).stdout.strip()
+
+
+def branch_exists(repo: Repo, name: str) -> bool:
+    """True when a local branch `name` exists."""
+    proc = run(["show-ref", "--verify", "-q", f"refs/heads/{name}"], cwd=_cwd(repo), check=False)
+    return proc.returncode == 0
+
+
+def local_branches(repo: Repo) -> set[str]:
+    """Return the names of every local branch."""
+    proc = run(["for-each-ref", "--format=%(refname)", "refs/heads/"], cwd=_cwd(repo))
+    return {line.removeprefix("refs/heads/") for line in proc.stdout.splitlines() if line}
+
+
+def valid_branch_name(repo: Repo, name: str) -> bool:
+    """True when `name` is acceptable as a new branch name (`git check-ref-format --branch`)."""
+    if name.startswith("-") or name == "HEAD":
+        return False
+    proc = run(["check-ref-format", "--branch", name], cwd=_cwd(repo), check=False)
+    return proc.returncode == 0
+
+
+def detect_trunk(repo: Repo, configured: str = "") -> str | None:
+    """Return the trunk's local branch name: configured, else origin/HEAD, main, master."""
+    if configured:
+        return configured
+    proc = run(
+        [
+            "for-each-ref",
+            "--format=%(refname)%00%(symref)",
+            "refs/remotes/origin/HEAD",
+            "refs/heads/main",
+            "refs/heads/master",
+        ],
+        cwd=_cwd(repo),
+        check=False,
+    )
+    refs: dict[str, str] = {}
+    for line in proc.stdout.splitlines():
+        name, _, target = line.partition("\0")
+        refs[name] = target
+    origin = refs.get("refs/remotes/origin/HEAD", "")
+    if origin.startswith("refs/remotes/origin/"):
+        return origin.removeprefix("refs/remotes/origin/")
+    for name in ("main", "master"):
+        if f"refs/heads/{name}" in refs:
+            return name
+    return None
+
+
+def require_trunk(repo: Repo, configured: str = "") -> str:
+    """Return the trunk, or refuse saying how to name one."""
+    trunk = detect_trunk(repo, configured)
+    if trunk is None:
+        raise RepoStateError(
+            "cannot find the trunk: no origin/HEAD, no `main`, no `master`; "
+            'set [repository] trunk = "NAME" in .gitflow-harness.toml'
+        )
+    if not branch_exists(repo, trunk):
+        raise RepoStateError(
+            f"the trunk {trunk!r} has no local branch; create it (`git branch {trunk} "
+            f"origin/{trunk}`) or set [repository] trunk in .gitflow-harness.toml"
+        )
+    return trunk
+
+
+def local_trunk(repo: Repo, configured: str = "") -> str | None:
+    """Return the trunk when it exists as a local branch, else None (see `require_trunk`)."""
+    name = detect_trunk(repo, configured)
+    return name if name is not None and branch_exists(repo, name) else None
+
+
+def trunk_tips(repo: Repo, trunk: str) -> list[tuple[str, str]]:
+    """Return (ref, sha) of the local trunk and of every remote's copy of it, the local first.
+
+    `git pull` merges the remote's trunk, which the local trunk may not have caught up with.
+    """
+    proc = run(
+        [
+            "for-each-ref",
+            "--format=%(refname)%00%(objectname)",
+            f"refs/heads/{trunk}",
+            f"refs/remotes/*/{trunk}",
+        ],
+        cwd=_cwd(repo),
+        check=False,
+    )
+    tips: list[tuple[str, str]] = []
+    for line in proc.stdout.splitlines():
+        ref, _, sha = line.partition("\0")
+        if sha:
+            tips.append((ref, sha))
+    tips.sort(key=lambda tip: not tip[0].startswith("refs/heads/"))
+    return tips
+
+
+@dataclass(frozen=True, slots=True)
+class AheadBehind:
+    ahead: int
+    behind: int
+
+
+def ahead_behind(repo: Repo, ref: str, trunk: str) -> AheadBehind | None:
+    """Count commits of `ref` not in `trunk` (ahead) and of `trunk` not in `ref` (behind).
+
+    None means unknown: a shallow clone cut before the merge base undercounts, so no number is
+    better than a wrong one (`git fetch --unshallow` makes it known).
+    """
+    cwd = _cwd(repo)
+    if repo.shallow:
+        base = run(["merge-base", ref, trunk], cwd=cwd, check=False)
+        if base.returncode != 0:
+            return None
+    proc = run(["rev-list", "--left-right", "--count", f"{ref}...{trunk}"], cwd=cwd)
+    left, right = proc.stdout.split()
+    return AheadBehind(ahead=int(left), behind=int(right))
+
+
+def is_ancestor(repo: Repo, ancestor: str, descendant: str) -> bool:
+    """True when `ancestor` is reachable from `descendant`."""
+    proc = run(["merge-base", "--is-ancestor", ancestor, descendant], cwd=_cwd(repo), check=False)
+    if proc.returncode not in (0, 1):
+        raise GitError(
+            ["merge-base", "--is-ancestor", ancestor, descendant],
+            proc.returncode,
+            proc.stdout,
+            proc.stderr,
+        )
+    return proc.returncode == 0
+
+
+def tree_of(repo: Repo, rev: str = "HEAD") -> str:
+    """Return the tree object of commit `rev`."""
+    return run(["rev-parse", "--verify", f"{rev}^{{tree}}"], cwd=_cwd(repo)).stdout.strip()
+
+
+def update_branch(repo: Repo, branch: str, new: str, old: str, reason: str) -> None:
+    """Move `refs/heads/BRANCH` from `old` to `new`, refusing if it moved meanwhile."""
+    run(["update-ref", "-m", reason, f"refs/heads/{branch}", new, old], cwd=_cwd(repo))
+
+
+def delete_branch(repo: Repo, branch: str) -> subprocess.CompletedProcess[str]:
+    """Delete `branch` (the caller has checked it is merged); the caller reads the result."""
+    return run(["branch", "-D", branch], cwd=_cwd(repo), check=False)

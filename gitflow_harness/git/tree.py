@@ -1,0 +1,175 @@
+"""The working tree and worktrees: changes, tree identity, what is tracked, integrating."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gitflow_harness.git.core import Repo, _cwd, run, split_z
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One changed path from `git status`: XY codes as porcelain v2 gives them."""
+
+    xy: str  # e.g. ".M", "A.", "??", "UU"
+    path: str
+
+    @property
+    def untracked(self) -> bool:
+        return self.xy == "??"
+
+    @property
+    def conflicted(self) -> bool:
+        return self.xy in {"DD", "AU", "UD", "UA", "DU", "AA", "UU"}
+
+
+def changes(repo: Repo) -> list[Change]:
+    """Return tracked changes and untracked-not-ignored files of the working tree."""
+    proc = run(
+        ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames"],
+        cwd=repo.worktree(),
+    )
+    out: list[Change] = []
+    for record in split_z(proc.stdout):
+        kind = record[:1]
+        if kind == "?":
+            out.append(Change("??", record[2:]))
+        elif kind == "1":
+            fields = record.split(" ", 8)
+            out.append(Change(fields[1], fields[8]))
+        elif kind == "u":
+            fields = record.split(" ", 10)
+            out.append(Change(fields[1], fields[10]))
+    return out
+
+
+def tree_identity(repo: Repo) -> str:
+    """Return the tree object the working tree would commit as: HEAD's tree plus every tracked
+    and untracked-not-ignored change. An edit changes it; a rerun on the same files does not.
+
+    Built in a temporary copy of the index, so the real index (and what is staged) is untouched.
+    """
+    top = repo.worktree()
+    with tempfile.TemporaryDirectory(prefix="gfh-tree-") as tmp:
+        index = Path(tmp) / "index"
+        real_index = repo.git_dir / "index"
+        if real_index.exists():
+            shutil.copyfile(real_index, index)
+        env = {"GIT_INDEX_FILE": str(index)}
+        run(["add", "-A", "--", "."], cwd=top, env=env)
+        return run(["write-tree"], cwd=top, env=env).stdout.strip()
+
+
+def tracked(repo: Repo, paths: Sequence[str] = ()) -> set[str]:
+    """Return the tracked paths among `paths` (all tracked paths when empty), repo-relative."""
+    proc = run(["ls-files", "-z", "--full-name", "--", *paths], cwd=repo.worktree())
+    return set(split_z(proc.stdout))
+
+
+def tracked_at_head(repo: Repo, path: str) -> bool:
+    """True when `path` (repo-relative) is in HEAD's tree."""
+    proc = run(["cat-file", "-e", f"HEAD:{path}"], cwd=repo.worktree(), check=False)
+    return proc.returncode == 0
+
+
+def tracked_at_head_many(cwd: Path, paths: Sequence[str]) -> set[str]:
+    """Return which of `paths` (repo-relative, POSIX) are in HEAD's tree; one git call.
+
+    `cwd` is any directory of the working tree. An unborn HEAD tracks nothing.
+    """
+    if not paths:
+        return set()
+    proc = run(
+        ["ls-tree", "-z", "--name-only", "--full-tree", "HEAD", "--", *paths],
+        cwd=cwd,
+        check=False,
+    )
+    if proc.returncode != 0:
+        return set()
+    return set(split_z(proc.stdout)) & set(paths)
+
+
+@dataclass(frozen=True, slots=True)
+class Worktree:
+    path: Path
+    head: str | None
+    branch: str | None  # None when detached or bare
+    bare: bool = False
+
+
+def worktrees(repo: Repo) -> list[Worktree]:
+    """Return every worktree of the repository, the main one first."""
+    proc = run(["worktree", "list", "--porcelain", "-z"], cwd=_cwd(repo))
+    out: list[Worktree] = []
+    record: dict[str, str] = {}
+    for item in [*split_z(proc.stdout), ""]:
+        if item == "":
+            if record:
+                branch = record.get("branch")
+                out.append(
+                    Worktree(
+                        path=Path(record["worktree"]),
+                        head=record.get("HEAD"),
+                        branch=branch.removeprefix("refs/heads/") if branch else None,
+                        bare="bare" in record,
+                    )
+                )
+            record = {}
+            continue
+        key, _, value = item.partition(" ")
+        record[key] = value
+    return out
+
+
+def worktree_add(repo: Repo, path: Path, branch: str, base: str) -> None:
+    """Create branch `branch` at `base` checked out in a new worktree at `path`."""
+    run(["worktree", "add", "-q", "-b", branch, str(path), base], cwd=_cwd(repo))
+
+
+def worktree_remove(repo: Repo, path: Path) -> subprocess.CompletedProcess[str]:
+    """Remove the (clean) worktree at `path`; the caller reads the result."""
+    return run(["worktree", "remove", str(path)], cwd=_cwd(repo), check=False)
+
+
+def integrate(
+    repo: Repo, how: str, rev: str, env: Mapping[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """Run `git merge --no-edit REV` or `git rebase REV` (`how`); the caller reads the result."""
+    if how == "merge":
+        args = ["merge", "--no-edit", "--no-stat", rev]
+    elif how == "rebase":
+        args = ["rebase", "--no-stat", rev]
+    else:
+        raise ValueError(f"unknown integration {how!r}")
+    return run(args, cwd=repo.worktree(), check=False, env=env)
+
+
+def conflicted(repo: Repo) -> list[str]:
+    """Return the paths with unresolved conflicts, repo-relative and sorted."""
+    proc = run(["diff", "--name-only", "--diff-filter=U", "-z"], cwd=repo.worktree())
+    return sorted(set(split_z(proc.stdout)))
+
+
+def abort(repo: Repo, operation: str) -> None:
+    """Abort the merge or rebase in progress, restoring the branch as it was."""
+    run([operation, "--abort"], cwd=repo.worktree())
+
+
+def fast_forward_checkout(top: Path, rev: str) -> subprocess.CompletedProcess[str]:
+    """Fast-forward the branch checked out at `top` to `rev` (`git merge --ff-only`)."""
+    return run(["merge", "--ff-only", "-q", rev], cwd=top, check=False)
+
+
+def switch(top: Path, branch: str) -> subprocess.CompletedProcess[str]:
+    """Switch the checkout at `top` to `branch`; the caller reads the result."""
+    return run(["switch", "-q", branch], cwd=top, check=False)
+
+
+def move(repo: Repo, source: str, destination: str) -> None:
+    """`git mv` a tracked file (repo-relative paths); the destination's folder must exist."""
+    run(["mv", "--", source, destination], cwd=repo.worktree())
