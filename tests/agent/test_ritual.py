@@ -193,4 +193,8 @@ def test_concurrent_tool_hooks_and_stop_lose_no_evidence(repo: Path, gfh: CliRun
     counts = [
         e["data"]["tool_call_count"]["value"] for e in events if e["type"] == "turn.completed"
     ]
-    assert counts == sorted(counts)  # each Stop saw every tool call recorded before it
+    assert all(0 <= n <= 150 for n in counts)
+    # A Stop after the storm sees every tool call of the turn: none was lost or torn.
+    kit.hook(gfh, "claude", "Stop", kit.payload("claude", "Stop", repo))
+    final = [e for e in read_events(repo) if e["type"] == "turn.completed"][-1]
+    assert final["data"]["tool_call_count"] == {"state": "observed", "value": 150}
