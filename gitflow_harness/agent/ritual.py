@@ -6,6 +6,8 @@ session state only ever hold observations.
 
 from __future__ import annotations
 
+import contextlib
+
 from gitflow_harness.agent import model as ev
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
@@ -20,21 +22,39 @@ CLOUD_PREFIX = "bc-"  # Cursor background (cloud) agents: their tools do not rea
 
 
 def stop(ctx: HookContext) -> ev.Block | None:
-    """Record the turn's end and evaluate the ritual; a Block when the adapter enforces it."""
+    """Record the turn's end and evaluate the ritual; a Block when the adapter enforces it.
+
+    Whatever goes wrong on the way, a `stop.verdict` with `decision: fail_open` is recorded
+    before the error reaches the runtime's fail-open boundary: the report counts every Stop.
+    """
     if ctx.repo is None:
         return None  # outside a repository there is no log to read or record to
+    try:
+        return _stop(ctx)
+    except Exception as exc:
+        _record_failure(ctx, exc)
+        raise
+
+
+def _stop(ctx: HookContext) -> ev.Block | None:
     from gitflow_harness.ritual.evidence import box_observations
     from gitflow_harness.ritual.stop import conclude_turn
     from gitflow_harness.store.events import EventLog
 
+    assert ctx.repo is not None
     event = ctx.event
+    interrupted = None
     if event.adapter == "cursor":
         reply = _consume_cursor_reply(ctx)
         unsupported = (
-            "cloud_agent"
+            "tool_hooks"
             if event.host_session is not None and event.host_session.startswith(CLOUD_PREFIX)
             else None
         )
+        status = event.payload.get("status")
+        if status in ("aborted", "error"):
+            # Cursor would submit a follow-up as a new prompt: never restart what the user stopped.
+            interrupted = f"the turn ended with status {status}"
     else:
         reply = box_observations(event.message, missing_reason="no_last_assistant_message")
         unsupported = None
@@ -46,10 +66,34 @@ def stop(ctx: HookContext) -> ev.Block | None:
         branch=ctx.repo.branch,
         reply=reply,
         tools_unsupported=unsupported,
+        interrupted=interrupted,
     )
     if verdict.decision == "block" and verdict.rule is not None:
         return ev.Block(verdict.rule, verdict.reason)
     return None
+
+
+def _record_failure(ctx: HookContext, exc: Exception) -> None:
+    from gitflow_harness.agent.runtime import describe
+
+    assert ctx.repo is not None
+    try:
+        enforced = ctx.event.adapter in ritual_config(ctx.config()).enforce
+    except Exception:
+        enforced = False
+    data = {
+        "adapter": ctx.event.adapter,
+        "decision": "fail_open",
+        "rule": None,
+        "reason": f"the Stop check failed: {describe(exc)}",
+        "enforced": enforced,
+        "tool_turn": False,
+        "turn": None,
+        "remediation": False,
+    }
+    # If the log itself is what failed, the runtime's hook.error attempt is all that is left.
+    with contextlib.suppress(Exception):
+        ctx.record("stop.verdict", data)
 
 
 def agent_response(ctx: HookContext) -> None:

@@ -13,14 +13,14 @@ CODEX = "ritual-codex-1"
 
 
 def run(demo: Demo) -> None:
-    demo.section("The end-of-turn ritual: Claude Code forgets it, is blocked, repairs")
+    demo.section("The end-of-turn ritual: Claude Code forgets the box, is blocked, repairs")
     claude = _Host(demo, "claude", CLAUDE)
     claude.send("UserPromptSubmit", prompt="tidy the parser")
     claude.send("PostToolUse", tool_name="Edit", tool_input={"file_path": "src/parser.py"})
-    claude.send("Stop", last_assistant_message="Tidied the parser.", stop_hook_active=False)
-    demo.say("The agent repairs: it runs the two commands and shows the box in its reply.")
     box = claude.agent("status", "--end-turn").stdout.split("\nhint:")[0]
     claude.agent("task", "set", "tidy the parser")
+    claude.send("Stop", last_assistant_message="Tidied the parser.", stop_hook_active=False)
+    demo.say("The agent repairs: it shows the box in its reply, and Claude Code stops.")
     claude.send("Stop", last_assistant_message=f"Tidied.\n{box}", stop_hook_active=True)
 
     demo.section("Cursor: the Stop asks for a follow-up turn, which repairs it")

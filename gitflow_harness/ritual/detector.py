@@ -26,11 +26,11 @@ class StopRitual:
         self.would_block: Counter[str] = Counter()  # adapters that only observe
         self.fail_open: Counter[str] = Counter()
         self.repaired = 0
-        self.unrepaired_blocks = 0
         self.tool_turns = 0
         self.unprompted = 0
-        # session -> was its latest verdict a block? (one bool per session seen)
-        self._blocked: dict[str, bool] = {}
+        # session -> the turn its latest verdict blocked. Only blocked sessions are kept: any
+        # other verdict closes its turn, so memory follows the sessions waiting on a repair.
+        self._blocked: dict[str, int | None] = {}
 
     def observe(self, event: Event) -> None:
         if event.type != "stop.verdict":
@@ -39,22 +39,30 @@ class StopRitual:
         adapter = str(data.get("adapter"))
         decision = data.get("decision")
         rule = data.get("rule")
-        self.evaluated[adapter] += 1
+        turn = data.get("turn") if isinstance(data.get("turn"), int) else None
         session = event.session or ""
-        after_block = self._blocked.get(session, False)
+        blocked = session in self._blocked
+        # Claude Code continues the same turn after a block: its next Stop is not a new turn.
+        same_turn = blocked and turn is not None and self._blocked[session] == turn
+        repairing = blocked and (same_turn or data.get("remediation") is True)
+        if not same_turn:
+            self.evaluated[adapter] += 1
         if decision == "fail_open":
             self.fail_open[str(data.get("reason"))] += 1
         elif decision == "block":
             self.blocks[str(rule)] += 1
         elif rule is not None:
             self.would_block[f"{adapter}:{rule}"] += 1
-        if after_block and decision == "allow" and rule is None:
+        if repairing and decision == "allow" and rule is None:
             self.repaired += 1
-        if not after_block and data.get("tool_turn") is True and decision != "fail_open":
+        if not repairing and data.get("tool_turn") is True and decision != "fail_open":
             self.tool_turns += 1
             if rule is None:
                 self.unprompted += 1
-        self._blocked[session] = decision == "block"
+        if decision == "block":
+            self._blocked[session] = turn
+        else:
+            self._blocked.pop(session, None)
 
     def finish(self, ctx: ReportContext) -> DetectorResult:
         total = sum(self.evaluated.values())

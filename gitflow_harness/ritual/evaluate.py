@@ -24,7 +24,8 @@ RULES: Final = (STATUS, BOX, TASK)
 
 REPAIRS: Final = {
     STATUS: "run `gfh status --end-turn`",
-    BOX: "show the status box it prints (the lines from `┌─ gfh` to `┘`) in your reply",
+    BOX: "show the status box in your reply: the lines from `┌─ gfh` to `┘` that "
+    "`gfh status --end-turn` prints",
     TASK: 'declare the turn\'s focus with `gfh task set "<focus>"` '
     '(`gfh task set ""` for a purely conversational turn)',
 }
@@ -80,11 +81,30 @@ def evaluate(events: Sequence[Event], *, adapter: str, ritual: RitualConfig) -> 
         start = previous
         turns += 1
     window = events[start : completed + 1]
+    closed = next(
+        (
+            ev
+            for ev in window
+            if ev.type == "stop.verdict" and ev.data.get("decision") in ("allow", "fail_open")
+        ),
+        None,
+    )
+    if closed is not None:
+        # That turn already ended: this Stop belongs to a turn whose start was not recorded.
+        return Evaluation(
+            "unavailable",
+            reason="no turn.started recorded for this turn (the previous turn already ended; "
+            "is the prompt hook installed?)",
+        )
     final = events[completed].data
-
-    tool_count = _obs(final.get("tool_call_count"))
+    # What the turn was is decided by what happened before its first Stop: the commands an
+    # agent runs to repair a block (`gfh status`, `gfh task set`) must not turn a prose turn
+    # into a tool turn that then needs more repairs.
+    first_stop = next(i for i, ev in enumerate(window) if ev.type == "turn.completed")
+    original = window[:first_stop]
+    tool_count = _obs(window[first_stop].data.get("tool_call_count"))
     tool_turn = (
-        any(ev.type == "tool.requested" for ev in window)
+        any(ev.type == "tool.requested" for ev in original)
         or (tool_count.get("state") == "observed" and _positive(tool_count.get("value")))
         or tool_count.get("state") == "expected_but_missing"
     )
@@ -92,14 +112,14 @@ def evaluate(events: Sequence[Event], *, adapter: str, ritual: RitualConfig) -> 
         ev.type == "coord.status_observed" and ev.data.get("status") == "end_turn_checked"
         for ev in window
     )
-    task_ok = any(ev.type == "coord.task_changed" for ev in window)
+    task_ok = any(
+        ev.type == "coord.task_changed" and ev.data.get("state") == "set" for ev in window
+    )
     box = _obs(_obs(final.get("ritual")).get("status_box"))
-    if box.get("state") == "observed":
-        box_ok = box.get("value") is True
-    else:
-        # Cursor's Stop carries no reply text: when its afterAgentResponse hook did not report,
-        # the end-turn status stands in for the box.
-        box_ok = adapter == "cursor" and status_ok
+    # When the reply was not observed (Cursor's Stop carries no text and its afterAgentResponse
+    # did not report; a host sent no last message), the end-turn status stands in for the box,
+    # so the turn stays repairable.
+    box_ok = box.get("value") is True if box.get("state") == "observed" else status_ok
 
     checks = (
         (STATUS, tool_turn and ritual.require_status, status_ok),

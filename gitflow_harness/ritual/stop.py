@@ -31,9 +31,11 @@ class StopVerdict:
     reason: str
     enforced: bool  # False when the adapter only observes: `rule` is what it would have blocked on
     tool_turn: bool = False
+    turn: int | None = None  # the turn the verdict closes (or blocks)
+    remediation: bool = False  # the turn repairs an earlier blocked turn (a follow-up turn)
 
     def data(self) -> dict[str, object]:
-        """The `stop.verdict` event's data: DESIGN's four fields, then `enforced`, `tool_turn`."""
+        """The `stop.verdict` event's data: DESIGN's four fields, then what the report groups by."""
         return {
             "adapter": self.adapter,
             "decision": self.decision,
@@ -41,46 +43,66 @@ class StopVerdict:
             "reason": self.reason,
             "enforced": self.enforced,
             "tool_turn": self.tool_turn,
+            "turn": self.turn,
+            "remediation": self.remediation,
         }
 
 
-def turn_events(log: EventLog, session: str, *, limit: int = SCAN_LIMIT) -> list[Event]:
-    """Return `session`'s events from the start of its latest turn chain, oldest first.
+def turn_events(
+    log: EventLog, session: str, *, limit: int = SCAN_LIMIT
+) -> tuple[list[Event], bool]:
+    """Return `session`'s events from the start of its latest turn chain, oldest first, and
+    whether that start was found within `limit` events.
 
     Reads the log backwards and stops at the `turn.started` that begins the chain (walking back
     over remediation turns), so the cost follows the turn, not the log.
     """
     collected: list[Event] = []
-    completed_seen = False
     hops = 0
     for scanned, ev in enumerate(log.reverse()):
         if scanned >= limit:
-            break
+            collected.reverse()
+            return collected, False
         if ev.session != session:
             continue
         collected.append(ev)
-        if ev.type == "turn.completed":
-            completed_seen = True
-        elif ev.type == "turn.started" and completed_seen:
+        if ev.type == "turn.started":
             hops += 1
             if ev.data.get("stop_remediation") is not True or hops > MAX_REMEDIATION_HOPS:
                 break
     collected.reverse()
-    return collected
+    return collected, True
 
 
-def decide(evaluation: Evaluation, *, adapter: str, ritual: RitualConfig) -> StopVerdict:
+def decide(
+    evaluation: Evaluation, *, adapter: str, ritual: RitualConfig, turn: int | None = None
+) -> StopVerdict:
     """Turn an evaluation into the adapter's decision under `[ritual] enforce`."""
     enforced = adapter in ritual.enforce and adapter not in OBSERVE_ONLY
+    remediation = evaluation.turns > 1
     if evaluation.outcome == "unavailable":
-        return StopVerdict(adapter, "fail_open", None, evaluation.reason, enforced)
+        return StopVerdict(adapter, "fail_open", None, evaluation.reason, enforced, turn=turn)
     if evaluation.outcome == "pass":
         return StopVerdict(
-            adapter, "allow", None, "ritual complete", enforced, evaluation.tool_turn
+            adapter,
+            "allow",
+            None,
+            "ritual complete",
+            enforced,
+            evaluation.tool_turn,
+            turn,
+            remediation,
         )
     decision: Decision = "block" if enforced else "allow"
     return StopVerdict(
-        adapter, decision, evaluation.rule, evaluation.message(), enforced, evaluation.tool_turn
+        adapter,
+        decision,
+        evaluation.rule,
+        evaluation.message(),
+        enforced,
+        evaluation.tool_turn,
+        turn,
+        remediation,
     )
 
 
@@ -93,34 +115,39 @@ def conclude_turn(
     branch: str | None,
     reply: dict[str, Any],
     tools_unsupported: str | None = None,
+    interrupted: str | None = None,
 ) -> StopVerdict:
     """Record the turn's end, evaluate it, record the verdict; never raise for missing evidence.
 
     `reply` is the `ritual` observation of the reply (see `evidence.box_observations`): the
     text itself never reaches this function. `turn.completed` is written before the evaluation,
-    so the verdict and the log always agree on what the turn showed.
+    so the verdict and the log always agree on what the turn showed. `interrupted` says why a
+    turn did not complete (the user aborted it, the host hit an error): such a turn is recorded
+    and allowed, never held to the ritual.
     """
     enforced = adapter in ritual.enforce and adapter not in OBSERVE_ONLY
     if session is None:
         verdict = StopVerdict(
             adapter, "fail_open", None, "no session id in the Stop payload", enforced
         )
-        return _record_verdict(log, verdict, session, branch)
+        return record_verdict(log, verdict, session, branch)
     try:
-        events = turn_events(log, session)
+        events, complete = turn_events(log, session, limit=SCAN_LIMIT)
     except OSError as exc:
         reason = f"event log unreadable: {exc.strerror or exc}"
-        return _record_verdict(
+        return record_verdict(
             log, StopVerdict(adapter, "fail_open", None, reason, enforced), session, branch
         )
     start = next(
         (i for i in range(len(events) - 1, -1, -1) if events[i].type == "turn.started"), None
     )
     this_turn = events[start:] if start is not None else []
+    turn = this_turn[0].data.get("turn") if this_turn else None
+    turn = turn if isinstance(turn, int) and not isinstance(turn, bool) else None
     completed = make_event(
         "turn.completed",
         {
-            "turn": this_turn[0].data.get("turn") if this_turn else None,
+            "turn": turn,
             "ritual": reply,
             "tool_call_count": tool_call_count(this_turn, unsupported_reason=tools_unsupported),
         },
@@ -129,13 +156,31 @@ def conclude_turn(
         branch=branch,
     )
     log.append(completed)
+    if interrupted is not None:
+        verdict = StopVerdict(
+            adapter, "allow", None, f"not evaluated: {interrupted}", enforced, turn=turn
+        )
+        return record_verdict(log, verdict, session, branch)
+    if not complete and start is None:
+        reason = (
+            f"the turn's start lies more than {SCAN_LIMIT} events back in the log; not evaluated"
+        )
+        return record_verdict(
+            log,
+            StopVerdict(adapter, "fail_open", None, reason, enforced, turn=turn),
+            session,
+            branch,
+        )
     evaluation = evaluate([*events, completed], adapter=adapter, ritual=ritual)
-    return _record_verdict(log, decide(evaluation, adapter=adapter, ritual=ritual), session, branch)
+    return record_verdict(
+        log, decide(evaluation, adapter=adapter, ritual=ritual, turn=turn), session, branch
+    )
 
 
-def _record_verdict(
+def record_verdict(
     log: EventLog, verdict: StopVerdict, session: str | None, branch: str | None
 ) -> StopVerdict:
+    """Append `verdict` as a `stop.verdict` event of `session` and return it."""
     log.record(
         "stop.verdict",
         verdict.data(),

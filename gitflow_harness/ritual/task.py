@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import json
 import secrets
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -127,21 +128,43 @@ def declare(ws: Workspace, text: str) -> Declaration:
     """Set the task and record `coord.task_changed` — on every call, changed or not.
 
     The call is the turn's declaration for the end-of-turn ritual, so an unchanged task is
-    recorded again.
+    recorded again. If the event cannot be recorded the stored task is put back: a task is
+    never changed without its declaration.
     """
     session = require_session()
     had = current_task_or_none(session) is not None
-    mark = set_task(session, text)
-    ws.record("coord.task_changed", {"state": "set", "fingerprint": mark})
+    with _undone_unless_recorded(session, "set"):
+        mark = set_task(session, text)
+        ws.record("coord.task_changed", {"state": "set", "fingerprint": mark})
     return Declaration(session, "set", mark, had)
 
 
 def declare_cleared(ws: Workspace) -> Declaration:
     """Clear the task and record `coord.task_changed` with state `cleared`."""
     session = require_session()
-    had = clear_task(session)
-    ws.record("coord.task_changed", {"state": "cleared", "fingerprint": None})
+    with _undone_unless_recorded(session, "clear"):
+        had = clear_task(session)
+        ws.record("coord.task_changed", {"state": "cleared", "fingerprint": None})
     return Declaration(session, "cleared", None, had)
+
+
+@contextlib.contextmanager
+def _undone_unless_recorded(session: str, verb: str) -> Iterator[None]:
+    path = _path(session)
+    try:
+        before: bytes | None = path.read_bytes()
+    except FileNotFoundError:
+        before = None
+    try:
+        yield
+    except GfhError as exc:
+        if before is None:
+            path.unlink(missing_ok=True)
+        else:
+            write_private(path, before)
+        raise GfhError(
+            f"{exc.message}; the task was left as it was: retry `gfh task {verb}`"
+        ) from None
 
 
 def current_task_or_none(session: str) -> str | None:

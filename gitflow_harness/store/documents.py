@@ -242,8 +242,9 @@ def set_field(doc: Document, key: str, value: Any) -> str:
     span = doc.spans.get(key)
     if span is None:
         return insert_lines(doc, [f"{key}: {rendered}"])
-    if span.one_line:
+    if span.one_line and span.value_end > span.value_start:
         return doc.text[: span.value_start] + rendered + doc.text[span.value_end :]
+    # A value over several lines, or none at all (`key:`): the whole key line is rewritten.
     return replace_block(doc, key, [f"{key}: {rendered}"])
 
 

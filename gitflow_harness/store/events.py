@@ -126,10 +126,14 @@ TORN: Final = "torn"
 
 def classify(raw: bytes) -> Event | str:
     """Return the Event in one log line, or FOREIGN / TORN."""
+    if len(raw) > MAX_LINE_BYTES + 1:
+        return FOREIGN  # gfh never writes such a line: another tool's, not parsed at all
     try:
         obj = json.loads(raw)
     except ValueError:  # includes UnicodeDecodeError
         return TORN
+    except RecursionError:
+        return FOREIGN  # valid-looking JSON nested deeper than the parser follows
     if type(obj) is not dict or obj.get("schema") != SCHEMA or type(obj["schema"]) is not int:
         return FOREIGN
     try:

@@ -88,8 +88,22 @@ def log_directory(common_dir: Path) -> Path:
     return Path(common_dir).joinpath(*LOG_DIR)
 
 
+class LogWriteError(GfhError):
+    """The event log cannot be written (a file where its directory should be, permissions)."""
+
+
 def append_line(directory: Path, at: str, line: bytes) -> None:
     """Append one encoded line to the monthly file of `at`, under the lock, with one write."""
+    try:
+        _append_line(directory, at, line)
+    except OSError as exc:
+        raise LogWriteError(
+            f"cannot write the event log in {directory}: {exc.strerror or exc}; it must be a "
+            "directory you can write to (move aside whatever stands in its place)"
+        ) from None
+
+
+def _append_line(directory: Path, at: str, line: bytes) -> None:
     ensure_private_dir(directory)
     path = directory / f"{at[:7]}.jsonl"
     with exclusive(directory / ".lock"):

@@ -7,6 +7,7 @@ import os
 import re
 from pathlib import Path
 
+from gitflow_harness.errors import GfhError
 from gitflow_harness.store.fsutil import ensure_private_dir
 
 APP = "gitflow-harness"
@@ -34,7 +35,7 @@ def session_dir(session: str, *, create: bool = True) -> Path:
     """Return the owner-only state directory of `session` (an `<adapter>:<id>` string)."""
     path = state_home() / "sessions" / session_key(session)
     if create:
-        ensure_private_dir(path)
+        _ensure(path)
     return path
 
 
@@ -42,5 +43,15 @@ def user_dir(*parts: str, create: bool = True) -> Path:
     """Return an owner-only directory under the state root for data shared across sessions."""
     path = state_home().joinpath(*parts)
     if create:
-        ensure_private_dir(path)
+        _ensure(path)
     return path
+
+
+def _ensure(path: Path) -> None:
+    try:
+        ensure_private_dir(path)
+    except OSError as exc:
+        raise GfhError(
+            f"cannot create the state directory {path}: {exc.strerror or exc}; point "
+            "$GFH_STATE_HOME at a directory you own"
+        ) from None

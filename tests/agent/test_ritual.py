@@ -198,3 +198,73 @@ def test_concurrent_tool_hooks_and_stop_lose_no_evidence(repo: Path, gfh: CliRun
     kit.hook(gfh, "claude", "Stop", kit.payload("claude", "Stop", repo))
     final = [e for e in read_events(repo) if e["type"] == "turn.completed"][-1]
     assert final["data"]["tool_call_count"] == {"state": "observed", "value": 150}
+
+
+def test_cursor_never_follows_up_an_aborted_or_failed_turn(repo: Path, gfh: CliRunner) -> None:
+    for status in ("aborted", "error"):
+        kit.hook(
+            gfh, "cursor", "beforeSubmitPrompt", kit.payload("cursor", "beforeSubmitPrompt", repo)
+        )
+        kit.hook(gfh, "cursor", "postToolUse", kit.payload("cursor", "postToolUse", repo))
+        answer = kit.hook(gfh, "cursor", "stop", kit.payload("cursor", "stop", repo, status=status))
+        assert answer.json() == {}
+    reasons = [(v["decision"], v["reason"]) for v in verdicts(repo)]
+    assert reasons == [
+        ("allow", "not evaluated: the turn ended with status aborted"),
+        ("allow", "not evaluated: the turn ended with status error"),
+    ]
+
+
+def test_a_stop_that_fails_inside_still_records_a_fail_open_verdict(
+    repo: Path, gfh: CliRunner
+) -> None:
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    (repo / ".gitflow-harness.toml").write_text('[ritual]\nrequire_box = "yes"\n')
+    result = kit.hook(gfh, "claude", "Stop", kit.payload("claude", "Stop", repo))
+    assert result.code == 0
+    assert "internal error (ConfigError" in result.err
+    [verdict] = verdicts(repo)
+    assert verdict["decision"] == "fail_open"
+    assert str(verdict["reason"]).startswith("the Stop check failed: ConfigError")
+    assert "hook.error" in [e["type"] for e in read_events(repo)]
+
+
+def test_a_stop_without_a_last_message_stays_repairable(repo: Path, gfh: CliRunner) -> None:
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    data = kit.payload("claude", "Stop", repo)
+    del data["last_assistant_message"]
+    blocked = kit.hook(gfh, "claude", "Stop", data)
+    assert blocked.err.rstrip("\n").endswith("[gfh stop] rule=box")
+    kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Bash", repo))
+    box(gfh, CLAUDE_SESSION)
+    assert kit.hook(gfh, "claude", "Stop", {**data, "stop_hook_active": True}).code == 0
+
+
+def test_a_prose_turn_repaired_with_gfh_status_is_not_blocked_again(
+    repo: Path, gfh: CliRunner
+) -> None:
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    first = kit.hook(gfh, "claude", "Stop", kit.payload("claude", "Stop", repo))
+    assert first.err.rstrip("\n").endswith("[gfh stop] rule=box")
+    kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Bash", repo))
+    shown = box(gfh, CLAUDE_SESSION)
+    again = kit.hook(
+        gfh,
+        "claude",
+        "Stop",
+        kit.payload("claude", "Stop", repo, stop_hook_active=True, last_assistant_message=shown),
+    )
+    assert (again.code, again.err) == (0, "")
+
+
+def test_a_turn_whose_prompt_was_not_recorded_fails_open(repo: Path, gfh: CliRunner) -> None:
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    shown = box(gfh, CLAUDE_SESSION)
+    gfh("task", "set", "one", env={"GFH_SESSION": CLAUDE_SESSION})
+    done = kit.payload("claude", "Stop", repo, last_assistant_message=shown)
+    assert kit.hook(gfh, "claude", "Stop", done).code == 0
+    kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Edit", repo))
+    assert kit.hook(gfh, "claude", "Stop", done).code == 0
+    last = verdicts(repo)[-1]
+    assert last["decision"] == "fail_open"
+    assert "previous turn already ended" in str(last["reason"])

@@ -70,3 +70,30 @@ def test_status_shows_the_task(repo: Path, gfh: CliRunner) -> None:
     gfh("task", "set", "ship the parser", env=SESSION)
     box = gfh("status", env=SESSION).out
     assert "│ task     ship the parser" in box
+
+
+def test_an_unwritable_log_leaves_the_task_as_it_was(repo: Path, gfh: CliRunner) -> None:
+    assert gfh("task", "set", "before", env=SESSION).code == 0
+    events_dir = repo / ".git" / "gitflow-harness" / "events"
+    moved = events_dir.with_name("events.moved")
+    events_dir.rename(moved)
+    events_dir.write_text("in the way\n")
+    result = gfh("task", "set", "after", env=SESSION)
+    assert result.code == 1
+    assert result.err.count("\n") == 1
+    assert "cannot write the event log" in result.err
+    assert "retry `gfh task set`" in result.err
+    assert gfh("task", "show", env=SESSION).out == "before\n"
+    assert gfh("task", "clear", env=SESSION).code == 1
+    assert gfh("task", "show", env=SESSION).out == "before\n"
+
+
+def test_an_unusable_state_home_is_a_clear_error(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    result = gfh("task", "set", "x", env={**SESSION, "GFH_STATE_HOME": str(blocker)})
+    assert result.code == 1
+    assert result.err.startswith(f"gfh: cannot create the state directory {blocker}/sessions/")
+    assert "$GFH_STATE_HOME" in result.err

@@ -19,6 +19,8 @@ def verdict(
         "reason": extra.pop("reason", "r"),
         "enforced": adapter != "codex",
         "tool_turn": extra.pop("tool_turn", True),
+        "turn": extra.pop("turn", 1),
+        "remediation": extra.pop("remediation", False),
     }
     return make_event("stop.verdict", data, surface="hook", session=session, branch="b")
 
@@ -37,15 +39,17 @@ def test_no_verdicts_is_insufficient_evidence(repo: Path) -> None:
 
 def test_counts_blocks_repairs_fail_opens_and_unprompted_turns(repo: Path) -> None:
     events = [
-        verdict("claude:a", "allow", None),  # unprompted, complete
-        verdict("claude:a", "block", "status"),
-        verdict("claude:a", "block", "box"),  # a second block in the same chain
-        verdict("claude:a", "allow", None),  # repaired
-        verdict("cursor:b", "block", "task", adapter="cursor"),
-        verdict("cursor:b", "allow", None, adapter="cursor", tool_turn=False),  # repaired
+        verdict("claude:a", "allow", None, turn=1),  # unprompted, complete
+        verdict("claude:a", "block", "status", turn=2),
+        verdict("claude:a", "block", "box", turn=2),  # Claude continues the same turn
+        verdict("claude:a", "allow", None, turn=2),  # repaired within the turn
+        verdict("cursor:b", "block", "task", adapter="cursor", turn=1),
+        verdict("cursor:b", "allow", None, adapter="cursor", turn=2, remediation=True),  # repaired
         verdict("codex:c", "allow", "status", adapter="codex"),  # would have blocked
         verdict("claude:d", "fail_open", None, reason="no turn.started recorded"),
         verdict("claude:e", "allow", None, tool_turn=False),  # prose turn: not a tool turn
+        verdict("claude:f", "block", "box", turn=1),
+        verdict("claude:f", "allow", None, turn=2),  # a new human turn: not a repair
     ]
     result = run(events, repo)
     assert result.status == "fired"
@@ -54,15 +58,15 @@ def test_counts_blocks_repairs_fail_opens_and_unprompted_turns(repo: Path) -> No
     assert finding.tone == "attention"
     assert finding.evidence == {
         "evaluated": 9,
-        "blocked": 3,
+        "blocked": 4,
         "repaired": 2,
         "fail_open": 1,
-        "tool_turns": 4,
-        "unprompted": 1,
+        "tool_turns": 6,
+        "unprompted": 2,
     }
     assert result.notes == (
         "turns evaluated by adapter: claude 6, codex 1, cursor 2",
-        "blocks by rule: box 1, status 1, task 1",
+        "blocks by rule: box 2, status 1, task 1",
         "would have blocked (observe-only adapters): codex:status 1",
         "fail-opens by reason: no turn.started recorded 1",
     )

@@ -109,8 +109,10 @@ def test_an_unattested_tool_channel_still_makes_a_tool_turn() -> None:
 def test_cursor_passes_without_reply_text_once_status_and_task_are_recorded() -> None:
     events = [started(), TOOL, STATUS_RAN, TASK_SET, completed(box=None, tools=1)]
     assert evaluate(events, adapter="cursor", ritual=RITUAL).outcome == "pass"
-    # Claude has no such stand-in: an unknown box is a missing box.
-    assert evaluate(events, adapter="claude", ritual=RITUAL).rule == BOX
+    # The same stand-in serves any host whose reply was not observed (no last message sent).
+    assert evaluate(events, adapter="claude", ritual=RITUAL).outcome == "pass"
+    without_status = [started(), TOOL, TASK_SET, completed(box=None, tools=1)]
+    assert evaluate(without_status, adapter="claude", ritual=RITUAL).missing == (STATUS, BOX)
     # When Cursor's afterAgentResponse did report, its observation wins.
     reported = [*events[:-1], completed(box=False, tools=1)]
     assert evaluate(reported, adapter="cursor", ritual=RITUAL).rule == BOX
@@ -151,3 +153,46 @@ def test_rules_switched_off_are_not_checked() -> None:
         enforce=("claude",), require_status=False, require_box=False, require_task=False
     )
     assert evaluate(events, adapter="claude", ritual=none).outcome == "pass"
+
+
+def test_the_commands_that_repair_a_prose_turn_do_not_make_it_a_tool_turn() -> None:
+    """If a prose turn is blocked for its box and the agent runs `gfh status` to repair it,
+    then the turn still needs only the box: the repair's own tool call does not add rules."""
+    events = [started(), completed(box=False, tools=0), TOOL, STATUS_RAN]
+    result = evaluate([*events, completed(box=True, tools=1)], adapter="claude", ritual=RITUAL)
+    assert (result.outcome, result.tool_turn) == ("pass", False)
+
+
+def test_a_stop_after_a_closed_turn_without_a_new_start_is_unavailable() -> None:
+    """If the prompt hook missed a turn, the previous turn's evidence must not pass it."""
+    allowed = make_event(
+        "stop.verdict",
+        {"decision": "allow", "rule": None},
+        surface="hook",
+        session=SESSION,
+        branch="feature",
+    )
+    first = [started(), TOOL, STATUS_RAN, TASK_SET, completed(box=True, tools=1), allowed]
+    result = evaluate([*first, TOOL, completed(box=True, tools=1)], adapter="claude", ritual=RITUAL)
+    assert result.outcome == "unavailable"
+    assert "previous turn already ended" in result.reason
+    blocked = make_event(
+        "stop.verdict",
+        {"decision": "block", "rule": "box"},
+        surface="hook",
+        session=SESSION,
+        branch="feature",
+    )
+    repairing = [started(), completed(box=False, tools=0), blocked]
+    assert (
+        evaluate(
+            [*repairing, completed(box=True, tools=0)], adapter="claude", ritual=RITUAL
+        ).outcome
+        == "pass"
+    )
+
+
+def test_clearing_the_task_is_not_declaring_one() -> None:
+    cleared = ev("coord.task_changed", state="cleared", fingerprint=None)
+    events = [started(), TOOL, STATUS_RAN, cleared, completed(box=True, tools=1)]
+    assert evaluate(events, adapter="claude", ritual=RITUAL).rule == TASK

@@ -56,7 +56,7 @@ def test_a_silent_tool_channel_is_expected_but_missing() -> None:
         "state": "expected_but_missing",
         "reason": "tool_channel_unattested",
     }
-    assert tool_call_count([verb], unsupported_reason="cloud_agent") == {
+    assert tool_call_count([verb], unsupported_reason="tool_hooks") == {
         "state": "unsupported",
-        "capability": "cloud_agent",
+        "capability": "tool_hooks",
     }

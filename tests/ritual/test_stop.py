@@ -57,7 +57,8 @@ def test_turn_events_stop_at_the_turns_start_and_skip_other_sessions(log: EventL
     rec(log, "tool.requested", session="cursor:other", tool="Shell", phase="pre")
     rec(log, "tool.requested", tool="Bash", phase="pre")
     stop(log, "no box")
-    events = turn_events(log, "claude:a")
+    events, complete = turn_events(log, "claude:a")
+    assert complete
     assert [e.type for e in events] == [
         "turn.started",
         "tool.requested",
@@ -132,11 +133,11 @@ def test_missing_evidence_fails_open_with_a_reason_and_is_recorded(log: EventLog
 
 def test_cloud_conversations_cannot_attest_tools(log: EventLog) -> None:
     rec(log, "turn.started", session="cursor:bc-1", turn=1, stop_remediation=False)
-    stop(log, BOX, session="cursor:bc-1", adapter="cursor", unsupported="cloud_agent")
+    stop(log, BOX, session="cursor:bc-1", adapter="cursor", unsupported="tool_hooks")
     [completed] = [e for e in log.read() if e.type == "turn.completed"]
     assert completed.data["tool_call_count"] == {
         "state": "unsupported",
-        "capability": "cloud_agent",
+        "capability": "tool_hooks",
     }
 
 
@@ -153,3 +154,64 @@ def test_unreadable_log_fails_open(log: EventLog, monkeypatch: pytest.MonkeyPatc
     assert verdict.reason == "event log unreadable: Permission denied"
     monkeypatch.undo()
     assert [e.data["decision"] for e in log.read() if e.type == "stop.verdict"] == ["fail_open"]
+
+
+def test_the_scan_stops_at_the_turns_start_and_says_when_it_could_not_reach_it(
+    log: EventLog,
+) -> None:
+    rec(log, "turn.started", turn=1, stop_remediation=False)
+    for _ in range(30):
+        rec(log, "tool.requested", session="cursor:busy", tool="Shell", phase="pre")
+    events, complete = turn_events(log, "claude:a", limit=100)
+    assert complete
+    assert [e.type for e in events] == ["turn.started"]
+    events, complete = turn_events(log, "claude:a", limit=10)
+    assert (events, complete) == ([], False)
+
+
+def test_a_start_beyond_the_scan_limit_fails_open_with_that_reason(
+    log: EventLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rec(log, "turn.started", turn=1, stop_remediation=False)
+    for _ in range(5):
+        rec(log, "tool.requested", session="cursor:busy", tool="Shell", phase="pre")
+    monkeypatch.setattr("gitflow_harness.ritual.stop.SCAN_LIMIT", 3)
+    verdict = conclude_turn(
+        log,
+        session="claude:a",
+        adapter="claude",
+        ritual=RITUAL,
+        branch="feature",
+        reply=box_observations(BOX),
+    )
+    assert verdict.decision == "fail_open"
+    assert "more than 3 events back" in verdict.reason
+
+
+def test_an_interrupted_turn_is_recorded_and_allowed_unevaluated(log: EventLog) -> None:
+    rec(log, "turn.started", session="cursor:c", turn=4, stop_remediation=False)
+    rec(log, "tool.requested", session="cursor:c", tool="Shell", phase="post")
+    verdict = conclude_turn(
+        log,
+        session="cursor:c",
+        adapter="cursor",
+        ritual=RITUAL,
+        branch="feature",
+        reply=box_observations(None),
+        interrupted="the turn ended with status aborted",
+    )
+    assert (verdict.decision, verdict.rule, verdict.turn) == ("allow", None, 4)
+    assert verdict.reason == "not evaluated: the turn ended with status aborted"
+    assert types(log)[-2:] == ["turn.completed", "stop.verdict"]
+
+
+def test_verdicts_carry_their_turn_and_whether_it_repairs_another(log: EventLog) -> None:
+    rec(log, "turn.started", session="cursor:c", turn=1, stop_remediation=False)
+    rec(log, "tool.requested", session="cursor:c", tool="Shell", phase="post")
+    first = stop(log, None, session="cursor:c", adapter="cursor")
+    assert (first.decision, first.turn, first.remediation) == ("block", 1, False)
+    rec(log, "turn.started", session="cursor:c", turn=2, stop_remediation=True)
+    rec(log, "coord.status_observed", session="cursor:c", surface="cli", status="end_turn_checked")
+    rec(log, "coord.task_changed", session="cursor:c", surface="cli", state="set", fingerprint="f")
+    second = stop(log, None, session="cursor:c", adapter="cursor")
+    assert (second.decision, second.turn, second.remediation) == ("allow", 2, True)

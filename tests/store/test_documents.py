@@ -161,3 +161,11 @@ def test_two_exclusive_creates_of_one_path_one_wins(tmp_path: Path) -> None:
     assert refusal == f"{target}: already exists; refusing to overwrite it"
     assert target.read_text() in {"first", "second"}
     assert [p.name for p in tmp_path.iterdir()] == ["request.md"]  # no temp files left
+
+
+def test_set_field_on_an_empty_value_writes_valid_yaml(tmp_path: Path) -> None:
+    text = "---\nid: a\nlast_seen:\nnext: 1\n---\nbody\n"
+    doc = docs.parse_document(text, tmp_path / "x.md")
+    new = docs.set_field(doc, "last_seen", "2026-01-02")
+    assert new == text.replace("last_seen:\n", "last_seen: '2026-01-02'\n")
+    assert docs.parse_document(new, tmp_path / "x.md").meta["last_seen"] == "2026-01-02"

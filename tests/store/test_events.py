@@ -206,3 +206,27 @@ def test_a_writer_killed_mid_loop_tears_at_most_one_line(tmp_path: Path) -> None
     stats2 = ReadStats()
     assert len(list(log.read(stats=stats2))) == len(events) + 1
     assert stats2.torn == stats.torn
+
+
+def test_deeply_nested_or_oversized_lines_are_foreign_not_fatal(log: EventLog) -> None:
+    """If another tool writes a line nested deeper than the parser follows, or longer than gfh
+    ever writes, then readers count it and go on."""
+    log.record("verb", {"n": 1}, surface="cli", branch=None)
+    with open(log.files()[0], "ab") as fh:
+        fh.write(b'{"a":' * 1200 + b"1" + b"}" * 1200 + b"\n")
+        fh.write(b'{"pad": "' + b"x" * (MAX_LINE_BYTES + 10) + b'"}\n')
+    log.record("verb", {"n": 2}, surface="cli", branch=None)
+    stats = ReadStats()
+    assert [e.data["n"] for e in log.read(stats=stats)] == [1, 2]
+    assert (stats.foreign, stats.torn) == (2, 0)
+    assert [e.data["n"] for e in log.tail(5)] == [1, 2]
+
+
+def test_an_unwritable_log_is_a_clear_error(tmp_path: Path) -> None:
+    common = tmp_path / "common"
+    (common / "gitflow-harness").mkdir(parents=True)
+    (common / "gitflow-harness" / "events").write_text("not a directory\n")
+    from gitflow_harness.store.eventwrite import LogWriteError
+
+    with pytest.raises(LogWriteError, match=r"cannot write the event log in .*events: "):
+        EventLog(common).record("verb", {}, surface="cli", branch=None)
