@@ -62,3 +62,18 @@ def test_cursor_subagent_start_takes_no_context_so_nothing_waits_for_later(
     post = kit.hook(gfh, "cursor", "postToolUse", kit.payload("cursor", "postToolUse", repo))
     assert post.json() == {}
     assert kit.decisions(repo) == []
+
+
+def test_a_pill_with_an_impossible_date_leaves_the_others_in_the_index(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If one of a role's pills cannot be read, then its subagents still get the rest."""
+    _pill(repo, "reviewer/crlf", "a diff touches line ends")
+    _pill(repo, "reviewer/broken", "never shown")
+    broken = repo / "pills/reviewer/broken.md"
+    broken.write_text(broken.read_text().replace("date: 2026-11-01", "date: 2026-02-30"))
+    result = kit.hook(gfh, "claude", "SubagentStart", kit.payload("claude", "SubagentStart", repo))
+    assert result.code == 0
+    context = kit.context(result) or ""
+    assert "- [medium] reviewer-crlf: a diff touches line ends (pills/reviewer/crlf.md)" in context
+    assert "broken" not in context

@@ -183,3 +183,31 @@ def test_outside_a_repository_is_a_usage_error(
     result = gfh("pills", "check")
     assert result.code == 2
     assert result.err.startswith("gfh: not a git repository")
+
+
+def test_an_impossible_date_is_one_problem_and_leaves_the_other_pills_working(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If one pill has a date no calendar has, then `check` names its file and line, and the
+    index, the report and `learn --check` go on with every other pill."""
+    put(repo, "implementer/bad", date="2026-02-30", trigger="the bad one")
+    put(repo, occurrences="3", trigger="editing the parser")
+    check = gfh("pills", "check")
+    assert check.code == 1
+    assert check.out == (
+        "pills/implementer/bad.md:6: error: date: '2026-02-30' is not a calendar date "
+        "(day is out of range for month)\n"
+    )
+    assert check.err == "1 pill(s) in pills/: 1 problem(s), 0 note(s)\n"
+    index = gfh("pills", "index", "implementer")
+    assert (index.code, index.out.splitlines()[-1]) == (
+        0,
+        "- [medium] implementer-parser: editing the parser (pills/implementer/parser.md)",
+    )
+    assert "bad" not in index.out
+    report = gfh("learn")
+    assert report.code == 0
+    assert "1 file(s) cannot be read" in report.out
+    filed = gfh("learn", "--check")
+    assert filed.code == 1
+    assert filed.out.startswith("filed requests/2026-11-30-implementer__parser.md ")
