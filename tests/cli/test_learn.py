@@ -128,3 +128,21 @@ def test_nothing_but_tokens_leaves_the_log(repo: Path, gfh: CliRunner) -> None:
     outputs = [gfh("learn", "--json"), gfh("learn"), gfh("learn", "--check")]
     assert all(canary not in r.out + r.err for r in outputs)
     assert canary not in (repo / "requests/2026-11-30-implementer__parser.md").read_text()
+
+
+def test_lower_case_verdicts_in_the_configuration_still_count(repo: Path, gfh: CliRunner) -> None:
+    """If the configuration spells a verdict in lower case, then the upper-cased token the hook
+    records still counts as a loop-back and still follows its graph edge."""
+    (repo / ".gitflow-harness.toml").write_text(
+        '[learning]\nloop_back = ["failed"]\n\n'
+        '[graph]\nstages = ["implementer", "reviewer"]\n'
+        '[graph.loops.reviewer]\nRejected = ["implementer"]\n',
+        encoding="utf-8",
+    )
+    record_rounds(repo, "implementer", ["DONE"])
+    record_rounds(repo, "reviewer", ["REJECTED"])
+    record_rounds(repo, "tester", ["FAILED", "FAILED"])
+    data = gfh("learn", "--json").json()
+    assert data["loop_backs"] == 3
+    roles = {r["role"]: r["loop_backs"] for r in data["roles"]}
+    assert roles == {"implementer": 1, "reviewer": 0, "tester": 2}
