@@ -30,7 +30,8 @@ from gitflow_harness.store.schema import (
 
 KIND: Final = "harness-request"
 STATUSES: Final = ("open", "closed", "declined")
-_FILE = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2})-(?P<name>.+?)(?P<again>-again(?:-(?P<n>\d+))?)?$")
+_DATED = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2})-(?P<rest>.+)$")
+_AGAIN = re.compile(r"^-again(?:-(?P<n>[2-9]|[1-9]\d+))?$")
 
 
 class Core(Mapping_):
@@ -91,11 +92,7 @@ class Request:
     @property
     def order(self) -> tuple[dt.date, int, str]:
         """Sort key: filed date, then the `-again` count, then the name."""
-        match = _FILE.match(self.id)
-        again = 0
-        if match and match["again"]:
-            again = int(match["n"]) if match["n"] else 1
-        return (self.date, again, self.id)
+        return (self.date, again_of(self.id, self.pill) or 0, self.id)
 
     def line(self, key: str) -> int:
         return self.lines.get(key, 1)
@@ -106,15 +103,40 @@ def file_name(pill_key: str) -> str:
     return pill_key.replace("/", "__")
 
 
+def request_id(day: dt.date | str, pill_key: str, again: int) -> str:
+    """Return the id of a request of `pill_key` filed on `day`: plain, -again, -again-2, …"""
+    base = f"{day if isinstance(day, str) else day.isoformat()}-{file_name(pill_key)}"
+    if again == 0:
+        return base
+    return f"{base}-again" if again == 1 else f"{base}-again-{again}"
+
+
+def again_of(request: str, pill_key: str) -> int | None:
+    """Return the `-again` count of a request id filed for `pill_key`; None if it is not one.
+
+    The pill is needed: a slug may itself end in `-again`, so the name alone cannot tell.
+    """
+    match = _DATED.match(request)
+    if match is None:
+        return None
+    name = file_name(pill_key)
+    rest = match["rest"]
+    if rest == name:
+        return 0
+    suffix = _AGAIN.match(rest.removeprefix(name)) if rest.startswith(name) else None
+    if suffix is None:
+        return None
+    again = int(suffix["n"]) if suffix["n"] else 1
+    # Filing names files with request_id: accept exactly the names it can make.
+    return again if request_id(match["date"], pill_key, again) == request else None
+
+
 def candidates(day: dt.date, pill_key: str) -> Iterable[str]:
     """Yield the file names to try for a new request, in order: plain, -again, -again-2, …"""
-    base = f"{day.isoformat()}-{file_name(pill_key)}"
-    yield f"{base}.md"
-    yield f"{base}-again.md"
-    n = 2
+    again = 0
     while True:
-        yield f"{base}-again-{n}.md"
-        n += 1
+        yield f"{request_id(day, pill_key, again)}.md"
+        again += 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,11 +218,15 @@ def check_rules(ledger: Ledger, repo: git.Repo, *, today: dt.date) -> list[Probl
         def add(key: str | None, message: str, severity: str = "error", req: Request = req) -> None:
             out.append(Problem(req.rel, req.line(key) if key else 1, severity, message))
 
-        match = _FILE.match(req.id)
+        match = _DATED.match(req.id)
         if match is None:
             add(None, "the file name must be <YYYY-MM-DD>-<name>.md")
-        elif match["name"] != file_name(req.pill):
-            add("pill", f"names pill {req.pill!r} but its file is named for {match['name']!r}")
+        elif again_of(req.id, req.pill) is None:
+            add(
+                "pill",
+                f"names pill {req.pill!r} but its file is not named for it: expected "
+                f"{request_id(match['date'], req.pill, 0)}.md (or with -again, -again-N)",
+            )
         if req.date > today:
             add("date", f"date {req.date} is in the future (today is {today})")
         if req.status == "open":

@@ -8,9 +8,16 @@ import pytest
 
 from gitflow_harness import git
 from gitflow_harness.errors import UsageError
-from gitflow_harness.learning.requests import check_rules, load_ledger, resolve
+from gitflow_harness.learning.requests import (
+    again_of,
+    candidates,
+    check_rules,
+    load_ledger,
+    request_id,
+    resolve,
+)
 from tests.helpers import commit, write
-from tests.learning.test_graduation import put_request
+from tests.learning.test_graduation import check, put_request
 
 TODAY = dt.date(2026, 11, 30)
 RULE = "hooks/ways/implementer/parser/parser.md"
@@ -50,7 +57,11 @@ CLOSED: dict[str, Any] = {"status": "closed", "rule_in": RULE, "answered_in": "a
         ({"core": {"ways": "abc"}}, "expected core.gfh"),
         ({"date": "2026-12-31"}, "date 2026-12-31 is in the future"),
         ({"reopens": "2026-01-01-gone.md"}, "reopens '2026-01-01-gone.md', which is not in"),
-        ({"pill": "reviewer/x"}, "names pill 'reviewer/x' but its file is named for"),
+        (
+            {"pill": "reviewer/x"},
+            "names pill 'reviewer/x' but its file is not named for it: expected "
+            "2026-11-20-reviewer__x.md (or with -again, -again-N)",
+        ),
     ],
 )
 def test_request_rules_per_status(repo: Path, fields: dict[str, Any], message: str | None) -> None:
@@ -133,3 +144,68 @@ def test_requests_sort_by_date_then_again_count(repo: Path) -> None:
         r.id.removeprefix("2026-11-10-implementer__parser")
         for r in ledger.for_pill("implementer/parser")
     ] == ["", "-again", "-again-2", "-again-10"]
+
+
+@pytest.mark.parametrize("slug", ["crash-again", "crash-again-2", "again", "x-again-again"])
+def test_a_request_gfh_filed_for_a_slug_ending_in_again_checks_clean(
+    repo: Path, put_pill: Any, slug: str
+) -> None:
+    """If a pill's slug itself ends in `-again` or `-again-N`, then the request gfh files for
+    it is accepted by `requests check`: filing and checking read names the same way."""
+    put_pill(f"implementer/{slug}", occurrences="3")
+    [filed] = check(repo)
+    assert filed.rel == f"requests/2026-11-30-implementer__{slug}.md"
+    assert problems(repo) == []
+    [request] = load_ledger(repo, "requests").requests
+    assert request.order == (TODAY, 0, request.id)
+
+
+def test_requests_of_x_and_of_x_again_on_one_day_keep_apart(repo: Path, put_pill: Any) -> None:
+    """If pill `x` is asked again the day pill `x-again` is first asked, then the two names
+    collide; the second is filed under the next free name, and both check clean."""
+    put_pill("implementer/x", occurrences="3")
+    put_pill("implementer/x-again", occurrences="3")
+    put_request(
+        repo,
+        "2026-11-30-implementer__x.md",
+        pill="implementer/x",
+        date="2026-11-30",
+        status="declined",
+        declined="not yet",
+    )
+    put_request(
+        repo,
+        "2026-11-30-implementer__x-again.md",
+        pill="implementer/x",
+        date="2026-11-30",
+        occurrences=6,
+    )
+    [filed] = check(repo)
+    assert filed.rel == "requests/2026-11-30-implementer__x-again-again.md"
+    assert problems(repo) == []
+    ledger = load_ledger(repo, "requests")
+    assert [r.id for r in ledger.for_pill("implementer/x")] == [
+        "2026-11-30-implementer__x",
+        "2026-11-30-implementer__x-again",
+    ]
+    [mine] = ledger.for_pill("implementer/x-again")
+    assert mine.order == (TODAY, 1, "2026-11-30-implementer__x-again-again")
+
+
+def test_request_names_and_again_counts_are_one_rule() -> None:
+    names = candidates(TODAY, "implementer/x-again")
+    first = [next(names) for _ in range(4)]
+    assert first == [
+        "2026-11-30-implementer__x-again.md",
+        "2026-11-30-implementer__x-again-again.md",
+        "2026-11-30-implementer__x-again-again-2.md",
+        "2026-11-30-implementer__x-again-again-3.md",
+    ]
+    for again, name in enumerate(first):
+        assert again_of(name.removesuffix(".md"), "implementer/x-again") == again
+        assert request_id(TODAY, "implementer/x-again", again) == name.removesuffix(".md")
+    assert again_of("2026-11-30-implementer__x-again", "implementer/x") == 1
+    assert again_of("2026-11-30-implementer__x-again-1", "implementer/x") is None
+    assert again_of("2026-11-30-implementer__x-again-02", "implementer/x") is None
+    assert again_of("2026-11-30-implementer__y", "implementer/x") is None
+    assert again_of("implementer__x", "implementer/x") is None
