@@ -269,13 +269,15 @@ def check_rules(ledger: Ledger, repo: git.Repo, *, today: dt.date) -> list[Probl
         if req.status == "open":
             by_pill.setdefault(req.pill, []).append(req)
     for pill, found in sorted(by_pill.items()):
-        for extra in sorted(found, key=lambda r: r.order)[1:]:
+        # By filing order, not file name: `-again.md` sorts before `.md`.
+        first, *extras = sorted(found, key=lambda r: r.order)
+        for extra in extras:
             out.append(
                 Problem(
                     extra.rel,
                     extra.line("status"),
                     "error",
-                    f"pill {pill} already has an open request ({found[0].id}); "
+                    f"pill {pill} already has an open request ({first.id}); "
                     "one open request per pill: decline or remove this one",
                 )
             )

@@ -209,3 +209,17 @@ def test_request_names_and_again_counts_are_one_rule() -> None:
     assert again_of("2026-11-30-implementer__x-again-02", "implementer/x") is None
     assert again_of("2026-11-30-implementer__y", "implementer/x") is None
     assert again_of("implementer__x", "implementer/x") is None
+
+
+def test_the_one_open_request_error_names_the_first_by_order_not_the_file_itself(
+    repo: Path,
+) -> None:
+    """If two open requests of a pill share a day, then the later one (`-again`, which sorts
+    first by file name) is the one flagged, and the message names the earlier one."""
+    put_request(repo, "2026-11-20-implementer__parser.md")
+    put_request(repo, "2026-11-20-implementer__parser-again.md")
+    assert problems(repo) == [
+        "requests/2026-11-20-implementer__parser-again.md:3: error: pill implementer/parser "
+        "already has an open request (2026-11-20-implementer__parser); one open request per "
+        "pill: decline or remove this one"
+    ]
