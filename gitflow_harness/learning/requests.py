@@ -208,10 +208,14 @@ def load_ledger(top: Path, root_rel: str) -> Ledger:
 
 def check_rules(ledger: Ledger, repo: git.Repo, *, today: dt.date) -> list[Problem]:
     """Return the problems of the parsed requests: fields per status, rule files, one open each."""
+    from gitflow_harness.learning.citations import Outside, repo_path
+
     out: list[Problem] = []
-    rules = [r.rule_in for r in ledger.requests if r.status == "closed" and r.rule_in]
-    tracked = git.tracked(repo, rules) if rules else set()
     top = repo.worktree()
+    # Every rule_in, read as a place in the repository; only files there are asked of git.
+    rule_paths = {r.rule_in: repo_path(r.rule_in) for r in ledger.requests if r.rule_in}
+    rules = [p for p in rule_paths.values() if isinstance(p, str) and (top / p).is_file()]
+    tracked = git.tracked(repo, rules) if rules else set()
     names = {r.id for r in ledger.requests} | {f"{r.id}.md" for r in ledger.requests}
     for req in ledger.requests:
 
@@ -229,6 +233,9 @@ def check_rules(ledger: Ledger, repo: git.Repo, *, today: dt.date) -> list[Probl
             )
         if req.date > today:
             add("date", f"date {req.date} is in the future (today is {today})")
+        rule = rule_paths.get(req.rule_in) if req.rule_in is not None else None
+        if isinstance(rule, Outside):
+            add("rule_in", f"rule_in {req.rule_in!r}: {rule.reason}")
         if req.status == "open":
             # A reopening names, in rule_in, the rule that did not hold.
             keys = (
@@ -249,10 +256,10 @@ def check_rules(ledger: Ledger, repo: git.Repo, *, today: dt.date) -> list[Probl
                     f"a closed request needs {' and '.join(missing)}: answer it with "
                     f"`gfh requests answer {req.id} --in PATH`",
                 )
-            if req.rule_in is not None:
-                if not (top / req.rule_in).is_file():
+            if isinstance(rule, str):
+                if not (top / rule).is_file():
                     add("rule_in", f"rule_in {req.rule_in!r}: no such file")
-                elif req.rule_in not in tracked:
+                elif rule not in tracked:
                     add("rule_in", f"rule_in {req.rule_in!r} is not tracked by git; commit it")
             if req.answered_in is not None and not re.fullmatch(r"[0-9a-f]{4,40}", req.answered_in):
                 add("answered_in", f"answered_in {req.answered_in!r} is not a commit id")

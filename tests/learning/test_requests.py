@@ -46,6 +46,16 @@ CLOSED: dict[str, Any] = {"status": "closed", "rule_in": RULE, "answered_in": "a
         ),
         ({**CLOSED, "rule_in": "nowhere.md"}, "rule_in 'nowhere.md': no such file"),
         ({**CLOSED, "rule_in": "loose.md"}, "rule_in 'loose.md' is not tracked by git"),
+        (
+            {**CLOSED, "rule_in": "/etc/passwd"},
+            "rule_in '/etc/passwd': give a path relative to the repository's top",
+        ),
+        ({**CLOSED, "rule_in": "../../x"}, "rule_in '../../x': must stay inside the repository"),
+        (
+            {"rule_in": "../x", "reopens": "2026-11-20-implementer__parser.md"},
+            "rule_in '../x': must stay inside the repository",
+        ),
+        ({**CLOSED, "rule_in": f"./{RULE}"}, None),
         ({**CLOSED, "answered_in": "not-a-sha"}, "answered_in 'not-a-sha' is not a commit id"),
         ({**CLOSED, "declined": "x"}, "a closed request was answered, not declined"),
         ({"status": "declined"}, "a declined request says why"),
@@ -222,4 +232,26 @@ def test_the_one_open_request_error_names_the_first_by_order_not_the_file_itself
         "requests/2026-11-20-implementer__parser-again.md:3: error: pill implementer/parser "
         "already has an open request (2026-11-20-implementer__parser); one open request per "
         "pill: decline or remove this one"
+    ]
+
+
+def test_rule_files_outside_the_repository_are_each_reported_on_their_line(repo: Path) -> None:
+    """If closed requests name rule files outside the repository, then each is a problem on
+    its `rule_in` line and the check goes on to the others (git is never asked about them)."""
+    commit(repo, "rule", {RULE: "rule\n"})
+    put_request(repo, "2026-11-20-implementer__a.md", pill="implementer/a", **CLOSED)
+    put_request(
+        repo, "2026-11-20-implementer__b.md", pill="implementer/b", **{**CLOSED, "rule_in": "/x"}
+    )
+    put_request(
+        repo, "2026-11-20-implementer__c.md", pill="implementer/c", **{**CLOSED, "rule_in": "../y"}
+    )
+    put_request(repo, "2026-11-20-implementer__d.md", pill="implementer/d", date="2026-12-25")
+    assert problems(repo) == [
+        "requests/2026-11-20-implementer__b.md:11: error: rule_in '/x': give a path relative to "
+        "the repository's top",
+        "requests/2026-11-20-implementer__c.md:11: error: rule_in '../y': must stay inside the "
+        "repository",
+        "requests/2026-11-20-implementer__d.md:4: error: date 2026-12-25 is in the future "
+        "(today is 2026-11-30)",
     ]
