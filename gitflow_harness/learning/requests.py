@@ -165,9 +165,10 @@ class Ledger:
 
 def load_ledger(top: Path, root_rel: str) -> Ledger:
     """Parse every request file under `top/root_rel`."""
+    from gitflow_harness.learning.pills import layout_folder
     from gitflow_harness.store import documents
 
-    root = top / root_rel
+    root = layout_folder(top, root_rel, "paths.requests")
     requests: list[Request] = []
     problems: list[Problem] = []
     files = sorted(p for p in root.glob("*.md") if p.is_file()) if root.is_dir() else []

@@ -97,3 +97,22 @@ def test_check_fails_on_a_bad_request(repo: Path, gfh: CliRunner, filed: str) ->
     assert result.code == 1
     [problem] = result.json()["problems"]
     assert problem["message"].startswith("a closed request needs rule_in and answered_in")
+
+
+@pytest.mark.parametrize(
+    "args", [("learn", "--check"), ("requests", "list"), ("requests", "check"), ("learn",)]
+)
+def test_a_file_where_the_requests_folder_belongs_is_a_layout_error(
+    repo: Path, gfh: CliRunner, args: tuple[str, ...]
+) -> None:
+    """If `paths.requests` names a file, then the requests commands say so in one line, exit 2:
+    nothing is filed over it and no empty ledger passes."""
+    put(repo, occurrences="3")
+    (repo / "requests").write_text("y\n")
+    result = gfh(*args)
+    assert (result.code, result.out) == (2, "")
+    assert result.err == (
+        "gfh: requests is a file, but paths.requests = 'requests' names a folder there: move "
+        "the file away or set paths.requests in .gitflow-harness.toml\n"
+    )
+    assert (repo / "requests").read_text() == "y\n"
