@@ -119,19 +119,37 @@ def findings_of(report: LearningReport) -> list[Finding]:
             )
         )
     for relapse in report.relapses:
+        came_back = (
+            f"Retired lesson {relapse.pill.key} came back {relapse.grown} time(s) after its "
+            f"rule in {relapse.closed.rule_in} was committed"
+        )
+        evidence: dict[str, object] = {
+            "grown": relapse.grown,
+            "closed": relapse.closed.id,
+            "rule_in": relapse.closed.rule_in,
+        }
+        declined = relapse.declined
+        if declined is None:
+            out.append(
+                Finding(
+                    ID,
+                    f"pill {relapse.pill.key}",
+                    "attention",
+                    f"{came_back}.",
+                    evidence,
+                    "Revise the rule: the reopening request says since when it stopped holding.",
+                )
+            )
+            continue
         out.append(
             Finding(
                 ID,
                 f"pill {relapse.pill.key}",
-                "attention",
-                f"Retired lesson {relapse.pill.key} came back {relapse.grown} time(s) after its "
-                f"rule in {relapse.closed.rule_in} was committed.",
-                {
-                    "grown": relapse.grown,
-                    "closed": relapse.closed.id,
-                    "rule_in": relapse.closed.rule_in,
-                },
-                "Revise the rule: the reopening request says since when it stopped holding.",
+                "info",
+                f"{came_back}; its reopening {declined.id} was declined ({declined.declined}).",
+                {**evidence, "declined": declined.id},
+                "The decision stands; if the lesson keeps recurring, `gfh learn --check` files "
+                "a new reopening.",
             )
         )
     tones: dict[str, Tone] = {"lower": "good", "higher": "attention", "unclear": "info"}

@@ -202,6 +202,7 @@ def to_dict(report: LearningReport) -> dict[str, Any]:
                 "closed": r.closed.id,
                 "rule_in": r.closed.rule_in,
                 "grown": r.grown,
+                "declined": r.declined.id if r.declined else None,
             }
             for r in report.relapses
         ],
@@ -277,6 +278,7 @@ def render_text(report: LearningReport) -> list[str]:
     out += ["", "Relapsed (retired, and back since their rule):"]
     out += [
         f"  {r.pill.key}: +{r.grown} since {r.closed.id} (rule in {r.closed.rule_in})"
+        + (f"; its reopening {r.declined.id} was declined" if r.declined else "")
         for r in report.relapses
     ] or ["  none"]
     out += ["", "Lessons:"]

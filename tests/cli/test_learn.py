@@ -146,3 +146,36 @@ def test_lower_case_verdicts_in_the_configuration_still_count(repo: Path, gfh: C
     assert data["loop_backs"] == 3
     roles = {r["role"]: r["loop_backs"] for r in data["roles"]}
     assert roles == {"implementer": 1, "reviewer": 0, "tester": 2}
+
+
+def test_the_report_lists_a_relapse_whose_reopening_was_declined_as_declined(
+    repo: Path, gfh: CliRunner
+) -> None:
+    from tests.helpers import commit
+    from tests.learning.test_graduation import put_request
+
+    commit(repo, "rule", {"hooks/ways/r/r.md": "rule\n"})
+    put(repo, "implementer/back", occurrences="5", status="retired")
+    common = {"pill": "implementer/back", "rule_in": "hooks/ways/r/r.md"}
+    put_request(
+        repo,
+        "2026-11-01-implementer__back.md",
+        status="closed",
+        answered_in="abc1234",
+        **common,
+    )
+    put_request(
+        repo,
+        "2026-11-05-implementer__back.md",
+        status="declined",
+        declined="keep the rule",
+        reopens="2026-11-01-implementer__back.md",
+        occurrences=5,
+        **common,
+    )
+    [relapsed] = gfh("learn", "--json").json()["relapsed"]
+    assert relapsed["declined"] == "2026-11-05-implementer__back"
+    assert (
+        "  implementer/back: +2 since 2026-11-01-implementer__back (rule in hooks/ways/r/r.md); "
+        "its reopening 2026-11-05-implementer__back was declined"
+    ) in gfh("learn").out.splitlines()
