@@ -267,7 +267,8 @@ def check_rules(ledger: Ledger, repo: git.Repo, *, today: dt.date) -> list[Probl
         else:  # declined
             if req.declined is None:
                 add("status", f"a declined request says why: `gfh requests decline {req.id} --why`")
-            for key in ("rule_in", "answered_in"):
+            # A declined reopening still names, in rule_in, the rule that did not hold.
+            for key in ("answered_in",) if req.reopens else ("rule_in", "answered_in"):
                 if getattr(req, key) is not None:
                     add(key, f"a declined request has no {key}")
         if req.reopens is not None and req.reopens not in names:

@@ -100,6 +100,23 @@ def test_an_open_reopening_may_name_the_rule_that_did_not_hold(repo: Path) -> No
     assert problems(repo) == []
 
 
+def test_a_declined_reopening_keeps_the_rule_it_named(repo: Path) -> None:
+    """If a reopening is declined, then its rule_in (the rule that did not hold) stays: it is
+    what `gfh requests decline` leaves, and it must pass the check."""
+    commit(repo, "rule", {RULE: "rule\n"})
+    put_request(repo, "2026-11-10-implementer__parser.md", **CLOSED)
+    put_request(
+        repo,
+        "2026-11-20-implementer__parser.md",
+        status="declined",
+        declined="the rule stays",
+        rule_in=RULE,
+        reopens="2026-11-10-implementer__parser.md",
+        occurrences=4,
+    )
+    assert problems(repo) == []
+
+
 def test_one_open_request_per_pill(repo: Path) -> None:
     put_request(repo, "2026-11-10-implementer__parser.md")
     put_request(repo, "2026-11-20-implementer__parser.md")
