@@ -209,7 +209,9 @@ def render_body(
 ) -> str:
     """Return the body of a request: it must stand alone in a pull request."""
     pill = item.pill
-    if item.kind == "reopening":
+    reopening = item.kind == "reopening"
+    if reopening:
+        answer = "Commit the revised rule, then close this request (the pill stays retired):"
         closed = item.reopens
         assert closed is not None
         headline = (
@@ -232,6 +234,7 @@ def render_body(
                 f"{pill.occurrences - declined.occurrences} more times since."
             )
         title = f"# Graduate `{pill.key}` into a rule"
+        answer = "Commit the rule, then close this request (the pill is retired):"
     text = pill.path.read_text(encoding="utf-8-sig").replace("\r\n", "\n")
     fence = "```"
     while fence in text:
@@ -263,11 +266,11 @@ def render_body(
             "",
             "## Answer it",
             "",
-            "Commit the rule, then close this request (the pill is retired):",
+            answer,
             "",
             f"    gfh requests answer {request_id} --in {example}",
             "",
-            "Or decline it, saying why (the pill stays active):",
+            f"Or decline it, saying why (the pill stays {'retired' if reopening else 'active'}):",
             "",
             f'    gfh requests decline {request_id} --why "…"',
             "",
