@@ -83,6 +83,7 @@ def findings_of(report: LearningReport) -> list[Finding]:
                     "loop_backs": load.loop_backs,
                     "since_lesson": load.since_lesson,
                     "rounds": load.rounds,
+                    "sent_back": load.sent_back,
                     "newest_lesson": load.newest_lesson,
                     "days": report.days,
                 },
@@ -154,6 +155,14 @@ def findings_of(report: LearningReport) -> list[Finding]:
         )
     tones: dict[str, Tone] = {"lower": "good", "higher": "attention", "unclear": "info"}
     for lesson in report.lessons:
+        advice = {
+            "lower": "Keep it; when it is stable, graduate it into a way.",
+            "higher": "The lesson did not help: rewrite its rule or trigger.",
+            "unclear": "Keep collecting rounds; the intervals still overlap.",
+        }
+        if not lesson.pill.active:  # retired: its request was answered by a rule already
+            advice["lower"] = "It graduated already: keep the rule that answered it."
+            advice["higher"] = "The lesson did not help: revise the rule that answered it."
         for r in lesson.readings:
             if r.kind == "not measurable" or r.before is None or r.after is None:
                 continue
@@ -170,11 +179,7 @@ def findings_of(report: LearningReport) -> list[Finding]:
                         "after": r.after.to_dict(),
                         "model": r.model,
                     },
-                    {
-                        "lower": "Keep it; when it is stable, graduate it into a way.",
-                        "higher": "The lesson did not help: rewrite its rule or trigger.",
-                        "unclear": "Keep collecting rounds; the intervals still overlap.",
-                    }[r.kind],
+                    advice[r.kind],
                 )
             )
     return out

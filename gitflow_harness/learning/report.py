@@ -136,12 +136,11 @@ def evidence(repo: git.Repo, config: Config, log: EventLog, *, now: dt.datetime)
             for role in item.pill.roles:
                 load = loads.get(role)
                 if load is None:
-                    lines.append(f"- loop-backs of {role} in the last {report.days} days: none")
+                    lines.append(f"- {role} in the last {report.days} days: no rounds recorded")
                 else:
                     lines.append(
-                        f"- loop-backs of {role} in the last {report.days} days: "
-                        f"{load.loop_backs} in {load.rounds} round(s), {load.since_lesson} "
-                        "since its newest lesson"
+                        f"- {role} in the last {report.days} days: {_load_text(load)}, "
+                        f"{load.since_lesson} since its newest lesson"
                     )
             lesson = by_key.get(item.pill.key)
             for reading in lesson.readings if lesson else ():
@@ -167,7 +166,9 @@ def to_dict(report: LearningReport) -> dict[str, Any]:
             {
                 "role": load.role,
                 "rounds": load.rounds,
+                "sent_back": load.sent_back,
                 "loop_backs": load.loop_backs,
+                "loop_backs_without_round": load.without_round,
                 "since_lesson": load.since_lesson,
                 "newest_lesson": load.newest_lesson,
                 "overdue": load.overdue,
@@ -254,7 +255,11 @@ def render_text(report: LearningReport) -> list[str]:
         out.append(
             f"  {report.problems} file(s) cannot be read: `gfh pills check`, `gfh requests check`"
         )
-    out += ["", f"Roles (last {report.days} days):"]
+    out += [
+        "",
+        f"Roles (last {report.days} days): rounds, those sent back, and the loop-back verdicts "
+        "charged:",
+    ]
     if not report.roles:
         out.append("  no subagent rounds in the window")
     for load in report.roles:
@@ -264,10 +269,7 @@ def render_text(report: LearningReport) -> list[str]:
             if load.newest_lesson
             else "no lesson yet"
         )
-        out.append(
-            f"  {load.role}: {load.loop_backs} loop-back(s) in {load.rounds} round(s), "
-            f"{newest}{flag}"
-        )
+        out.append(f"  {load.role}: {_load_text(load)}, {newest}{flag}")
     out += ["", "Owed (`gfh learn --check` files these):"]
     out += [f"  {o.describe()}" for o in report.owed] or ["  nothing"]
     out += ["", "Open requests:"]
@@ -295,3 +297,15 @@ def render_text(report: LearningReport) -> list[str]:
         for reading in lesson.readings:
             out.append(f"    verify {reading.role}: {reading.summary()}")
     return out
+
+
+def _load_text(load: stats.RoleLoad) -> str:
+    """Say a role's rounds and its loop-backs apart: the loop-backs are no share of the rounds."""
+    apart = (
+        f" ({load.without_round} with no {load.role} round behind them in the window)"
+        if load.without_round
+        else ""
+    )
+    return (
+        f"{load.rounds} round(s), {load.sent_back} sent back; {load.loop_backs} loop-back(s){apart}"
+    )

@@ -68,9 +68,9 @@ def test_the_filed_request_quotes_the_recorded_evidence(repo: Path, gfh: CliRunn
     gfh("learn", "--check")
     text = (repo / "requests/2026-11-30-implementer__parser.md").read_text()
     assert (
-        "- loop-backs of implementer in the last 14 days: 2 in 3 round(s), 2 since its newest "
-        "lesson\n- verify (implementer): not measurable: only 0 before and 3 after the lesson "
-        "on m (5 needed on each side within 14 days)\n"
+        "- implementer in the last 14 days: 3 round(s), 2 sent back; 2 loop-back(s), 2 since "
+        "its newest lesson\n- verify (implementer): not measurable: only 0 before and 3 after "
+        "the lesson on m (5 needed on each side within 14 days)\n"
     ) in text
 
 
@@ -79,8 +79,11 @@ def test_report_names_an_overdue_role(repo: Path, gfh: CliRunner) -> None:
     result = gfh("learn")
     assert result.code == 0
     assert (
-        "  implementer: 3 loop-back(s) in 4 round(s), no lesson yet  OVERDUE: capture a lesson"
-        in result.out.splitlines()
+        "  implementer: 4 round(s), 3 sent back; 3 loop-back(s), no lesson yet  "
+        "OVERDUE: capture a lesson" in result.out.splitlines()
+    )
+    assert "Roles (last 14 days): rounds, those sent back, and the loop-back verdicts" in (
+        result.out
     )
     data = gfh("learn", "--json", "--days", "3").json()
     assert data["overdue"] == ["implementer"]
@@ -179,3 +182,24 @@ def test_the_report_lists_a_relapse_whose_reopening_was_declined_as_declined(
         "  implementer/back: +2 since 2026-11-01-implementer__back (rule in hooks/ways/r/r.md); "
         "its reopening 2026-11-05-implementer__back was declined"
     ) in gfh("learn").out.splitlines()
+
+
+def test_loop_backs_with_no_round_behind_them_are_said_apart_from_the_rounds(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If a role is charged loop-backs with no round of its own behind them, then the report
+    does not read them as a share of its rounds: it counts them apart."""
+    (repo / ".gitflow-harness.toml").write_text(
+        '[graph]\nstages = ["implementer", "reviewer"]\n'
+        '[graph.loops.reviewer]\nREJECTED = ["implementer"]\n',
+        encoding="utf-8",
+    )
+    record_rounds(repo, "reviewer", ["REJECTED", "REJECTED"])
+    lines = gfh("learn").out.splitlines()
+    assert (
+        "  implementer: 0 round(s), 0 sent back; 2 loop-back(s) (2 with no implementer round "
+        "behind them in the window), no lesson yet"
+    ) in lines
+    [implementer, _] = gfh("learn", "--json").json()["roles"]
+    assert (implementer["rounds"], implementer["sent_back"], implementer["loop_backs"]) == (0, 0, 2)
+    assert implementer["loop_backs_without_round"] == 2

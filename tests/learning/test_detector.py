@@ -55,6 +55,7 @@ def test_an_overdue_role_is_a_finding(repo: Path) -> None:
         "loop_backs": 3,
         "since_lesson": 3,
         "rounds": 3,
+        "sent_back": 3,
         "newest_lesson": None,
         "days": 14,
     }
@@ -188,3 +189,16 @@ def test_after_a_declined_reopening_the_relapse_is_told_as_declined_not_as_atten
         "rule_in": "hooks/ways/r/r.md",
         "declined": "2026-11-05-implementer__back",
     }
+
+
+def test_a_lower_reading_of_a_retired_lesson_does_not_ask_to_graduate_it(
+    repo: Path, put_pill: PutPill
+) -> None:
+    put_pill(under="retired", status="retired", date="2026-11-10", last_seen="2026-11-10")
+    events = [stopped(local("2026-11-05", 9, i), "implementer", "FAIL") for i in range(5)]
+    events += [stopped(local("2026-11-15", 9, i), "implementer", "DONE") for i in range(5)]
+    _, _, findings, _ = run(repo, events)
+    [finding] = findings
+    assert finding["evidence"]["reading"] == "lower"  # type: ignore[index]
+    assert "graduate it into a way" not in str(finding["next_step"])
+    assert finding["next_step"] == "It graduated already: keep the rule that answered it."

@@ -326,3 +326,28 @@ def test_a_retired_lesson_is_placed_by_its_first_commit_and_retired_by_its_move(
     [reading] = lesson.readings
     assert reading.since == local("2026-11-10", 10) + dt.timedelta(microseconds=999_999)
     assert lesson.applied == stats.Applied(1)
+
+
+def test_a_roles_rounds_sent_back_never_exceed_its_rounds(repo: Path) -> None:
+    """If loop-backs are charged with no round of the role behind them (or two verdicts hit
+    one round), then the role's loop-backs may outnumber its rounds; the rounds sent back
+    never do, and the loop-backs without a round are counted apart."""
+    from gitflow_harness.store.config import GraphConfig
+
+    graph = GraphConfig(
+        stages=("implementer", "reviewer"), loops={"reviewer": {"REJECTED": ("implementer",)}}
+    )
+    events = [
+        stopped(local("2026-11-19", 9), "implementer", "DONE"),
+        stopped(local("2026-11-19", 10), "reviewer", "REJECTED"),
+        stopped(local("2026-11-19", 11), "reviewer", "REJECTED"),
+        stopped(local("2026-11-19", 12), "reviewer", "REJECTED", session="claude:s2"),
+        stopped(local("2026-11-19", 13), "reviewer", "REJECTED", session=None),
+    ]
+    records = build(Collector().feed(events), CONFIG.learning, graph)
+    [implementer, reviewer] = stats.role_loads(
+        records, [], UNPLACED, now=NOW, capture_at=3, capture_days=14
+    )
+    assert (implementer.role, implementer.rounds, implementer.sent_back) == ("implementer", 1, 1)
+    assert (implementer.loop_backs, implementer.without_round) == (4, 2)
+    assert (reviewer.rounds, reviewer.sent_back, reviewer.loop_backs) == (4, 0, 0)
