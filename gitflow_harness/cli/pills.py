@@ -147,7 +147,7 @@ def index(role: str) -> int:
 
     ws = open_workspace()
     layout_folder(ws.top, ws.config.paths.pills, "paths.pills")
-    text = lessons_index(ws.config, ws.top, role)
+    text = lessons_index(ws.top, ws.config.paths.pills, role)
     if text:
         click.echo(text, nl=False)
     else:

@@ -14,6 +14,7 @@ from typing import Any
 from gitflow_harness import git
 from gitflow_harness.learning import history, stats
 from gitflow_harness.learning.graduation import Evidence, Owed, Relapse, owed, relapses
+from gitflow_harness.learning.index import injects
 from gitflow_harness.learning.pills import Catalog, Pill, load_catalog
 from gitflow_harness.learning.records import Collector, Records, build
 from gitflow_harness.learning.requests import Ledger, Request, load_ledger
@@ -84,9 +85,8 @@ def analyze(
         capture_at=config.learning.capture_at,
         capture_days=window,
     )
-    # Without a graph, the hook injects every role that has lessons; a retired lesson was
-    # injected while it was active, so its roles count too.
-    injected = set(config.graph.stages) or {r for p in pills for r in p.roles}
+    # The hook's rule; a retired lesson was injected while it was active, so its roles count.
+    injected = {r for p in pills for r in p.roles if injects(config.graph.stages, r)}
     stages = set(config.graph.stages) or recs.roles
     lessons = []
     for pill in pills:
