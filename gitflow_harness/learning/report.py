@@ -301,11 +301,7 @@ def render_text(report: LearningReport) -> list[str]:
 
 def _load_text(load: stats.RoleLoad) -> str:
     """Say a role's rounds and its loop-backs apart: the loop-backs are no share of the rounds."""
-    apart = (
-        f" ({load.without_round} with no {load.role} round behind them in the window)"
-        if load.without_round
-        else ""
-    )
+    apart = f" ({load.without_round} with no round of its own)" if load.without_round else ""
     return (
         f"{load.rounds} round(s), {load.sent_back} sent back; {load.loop_backs} loop-back(s){apart}"
     )

@@ -197,8 +197,8 @@ def test_loop_backs_with_no_round_behind_them_are_said_apart_from_the_rounds(
     record_rounds(repo, "reviewer", ["REJECTED", "REJECTED"])
     lines = gfh("learn").out.splitlines()
     assert (
-        "  implementer: 0 round(s), 0 sent back; 2 loop-back(s) (2 with no implementer round "
-        "behind them in the window), no lesson yet"
+        "  implementer: 0 round(s), 0 sent back; 2 loop-back(s) (2 with no round of its own), "
+        "no lesson yet"
     ) in lines
     [implementer, _] = gfh("learn", "--json").json()["roles"]
     assert (implementer["rounds"], implementer["sent_back"], implementer["loop_backs"]) == (0, 0, 2)
