@@ -100,9 +100,10 @@ def decline(repo: git.Repo, config: Config, given: str, why: str) -> Declined:
         ledger = load_ledger(top, config.paths.requests)
         request = ledger.find(given)
         _require_open(request)
+        pill = next(
+            (p for p in load_catalog(top, config.paths.pills).pills if p.key == request.pill), None
+        )
         _set_fields(request.path, {"status": "declined", "declined": reason})
-    catalog = load_catalog(top, config.paths.pills)
-    pill = next((p for p in catalog.pills if p.key == request.pill), None)
     return Declined(request, reason, pill.status if pill else None)
 
 
