@@ -53,7 +53,7 @@ Check.
 INDEX = (
     "from pathlib import Path; from gitflow_harness.store.config import default_config;"
     "from gitflow_harness.learning.index import lessons_index;"
-    "lessons_index(default_config(), Path({top!r}), 'implementer')"
+    "lessons_index(Path({top!r}), default_config().paths.pills, 'implementer')"
 )
 
 CONFIG_ONLY = "from gitflow_harness.store.config import default_config; default_config()"

@@ -23,7 +23,9 @@ def source(ctx: HookContext) -> list[Offer]:
         return []
     from gitflow_harness.agent.model import Offer
     from gitflow_harness.learning.index import subagent_context
-    from gitflow_harness.store.config import load_config
 
-    text = subagent_context(load_config(ctx.repo.top), ctx.repo.top, role).strip()
+    # The session's copy of the configuration: parsing the file again would cost ~10 ms.
+    config = ctx.config()
+    pills, stages = config["paths"]["pills"], config["graph"]["stages"]
+    text = subagent_context(ctx.repo.top, pills, stages, role).strip()
     return [Offer(text)] if text else []

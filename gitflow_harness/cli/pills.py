@@ -142,10 +142,12 @@ def new(
 def index(role: str) -> int:
     """Print ROLE's lessons index: what its subagents are given when they start."""
     from gitflow_harness.learning.index import lessons_index
+    from gitflow_harness.learning.pills import layout_folder
     from gitflow_harness.workspace import open_workspace
 
     ws = open_workspace()
-    text = lessons_index(ws.config, ws.top, role)
+    layout_folder(ws.top, ws.config.paths.pills, "paths.pills")
+    text = lessons_index(ws.top, ws.config.paths.pills, role)
     if text:
         click.echo(text, nl=False)
     else:

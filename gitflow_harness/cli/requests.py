@@ -147,7 +147,7 @@ def answer(request_id: str, rule: str, as_json: bool) -> int:
 @click.option("--why", required=True, help="Why the lesson does not become a rule.")
 @json_option
 def decline(request_id: str, why: str, as_json: bool) -> int:
-    """Decline request ID, saying why; its pill stays active."""
+    """Decline request ID, saying why; its pill stays as it is (a reopening's stays retired)."""
     from gitflow_harness.learning.answers import decline as do_decline
     from gitflow_harness.workspace import open_workspace
 
@@ -156,5 +156,6 @@ def decline(request_id: str, why: str, as_json: bool) -> int:
     if as_json:
         echo_json({"id": done.request.id, "status": "declined", "declined": done.why})
         return 0
-    click.echo(f"{done.request.rel}: declined; {done.request.pill} stays active")
+    stays = f"; {done.request.pill} stays {done.pill_status}" if done.pill_status else ""
+    click.echo(f"{done.request.rel}: declined{stays}")
     return 0

@@ -40,12 +40,18 @@ class Demo:
     def say(self, text: str) -> None:
         self.echo(text)
 
-    def git(self, *args: str, cwd: Path | None = None, check: bool = True) -> str:
+    def git(
+        self,
+        *args: str,
+        cwd: Path | None = None,
+        check: bool = True,
+        env: dict[str, str] | None = None,
+    ) -> str:
         """Run git in the scratch repository (or `cwd`) and return its stdout."""
         proc = subprocess.run(
             ["git", *args],
             cwd=cwd or self.repo,
-            env=self.env,
+            env={**self.env, **(env or {})},
             capture_output=True,
             text=True,
             stdin=subprocess.DEVNULL,

@@ -1,14 +1,20 @@
-"""Demo chapter: a lesson recurs, graduates into a request, is answered by a way, and comes back."""
+"""Demo chapter: a lesson recurs, graduates into a request, is answered by a way, and comes back.
+
+The chapter replays two weeks. Rounds of past days go into the event log with their dates, as
+the hooks recorded them then (a hook stamps the moment it runs, so it cannot record the past);
+today's rounds are real Claude Code payloads sent through `gfh hook claude SubagentStart` and
+`SubagentStop`, and the first of them shows the lessons index the starting subagent is given.
+"""
 
 from __future__ import annotations
 
-import subprocess
+import json
 from datetime import datetime, timedelta
 
 from gitflow_harness.demo import Demo
-from gitflow_harness.errors import UsageError
 
-SESSION = "claude:demo-learning"
+SESSION = "claude:demo-learning"  # the replayed days' session
+LIVE_SESSION = "6b1e0c52-demo-learning"  # today's Claude Code session, through the hooks
 MODEL = "claude-sonnet-4-5"
 PILL = "implementer/frontmatter-crlf"
 
@@ -91,6 +97,10 @@ def run(demo: Demo) -> None:
     for days_ago in (6, 4):
         _rounds(demo, days_ago=days_ago, verdicts=["REJECTED", "APPROVED"])
         demo.gfh("pills", "bump", PILL, "--date", _day(days_ago).date().isoformat())
+    demo.say("today, in a Claude Code session: each subagent start and stop goes through the hook")
+    live = _Live(demo)
+    live.send("SessionStart", source="startup", model=MODEL)
+    live.round(verdict="APPROVED", show_start=True)
     demo.gfh("learn", "--check")
     [request] = sorted((demo.repo / "requests").glob("*.md"))
     demo.say(f"--- {request.relative_to(demo.repo)} (first lines) ---")
@@ -109,7 +119,9 @@ def run(demo: Demo) -> None:
     demo.gfh("requests", "list")
 
     demo.section("The lesson comes back: a reopening names the rule that did not hold")
-    _rounds(demo, days_ago=0, verdicts=["REJECTED", "APPROVED"])
+    demo.say("retired, the lesson has left the implementer's index: its rule is a way now")
+    live.round(verdict="REJECTED", show_start=True)
+    live.round(verdict="APPROVED")
     demo.gfh("pills", "bump", PILL)
     demo.gfh("learn", "--check")
     demo.gfh("requests", "list")
@@ -127,29 +139,19 @@ def _commit(demo: Demo, message: str, *, days_ago: int) -> None:
     """Commit everything as it was done `days_ago` days back."""
     when = (_day(days_ago) + timedelta(hours=1)).isoformat() if days_ago else None
     dates = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when} if when else {}
-    for args in (["add", "-A"], ["commit", "-q", "-m", message]):
-        proc = subprocess.run(
-            ["git", *args],
-            cwd=demo.repo,
-            env={**demo.env, **dates},
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
-        )
-        if proc.returncode != 0:
-            raise UsageError(f"demo: git {' '.join(args)} failed: {proc.stderr.strip()}")
+    demo.git("add", "-A")
+    demo.git("commit", "-q", "-m", message, env=dates)
 
 
 def _rounds(demo: Demo, *, days_ago: int, verdicts: list[str]) -> None:
-    """Record implementer rounds and their reviews, as the SubagentStart/Stop hooks would."""
+    """Replay implementer rounds and their reviews of a past day, as the hooks recorded them."""
     from gitflow_harness import git
     from gitflow_harness.store.events import EventLog, format_at, make_event
 
     log = EventLog(git.discover(demo.repo).common_dir)
     branch = demo.git("rev-parse", "--abbrev-ref", "HEAD").strip()
-    # Today's rounds happen now, a second apart: after everything committed so far.
-    unit = timedelta(minutes=1) if days_ago else timedelta(seconds=1)
-    start = _day(days_ago) + timedelta(hours=2) if days_ago else _day(0) + unit
+    start = _day(days_ago) + timedelta(hours=2)
+    minute = timedelta(minutes=1)
 
     def event(at: datetime, kind: str, role: str, n: int, verdict: str | None = None) -> None:
         data: dict[str, object] = {"role": role, "agent": f"{role}-{n}"}
@@ -160,17 +162,66 @@ def _rounds(demo: Demo, *, days_ago: int, verdicts: list[str]) -> None:
         )
 
     for n, verdict in enumerate(verdicts):
-        at = start + 10 * n * unit
+        at = start + 10 * n * minute
         event(at, "subagent.started", "implementer", n)
-        event(at + 3 * unit, "subagent.stopped", "implementer", n, "DONE")
-        event(at + 4 * unit, "subagent.started", "reviewer", n)
-        event(at + 6 * unit, "subagent.stopped", "reviewer", n, verdict)
+        event(at + 3 * minute, "subagent.stopped", "implementer", n, "DONE")
+        event(at + 4 * minute, "subagent.started", "reviewer", n)
+        event(at + 6 * minute, "subagent.stopped", "reviewer", n, verdict)
     rejected = verdicts.count("REJECTED")
-    when = f"{days_ago} days ago" if days_ago else "today"
     demo.say(
-        f"recorded {len(verdicts)} implementer round(s) {when}, each reviewed: "
+        f"replayed {len(verdicts)} implementer round(s) {days_ago} days ago, each reviewed: "
         f"{rejected} REJECTED, {len(verdicts) - rejected} APPROVED"
     )
+
+
+class _Live:
+    """Today's subagents: Claude Code payloads through `gfh hook claude …`, as the host sends."""
+
+    def __init__(self, demo: Demo) -> None:
+        self.demo = demo
+        self.transcript = demo.root / "learning-transcript.jsonl"
+        self.transcript.write_text("", encoding="utf-8")
+        self.agents = 0
+
+    def send(self, event: str, **fields: object) -> str | None:
+        """Send one hook event; return the context it injects, if any."""
+        payload = {
+            "session_id": LIVE_SESSION,
+            "transcript_path": str(self.transcript),
+            "cwd": str(self.demo.repo),
+            "permission_mode": "default",
+            "hook_event_name": event,
+            **fields,
+        }
+        proc = self.demo.gfh("hook", "claude", event, stdin=json.dumps(payload), show=False)
+        out = proc.stdout.strip()
+        context = json.loads(out).get("hookSpecificOutput", {}) if out else {}
+        text = context.get("additionalContext")
+        return text if isinstance(text, str) else None
+
+    def subagent(self, role: str, verdict: str, *, show_start: bool = False) -> None:
+        """Start and stop one subagent of `role` whose final message opens with its verdict."""
+        self.agents += 1
+        agent = f"a-{self.agents}"
+        context = self.send("SubagentStart", agent_id=agent, agent_type=role)
+        if show_start:
+            self.demo.say(f"SubagentStart {role} ({agent}) -> additionalContext:")
+            for line in (context or "(nothing: no active lesson applies)").splitlines():
+                self.demo.say(f"    | {line}")
+        self.send(
+            "SubagentStop",
+            agent_id=agent,
+            agent_type=role,
+            stop_hook_active=False,
+            last_assistant_message=f"VERDICT: {verdict}\nSee the diff for details.",
+            agent_transcript_path=str(self.demo.root / f"agent-{agent}.jsonl"),
+        )
+
+    def round(self, *, verdict: str, show_start: bool = False) -> None:
+        """One implementer round, then its review."""
+        self.subagent("implementer", "DONE", show_start=show_start)
+        self.subagent("reviewer", verdict)
+        self.demo.say(f"hooks recorded an implementer round and its review: {verdict}")
 
 
 def _ensure_repo(demo: Demo) -> None:

@@ -1,8 +1,9 @@
 """Answering a request with a committed rule, or declining it.
 
 An answer closes the request (`rule_in`, `answered_in` = the abbreviated sha of the last commit
-that touched the rule file) and retires the pill, moving it under `retired/`. A decline keeps
-the pill active. Both are line surgery: every other byte of both files stays as it was.
+that touched the rule file) and retires the pill, moving it under `retired/`. A decline leaves
+the pill as it is: active, or retired for a reopening. Both are line surgery: every other byte of
+both files stays as it was.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class Answered:
 class Declined:
     request: Request
     why: str
+    pill_status: str | None  # the pill's status, unchanged; None when it cannot be read
 
 
 def answer(repo: git.Repo, config: Config, given: str, rule: str, *, cwd: Path) -> Answered:
@@ -89,16 +91,20 @@ def _answer(repo: git.Repo, config: Config, given: str, rule: str, *, cwd: Path)
 
 
 def decline(repo: git.Repo, config: Config, given: str, why: str) -> Declined:
-    """Decline request `given`, saying why; its pill stays active."""
+    """Decline request `given`, saying why; its pill stays as it is."""
     reason = " ".join(why.split())
     if not reason:
         raise UsageError("--why must say why the request is declined")
+    top = repo.worktree()
     with held(repo):
-        ledger = load_ledger(repo.worktree(), config.paths.requests)
+        ledger = load_ledger(top, config.paths.requests)
         request = ledger.find(given)
         _require_open(request)
+        pill = next(
+            (p for p in load_catalog(top, config.paths.pills).pills if p.key == request.pill), None
+        )
         _set_fields(request.path, {"status": "declined", "declined": reason})
-    return Declined(request, reason)
+    return Declined(request, reason, pill.status if pill else None)
 
 
 def _require_open(request: Request) -> None:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 from gitflow_harness import git
 from gitflow_harness.learning import history
@@ -34,13 +35,26 @@ def parse(text: str) -> Citation | str:
     path, line = (match["path"], int(match["line"])) if match else (text.strip(), None)
     if line is not None and line < 1:
         return f"citation {text!r}: lines count from 1"
+    found = repo_path(path)
+    if isinstance(found, Outside):
+        return f"citation {text!r}: {found.reason}"
+    return Citation(text=text, path=found, line=line)
+
+
+class Outside(NamedTuple):
+    """Why a path written in a file does not name a place inside the repository."""
+
+    reason: str
+
+
+def repo_path(path: str) -> str | Outside:
+    """Return `path` as a normal repo-relative POSIX path, or why it is not one."""
     pure = PurePosixPath(path)
     if pure.is_absolute() or path.startswith("~") or "\\" in path:
-        return f"citation {text!r}: give a path relative to the repository's top"
+        return Outside("give a path relative to the repository's top")
     if ".." in pure.parts:
-        return f"citation {text!r}: must stay inside the repository"
-    normal = pure.as_posix().removeprefix("./")
-    return Citation(text=text, path=normal, line=line)
+        return Outside("must stay inside the repository")
+    return pure.as_posix().removeprefix("./")
 
 
 def check(pills: Sequence[Pill], repo: git.Repo, top: Path) -> list[Problem]:

@@ -83,6 +83,7 @@ def findings_of(report: LearningReport) -> list[Finding]:
                     "loop_backs": load.loop_backs,
                     "since_lesson": load.since_lesson,
                     "rounds": load.rounds,
+                    "sent_back": load.sent_back,
                     "newest_lesson": load.newest_lesson,
                     "days": report.days,
                 },
@@ -119,23 +120,49 @@ def findings_of(report: LearningReport) -> list[Finding]:
             )
         )
     for relapse in report.relapses:
+        came_back = (
+            f"Retired lesson {relapse.pill.key} came back {relapse.grown} time(s) after its "
+            f"rule in {relapse.closed.rule_in} was committed"
+        )
+        evidence: dict[str, object] = {
+            "grown": relapse.grown,
+            "closed": relapse.closed.id,
+            "rule_in": relapse.closed.rule_in,
+        }
+        declined = relapse.declined
+        if declined is None:
+            out.append(
+                Finding(
+                    ID,
+                    f"pill {relapse.pill.key}",
+                    "attention",
+                    f"{came_back}.",
+                    evidence,
+                    "Revise the rule: the reopening request says since when it stopped holding.",
+                )
+            )
+            continue
         out.append(
             Finding(
                 ID,
                 f"pill {relapse.pill.key}",
-                "attention",
-                f"Retired lesson {relapse.pill.key} came back {relapse.grown} time(s) after its "
-                f"rule in {relapse.closed.rule_in} was committed.",
-                {
-                    "grown": relapse.grown,
-                    "closed": relapse.closed.id,
-                    "rule_in": relapse.closed.rule_in,
-                },
-                "Revise the rule: the reopening request says since when it stopped holding.",
+                "info",
+                f"{came_back}; its reopening {declined.id} was declined ({declined.declined}).",
+                {**evidence, "declined": declined.id},
+                "The decision stands; if the lesson keeps recurring, `gfh learn --check` files "
+                "a new reopening.",
             )
         )
     tones: dict[str, Tone] = {"lower": "good", "higher": "attention", "unclear": "info"}
     for lesson in report.lessons:
+        advice = {
+            "lower": "Keep it; when it is stable, graduate it into a way.",
+            "higher": "The lesson did not help: rewrite its rule or trigger.",
+            "unclear": "Keep collecting rounds; the intervals still overlap.",
+        }
+        if not lesson.pill.active:  # retired: its request was answered by a rule already
+            advice["lower"] = "It graduated already: keep the rule that answered it."
+            advice["higher"] = "The lesson did not help: revise the rule that answered it."
         for r in lesson.readings:
             if r.kind == "not measurable" or r.before is None or r.after is None:
                 continue
@@ -152,11 +179,7 @@ def findings_of(report: LearningReport) -> list[Finding]:
                         "after": r.after.to_dict(),
                         "model": r.model,
                     },
-                    {
-                        "lower": "Keep it; when it is stable, graduate it into a way.",
-                        "higher": "The lesson did not help: rewrite its rule or trigger.",
-                        "unclear": "Keep collecting rounds; the intervals still overlap.",
-                    }[r.kind],
+                    advice[r.kind],
                 )
             )
     return out

@@ -23,6 +23,7 @@ from gitflow_harness.learning.pills import (
     Pill,
     Place,
     is_name,
+    require_folder,
 )
 
 
@@ -105,6 +106,8 @@ def new_pill(
                 f"`gfh pills bump {pill.key}` counts another occurrence"
             )
     path = top / place.rel(catalog.root_rel)
+    folder = path.parent.relative_to(top).as_posix()
+    require_folder(top, folder, f"{role}'s pills go in a folder there: move the file away")
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = {
         "id": place.id,
@@ -176,6 +179,8 @@ def apply_moves(repo: git.Repo, top: Path, moves: list[Move]) -> list[Move]:
                 f"cannot move {move.source}: {move.destination} already exists; "
                 "merge the two pills by hand"
             )
+        folder = target.parent.relative_to(top).as_posix()
+        require_folder(top, folder, "the pill moves into a folder there: move the file away")
         target.parent.mkdir(parents=True, exist_ok=True)
         if move.source in tracked:
             git.move(repo, move.source, move.destination)

@@ -56,7 +56,8 @@ class Relapse:
     """A retired pill that came back after its request was answered."""
 
     pill: Pill
-    closed: Request
+    closed: Request  # the answer whose rule did not hold
+    declined: Request | None = None  # its reopening, declined: the maintainer kept the rule
 
     @property
     def grown(self) -> int:
@@ -97,14 +98,25 @@ def owed_for(top: Path, config: Config, key: str) -> Owed | None:
 
 
 def relapses(catalog: Catalog, ledger: Ledger) -> list[Relapse]:
-    """Return retired pills whose occurrences grew past their latest closed request's."""
+    """Return retired pills whose occurrences grew past their latest closed request's.
+
+    As in `owed`, the latest request decides: closed, the relapse stands; open, the relapse is
+    that reopening (reported as an open request, not twice); declined, the relapse is kept
+    with the decline, which stands until the lesson recurs enough to be owed again.
+    """
     out = []
     for pill in catalog.pills:
         if pill.active:
             continue
-        closed = [r for r in ledger.for_pill(pill.key) if r.status == "closed"]
-        if closed and pill.occurrences > closed[-1].occurrences:
-            out.append(Relapse(pill, closed[-1]))
+        found = ledger.for_pill(pill.key)
+        closed = [r for r in found if r.status == "closed"]
+        if not closed or pill.occurrences <= closed[-1].occurrences:
+            continue
+        latest = found[-1]
+        if latest.status == "closed":
+            out.append(Relapse(pill, latest))
+        elif latest.status == "declined":
+            out.append(Relapse(pill, closed[-1], declined=latest))
     return out
 
 
@@ -197,7 +209,9 @@ def render_body(
 ) -> str:
     """Return the body of a request: it must stand alone in a pull request."""
     pill = item.pill
-    if item.kind == "reopening":
+    reopening = item.kind == "reopening"
+    if reopening:
+        answer = "Commit the revised rule, then close this request (the pill stays retired):"
         closed = item.reopens
         assert closed is not None
         headline = (
@@ -220,6 +234,7 @@ def render_body(
                 f"{pill.occurrences - declined.occurrences} more times since."
             )
         title = f"# Graduate `{pill.key}` into a rule"
+        answer = "Commit the rule, then close this request (the pill is retired):"
     text = pill.path.read_text(encoding="utf-8-sig").replace("\r\n", "\n")
     fence = "```"
     while fence in text:
@@ -251,11 +266,11 @@ def render_body(
             "",
             "## Answer it",
             "",
-            "Commit the rule, then close this request (the pill is retired):",
+            answer,
             "",
             f"    gfh requests answer {request_id} --in {example}",
             "",
-            "Or decline it, saying why (the pill stays active):",
+            f"Or decline it, saying why (the pill stays {'retired' if reopening else 'active'}):",
             "",
             f'    gfh requests decline {request_id} --why "…"',
             "",

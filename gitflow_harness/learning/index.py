@@ -1,8 +1,10 @@
 """The lessons index of a role: what the SubagentStart hook injects, and `gfh pills index` prints.
 
-This runs on the hook path, so it imports the standard library alone. The few fields the index
-needs are kept in an owner-only cache keyed by each pill file's size, mtime, ctime and inode;
-YAML is imported and a pill parsed only when its file changed since the last call.
+This runs on the hook path, so it imports the standard library alone, and takes the two values
+of the configuration it needs (the pills root, `graph.stages`) rather than a parsed
+configuration: the hook has them from its session's copy. The few fields the index needs are
+kept in an owner-only cache keyed by each pill file's size, mtime, ctime and inode; YAML is
+imported and a pill parsed only when its file changed since the last call.
 """
 
 from __future__ import annotations
@@ -15,24 +17,30 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
-    from gitflow_harness.store.config import Config
+    from collections.abc import Collection
 
 CACHE_VERSION: Final = 1
 TRIGGER_WIDTH: Final = 160
 _SEVERITY_ORDER: Final = {"high": 0, "medium": 1, "low": 2}
 
 
-def lessons_index(config: Config, repo_top: Path, role: str) -> str:
+def injects(stages: Collection[str], role: str) -> bool:
+    """True when a subagent of `role` is given its lessons index as it starts.
+
+    With `graph.stages` declared, only those roles are; without, every role is (a role without
+    an active lesson then gets an empty index, that is nothing).
+    """
+    return not stages or role in stages
+
+
+def lessons_index(repo_top: Path, pills_root: str, role: str) -> str:
     """Return the lessons index of `role` (empty when no active lesson applies to it)."""
-    return _render(config.paths.pills, role, _entries(repo_top / config.paths.pills))
+    return _render(pills_root, role, _entries(repo_top / pills_root))
 
 
-def subagent_context(config: Config, repo_top: Path, role: str) -> str:
+def subagent_context(repo_top: Path, pills_root: str, stages: Collection[str], role: str) -> str:
     """Return what SubagentStart injects for `role`: its index if the role is injected, else ""."""
-    if config.graph.stages and role not in config.graph.stages:
-        return ""
-    # Without a graph every role with lessons is injected: its index is then non-empty.
-    return _render(config.paths.pills, role, _entries(repo_top / config.paths.pills))
+    return lessons_index(repo_top, pills_root, role) if injects(stages, role) else ""
 
 
 def _render(root_rel: str, role: str, entries: dict[str, dict[str, Any]]) -> str:
@@ -61,17 +69,6 @@ def _render(root_rel: str, role: str, entries: dict[str, dict[str, Any]]) -> str
             f"({root_rel}/{rel})"
         )
     return "\n".join(lines) + "\n"
-
-
-def roles_to_inject(config: Config, repo_top: Path) -> set[str]:
-    """Return the roles whose subagents get their index: graph.stages, else roles with lessons."""
-    if config.graph.stages:
-        return set(config.graph.stages)
-    roles: set[str] = set()
-    for entry in _entries(repo_top / config.paths.pills).values():
-        if entry["status"] == "active":
-            roles.update(entry["roles"])
-    return roles
 
 
 def collapse(text: str, width: int = TRIGGER_WIDTH) -> str:

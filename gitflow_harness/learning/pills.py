@@ -8,13 +8,14 @@ wherever it sits, so a pill keeps its name (and its requests) when it is retired
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from gitflow_harness.errors import GfhError, UsageError
+from gitflow_harness.errors import ConfigError, GfhError, UsageError
 from gitflow_harness.store.schema import (
     REQUIRED,
     Choice,
@@ -171,6 +172,32 @@ class Catalog:
         return [p for p in self.pills if p.applies(role)]
 
 
+def layout_folder(top: Path, rel: str, setting: str) -> Path:
+    """Return `top/rel`, the folder `setting` names; refuse (exit 2) when a file is in its way."""
+    return require_folder(
+        top,
+        rel,
+        f"{setting} = {rel!r} names a folder there: move the file away or set {setting} in "
+        ".gitflow-harness.toml",
+    )
+
+
+def require_folder(top: Path, rel: str, why: str) -> Path:
+    """Return `top/rel`; raise ConfigError when a file stands where it or a parent must be.
+
+    Otherwise a missing folder reads as an empty one (a check passes on nothing) and creating
+    one fails with a bare OSError.
+    """
+    folder = top / rel
+    probe = folder
+    while not probe.exists() and probe != top and probe.parent != probe:
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        shown = os.path.relpath(probe, top).replace(os.sep, "/")
+        raise ConfigError(f"{shown} is a file, but {why}")
+    return folder
+
+
 def pill_files(root: Path) -> list[Path]:
     """Return every `*.md` under the pills root except a top-level README, sorted."""
     if not root.is_dir():
@@ -180,7 +207,7 @@ def pill_files(root: Path) -> list[Path]:
 
 def load_catalog(top: Path, root_rel: str) -> Catalog:
     """Parse every pill under `top/root_rel`; a file that cannot be used becomes problems."""
-    root = top / root_rel
+    root = layout_folder(top, root_rel, "paths.pills")
     pills: list[Pill] = []
     problems: list[Problem] = []
     seen: dict[str, str] = {}

@@ -14,6 +14,7 @@ from typing import Any
 from gitflow_harness import git
 from gitflow_harness.learning import history, stats
 from gitflow_harness.learning.graduation import Evidence, Owed, Relapse, owed, relapses
+from gitflow_harness.learning.index import injects
 from gitflow_harness.learning.pills import Catalog, Pill, load_catalog
 from gitflow_harness.learning.records import Collector, Records, build
 from gitflow_harness.learning.requests import Ledger, Request, load_ledger
@@ -84,9 +85,8 @@ def analyze(
         capture_at=config.learning.capture_at,
         capture_days=window,
     )
-    # Without a graph, the hook injects every role that has lessons; a retired lesson was
-    # injected while it was active, so its roles count too.
-    injected = set(config.graph.stages) or {r for p in pills for r in p.roles}
+    # The hook's rule; a retired lesson was injected while it was active, so its roles count.
+    injected = {r for p in pills for r in p.roles if injects(config.graph.stages, r)}
     stages = set(config.graph.stages) or recs.roles
     lessons = []
     for pill in pills:
@@ -136,12 +136,11 @@ def evidence(repo: git.Repo, config: Config, log: EventLog, *, now: dt.datetime)
             for role in item.pill.roles:
                 load = loads.get(role)
                 if load is None:
-                    lines.append(f"- loop-backs of {role} in the last {report.days} days: none")
+                    lines.append(f"- {role} in the last {report.days} days: no rounds recorded")
                 else:
                     lines.append(
-                        f"- loop-backs of {role} in the last {report.days} days: "
-                        f"{load.loop_backs} in {load.rounds} round(s), {load.since_lesson} "
-                        "since its newest lesson"
+                        f"- {role} in the last {report.days} days: {_load_text(load)}, "
+                        f"{load.since_lesson} since its newest lesson"
                     )
             lesson = by_key.get(item.pill.key)
             for reading in lesson.readings if lesson else ():
@@ -167,7 +166,9 @@ def to_dict(report: LearningReport) -> dict[str, Any]:
             {
                 "role": load.role,
                 "rounds": load.rounds,
+                "sent_back": load.sent_back,
                 "loop_backs": load.loop_backs,
+                "loop_backs_without_round": load.without_round,
                 "since_lesson": load.since_lesson,
                 "newest_lesson": load.newest_lesson,
                 "overdue": load.overdue,
@@ -202,6 +203,7 @@ def to_dict(report: LearningReport) -> dict[str, Any]:
                 "closed": r.closed.id,
                 "rule_in": r.closed.rule_in,
                 "grown": r.grown,
+                "declined": r.declined.id if r.declined else None,
             }
             for r in report.relapses
         ],
@@ -253,7 +255,11 @@ def render_text(report: LearningReport) -> list[str]:
         out.append(
             f"  {report.problems} file(s) cannot be read: `gfh pills check`, `gfh requests check`"
         )
-    out += ["", f"Roles (last {report.days} days):"]
+    out += [
+        "",
+        f"Roles (last {report.days} days): rounds, those sent back, and the loop-back verdicts "
+        "charged:",
+    ]
     if not report.roles:
         out.append("  no subagent rounds in the window")
     for load in report.roles:
@@ -263,10 +269,7 @@ def render_text(report: LearningReport) -> list[str]:
             if load.newest_lesson
             else "no lesson yet"
         )
-        out.append(
-            f"  {load.role}: {load.loop_backs} loop-back(s) in {load.rounds} round(s), "
-            f"{newest}{flag}"
-        )
+        out.append(f"  {load.role}: {_load_text(load)}, {newest}{flag}")
     out += ["", "Owed (`gfh learn --check` files these):"]
     out += [f"  {o.describe()}" for o in report.owed] or ["  nothing"]
     out += ["", "Open requests:"]
@@ -277,6 +280,7 @@ def render_text(report: LearningReport) -> list[str]:
     out += ["", "Relapsed (retired, and back since their rule):"]
     out += [
         f"  {r.pill.key}: +{r.grown} since {r.closed.id} (rule in {r.closed.rule_in})"
+        + (f"; its reopening {r.declined.id} was declined" if r.declined else "")
         for r in report.relapses
     ] or ["  none"]
     out += ["", "Lessons:"]
@@ -293,3 +297,11 @@ def render_text(report: LearningReport) -> list[str]:
         for reading in lesson.readings:
             out.append(f"    verify {reading.role}: {reading.summary()}")
     return out
+
+
+def _load_text(load: stats.RoleLoad) -> str:
+    """Say a role's rounds and its loop-backs apart: the loop-backs are no share of the rounds."""
+    apart = f" ({load.without_round} with no round of its own)" if load.without_round else ""
+    return (
+        f"{load.rounds} round(s), {load.sent_back} sent back; {load.loop_backs} loop-back(s){apart}"
+    )

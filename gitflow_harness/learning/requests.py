@@ -30,7 +30,8 @@ from gitflow_harness.store.schema import (
 
 KIND: Final = "harness-request"
 STATUSES: Final = ("open", "closed", "declined")
-_FILE = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2})-(?P<name>.+?)(?P<again>-again(?:-(?P<n>\d+))?)?$")
+_DATED = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2})-(?P<rest>.+)$")
+_AGAIN = re.compile(r"^-again(?:-(?P<n>[2-9]|[1-9]\d+))?$")
 
 
 class Core(Mapping_):
@@ -91,11 +92,7 @@ class Request:
     @property
     def order(self) -> tuple[dt.date, int, str]:
         """Sort key: filed date, then the `-again` count, then the name."""
-        match = _FILE.match(self.id)
-        again = 0
-        if match and match["again"]:
-            again = int(match["n"]) if match["n"] else 1
-        return (self.date, again, self.id)
+        return (self.date, again_of(self.id, self.pill) or 0, self.id)
 
     def line(self, key: str) -> int:
         return self.lines.get(key, 1)
@@ -106,15 +103,40 @@ def file_name(pill_key: str) -> str:
     return pill_key.replace("/", "__")
 
 
+def request_id(day: dt.date | str, pill_key: str, again: int) -> str:
+    """Return the id of a request of `pill_key` filed on `day`: plain, -again, -again-2, …"""
+    base = f"{day if isinstance(day, str) else day.isoformat()}-{file_name(pill_key)}"
+    if again == 0:
+        return base
+    return f"{base}-again" if again == 1 else f"{base}-again-{again}"
+
+
+def again_of(request: str, pill_key: str) -> int | None:
+    """Return the `-again` count of a request id filed for `pill_key`; None if it is not one.
+
+    The pill is needed: a slug may itself end in `-again`, so the name alone cannot tell.
+    """
+    match = _DATED.match(request)
+    if match is None:
+        return None
+    name = file_name(pill_key)
+    rest = match["rest"]
+    if rest == name:
+        return 0
+    suffix = _AGAIN.match(rest.removeprefix(name)) if rest.startswith(name) else None
+    if suffix is None:
+        return None
+    again = int(suffix["n"]) if suffix["n"] else 1
+    # Filing names files with request_id: accept exactly the names it can make.
+    return again if request_id(match["date"], pill_key, again) == request else None
+
+
 def candidates(day: dt.date, pill_key: str) -> Iterable[str]:
     """Yield the file names to try for a new request, in order: plain, -again, -again-2, …"""
-    base = f"{day.isoformat()}-{file_name(pill_key)}"
-    yield f"{base}.md"
-    yield f"{base}-again.md"
-    n = 2
+    again = 0
     while True:
-        yield f"{base}-again-{n}.md"
-        n += 1
+        yield f"{request_id(day, pill_key, again)}.md"
+        again += 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,9 +165,10 @@ class Ledger:
 
 def load_ledger(top: Path, root_rel: str) -> Ledger:
     """Parse every request file under `top/root_rel`."""
+    from gitflow_harness.learning.pills import layout_folder
     from gitflow_harness.store import documents
 
-    root = top / root_rel
+    root = layout_folder(top, root_rel, "paths.requests")
     requests: list[Request] = []
     problems: list[Problem] = []
     files = sorted(p for p in root.glob("*.md") if p.is_file()) if root.is_dir() else []
@@ -186,23 +209,34 @@ def load_ledger(top: Path, root_rel: str) -> Ledger:
 
 def check_rules(ledger: Ledger, repo: git.Repo, *, today: dt.date) -> list[Problem]:
     """Return the problems of the parsed requests: fields per status, rule files, one open each."""
+    from gitflow_harness.learning.citations import Outside, repo_path
+
     out: list[Problem] = []
-    rules = [r.rule_in for r in ledger.requests if r.status == "closed" and r.rule_in]
-    tracked = git.tracked(repo, rules) if rules else set()
     top = repo.worktree()
+    # Every rule_in, read as a place in the repository; only files there are asked of git.
+    rule_paths = {r.rule_in: repo_path(r.rule_in) for r in ledger.requests if r.rule_in}
+    rules = [p for p in rule_paths.values() if isinstance(p, str) and (top / p).is_file()]
+    tracked = git.tracked(repo, rules) if rules else set()
     names = {r.id for r in ledger.requests} | {f"{r.id}.md" for r in ledger.requests}
     for req in ledger.requests:
 
         def add(key: str | None, message: str, severity: str = "error", req: Request = req) -> None:
             out.append(Problem(req.rel, req.line(key) if key else 1, severity, message))
 
-        match = _FILE.match(req.id)
+        match = _DATED.match(req.id)
         if match is None:
             add(None, "the file name must be <YYYY-MM-DD>-<name>.md")
-        elif match["name"] != file_name(req.pill):
-            add("pill", f"names pill {req.pill!r} but its file is named for {match['name']!r}")
+        elif again_of(req.id, req.pill) is None:
+            add(
+                "pill",
+                f"names pill {req.pill!r} but its file is not named for it: expected "
+                f"{request_id(match['date'], req.pill, 0)}.md (or with -again, -again-N)",
+            )
         if req.date > today:
             add("date", f"date {req.date} is in the future (today is {today})")
+        rule = rule_paths.get(req.rule_in) if req.rule_in is not None else None
+        if isinstance(rule, Outside):
+            add("rule_in", f"rule_in {req.rule_in!r}: {rule.reason}")
         if req.status == "open":
             # A reopening names, in rule_in, the rule that did not hold.
             keys = (
@@ -223,17 +257,18 @@ def check_rules(ledger: Ledger, repo: git.Repo, *, today: dt.date) -> list[Probl
                     f"a closed request needs {' and '.join(missing)}: answer it with "
                     f"`gfh requests answer {req.id} --in PATH`",
                 )
-            if req.rule_in is not None:
-                if not (top / req.rule_in).is_file():
+            if isinstance(rule, str):
+                if not (top / rule).is_file():
                     add("rule_in", f"rule_in {req.rule_in!r}: no such file")
-                elif req.rule_in not in tracked:
+                elif rule not in tracked:
                     add("rule_in", f"rule_in {req.rule_in!r} is not tracked by git; commit it")
             if req.answered_in is not None and not re.fullmatch(r"[0-9a-f]{4,40}", req.answered_in):
                 add("answered_in", f"answered_in {req.answered_in!r} is not a commit id")
         else:  # declined
             if req.declined is None:
                 add("status", f"a declined request says why: `gfh requests decline {req.id} --why`")
-            for key in ("rule_in", "answered_in"):
+            # A declined reopening still names, in rule_in, the rule that did not hold.
+            for key in ("answered_in",) if req.reopens else ("rule_in", "answered_in"):
                 if getattr(req, key) is not None:
                     add(key, f"a declined request has no {key}")
         if req.reopens is not None and req.reopens not in names:
@@ -243,13 +278,15 @@ def check_rules(ledger: Ledger, repo: git.Repo, *, today: dt.date) -> list[Probl
         if req.status == "open":
             by_pill.setdefault(req.pill, []).append(req)
     for pill, found in sorted(by_pill.items()):
-        for extra in sorted(found, key=lambda r: r.order)[1:]:
+        # By filing order, not file name: `-again.md` sorts before `.md`.
+        first, *extras = sorted(found, key=lambda r: r.order)
+        for extra in extras:
             out.append(
                 Problem(
                     extra.rel,
                     extra.line("status"),
                     "error",
-                    f"pill {pill} already has an open request ({found[0].id}); "
+                    f"pill {pill} already has an open request ({first.id}); "
                     "one open request per pill: decline or remove this one",
                 )
             )

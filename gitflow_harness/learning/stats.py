@@ -81,8 +81,10 @@ class RoleLoad:
 
     role: str
     rounds: int  # in the window
-    loop_backs: int  # charged to it in the window
-    since_lesson: int  # of those, after its newest lesson
+    sent_back: int  # of those rounds, the ones a loop-back returned (never more than rounds)
+    loop_backs: int  # verdicts charged to it in the window (what makes a role overdue)
+    without_round: int  # of those, the ones with no round of the role behind them in the window
+    since_lesson: int  # loop-backs after its newest lesson
     newest_lesson: str | None  # pill key
     lesson_moment: dt.datetime | None
     overdue: bool
@@ -110,14 +112,19 @@ def role_loads(
                 newest, newest_at = pill, at
         charged = [lb for lb in records.loop_backs if lb.charged == role and start <= lb.at <= now]
         since = [lb for lb in charged if newest_at is None or lb.at > newest_at]
-        rounds = len(records.after(role, start - dt.timedelta(microseconds=1), now))
+        rounds = records.after(role, start - dt.timedelta(microseconds=1), now)
         if not rounds and not charged:
             continue
+        # Several verdicts may return one round, and a verdict may find no round of the role
+        # in its session: loop-backs are not a share of rounds, the rounds sent back are.
+        in_window = set(rounds)
         loads.append(
             RoleLoad(
                 role=role,
-                rounds=rounds,
+                rounds=len(rounds),
+                sent_back=len(in_window & records.sent_back),
                 loop_backs=len(charged),
+                without_round=sum(1 for lb in charged if lb.round not in in_window),
                 since_lesson=len(since),
                 newest_lesson=newest.key if newest else None,
                 lesson_moment=newest_at,

@@ -102,7 +102,7 @@ SECTIONS: Final[dict[str, Schema]] = {
             "loop_back",
             StrList(item=Str(nonempty=True)),
             ("REJECTED", "BLOCKED", "FAIL", "FAILED"),
-            "verdicts that send work back",
+            "verdicts that send work back (any case: read upper-cased)",
         ),
     ),
     "graph": _section(
@@ -308,6 +308,11 @@ def _build(
             else:
                 sources[f"{name}.{f.name}"] = "default"
         sections[name] = values
+    # The hook records a verdict token upper-cased: normalise the configured ones once, here,
+    # so every reader compares like with like.
+    loop_back = sections["learning"].get("loop_back")
+    if isinstance(loop_back, tuple):
+        sections["learning"]["loop_back"] = tuple(dict.fromkeys(v.upper() for v in loop_back))
     if "loops" in sections["graph"]:
         loops, found = _graph_loops(sections["graph"].get("loops") or {}, where, lines)
         problems.extend(found)
@@ -362,7 +367,19 @@ def _graph_loops(
                     )
                 )
                 continue
-            loops[role][verdict] = tuple(targets)
+            token = verdict.upper()
+            if token in loops[role]:
+                problems.append(
+                    Problem(
+                        where,
+                        lines.get(key, role_line),
+                        "error",
+                        f"{key}: the same verdict as {token} (verdicts are read in upper case); "
+                        "keep one of them",
+                    )
+                )
+                continue
+            loops[role][token] = tuple(targets)
     return loops, problems
 
 

@@ -147,6 +147,7 @@ def _parse_yaml(
     fm_text: str, where: str, fm_offset: int, *, first_line: int
 ) -> tuple[dict[str, Any], dict[str, Span]]:
     loader = _Loader(fm_text)
+    node: yaml.Node | None = None
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else {}
@@ -157,6 +158,8 @@ def _parse_yaml(
         raise DocumentError([Problem(where, line, "error", f"invalid YAML: {reason}")]) from None
     except yaml.YAMLError as exc:
         raise DocumentError([Problem(where, first_line, "error", f"invalid YAML: {exc}")]) from None
+    except _BUILD_ERRORS as exc:
+        raise DocumentError([_unbuildable(node, where, first_line, exc)]) from None
     finally:
         loader.dispose()
     if data is None:
@@ -184,6 +187,65 @@ def _parse_yaml(
     if problems:
         raise DocumentError(problems)
     return {str(k): v for k, v in data.items()}, spans
+
+
+# PyYAML's constructors raise plain Python errors, not YAMLError, for a value its resolver
+# matched (or a tag named) but that cannot be built: `2026-02-30` is read as a timestamp and
+# `datetime.date` refuses it; `!!int many`, `!!bool maybe`, `!!timestamp soon` likewise.
+_BUILD_ERRORS = (ValueError, OverflowError, TypeError, AttributeError, LookupError)
+_WHAT = {
+    "tag:yaml.org,2002:timestamp": "a calendar date",
+    "tag:yaml.org,2002:int": "an integer",
+    "tag:yaml.org,2002:float": "a number",
+    "tag:yaml.org,2002:bool": "true or false",
+}
+
+
+def _unbuildable(root: yaml.Node | None, where: str, first_line: int, exc: Exception) -> Problem:
+    """Return the problem of the first scalar that cannot be built, on its line, by its key."""
+    reason = str(exc) or type(exc).__name__
+    entries = root.value if isinstance(root, yaml.MappingNode) else []
+    for key_node, value_node in entries:
+        for scalar in _scalars(key_node, value_node):
+            failure = _build_failure(scalar)
+            if failure is None:
+                continue
+            reason = failure
+            what = _WHAT.get(scalar.tag, f"a {scalar.tag.rsplit(':', 1)[-1]}")
+            return Problem(
+                where,
+                first_line + scalar.start_mark.line,
+                "error",
+                f"{key_node.value}: {scalar.value!r} is not {what} ({reason})",
+            )
+    return Problem(where, first_line, "error", f"a value cannot be read: {reason}")
+
+
+def _build_failure(node: yaml.ScalarNode) -> str | None:
+    """Return why `node` cannot be built, or None when it can."""
+    builder = _Loader("")
+    try:
+        builder.construct_object(node, deep=True)
+    except _BUILD_ERRORS as exc:
+        return str(exc) or type(exc).__name__
+    except yaml.YAMLError:
+        return None  # reported as invalid YAML where the whole document is built
+    finally:
+        builder.dispose()
+    return None
+
+
+def _scalars(*nodes: yaml.Node) -> list[yaml.ScalarNode]:
+    """Return the scalar nodes under `nodes`, in document order."""
+    out: list[yaml.ScalarNode] = []
+    for node in nodes:
+        if isinstance(node, yaml.ScalarNode):
+            out.append(node)
+        elif isinstance(node, yaml.SequenceNode):
+            out.extend(_scalars(*node.value))
+        elif isinstance(node, yaml.MappingNode):
+            out.extend(_scalars(*(n for pair in node.value for n in pair)))
+    return out
 
 
 def _span(fm_text: str, offset: int, key_node: yaml.Node, value_node: yaml.Node, line: int) -> Span:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.agent import kit
 from tests.helpers import CliRunner, write
 
@@ -62,3 +64,37 @@ def test_cursor_subagent_start_takes_no_context_so_nothing_waits_for_later(
     post = kit.hook(gfh, "cursor", "postToolUse", kit.payload("cursor", "postToolUse", repo))
     assert post.json() == {}
     assert kit.decisions(repo) == []
+
+
+def test_a_pill_with_an_impossible_date_leaves_the_others_in_the_index(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If one of a role's pills cannot be read, then its subagents still get the rest."""
+    _pill(repo, "reviewer/crlf", "a diff touches line ends")
+    _pill(repo, "reviewer/broken", "never shown")
+    broken = repo / "pills/reviewer/broken.md"
+    broken.write_text(broken.read_text().replace("date: 2026-11-01", "date: 2026-02-30"))
+    result = kit.hook(gfh, "claude", "SubagentStart", kit.payload("claude", "SubagentStart", repo))
+    assert result.code == 0
+    context = kit.context(result) or ""
+    assert "- [medium] reviewer-crlf: a diff touches line ends (pills/reviewer/crlf.md)" in context
+    assert "broken" not in context
+
+
+def test_the_lessons_source_reads_the_hooks_configuration_not_the_file_again(
+    repo: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the session already holds the configuration, then a SubagentStart does not parse
+    `.gitflow-harness.toml` again for the lessons: the hook's one copy decides."""
+    from gitflow_harness.store import config
+
+    write(repo, ".gitflow-harness.toml", '[graph]\nstages = ["reviewer"]\n')
+    _pill(repo, "reviewer/crlf", "a diff touches line ends")
+    start = kit.payload("claude", "SubagentStart", repo)
+    assert "reviewer-crlf" in (kit.context(kit.hook(gfh, "claude", "SubagentStart", start)) or "")
+    loads: list[object] = []
+    real = config.load_config
+    monkeypatch.setattr(config, "load_config", lambda top: loads.append(top) or real(top))
+    again = kit.hook(gfh, "claude", "SubagentStart", start)
+    assert "reviewer-crlf" in (kit.context(again) or "")
+    assert loads == []

@@ -68,9 +68,9 @@ def test_the_filed_request_quotes_the_recorded_evidence(repo: Path, gfh: CliRunn
     gfh("learn", "--check")
     text = (repo / "requests/2026-11-30-implementer__parser.md").read_text()
     assert (
-        "- loop-backs of implementer in the last 14 days: 2 in 3 round(s), 2 since its newest "
-        "lesson\n- verify (implementer): not measurable: only 0 before and 3 after the lesson "
-        "on m (5 needed on each side within 14 days)\n"
+        "- implementer in the last 14 days: 3 round(s), 2 sent back; 2 loop-back(s), 2 since "
+        "its newest lesson\n- verify (implementer): not measurable: only 0 before and 3 after "
+        "the lesson on m (5 needed on each side within 14 days)\n"
     ) in text
 
 
@@ -79,8 +79,11 @@ def test_report_names_an_overdue_role(repo: Path, gfh: CliRunner) -> None:
     result = gfh("learn")
     assert result.code == 0
     assert (
-        "  implementer: 3 loop-back(s) in 4 round(s), no lesson yet  OVERDUE: capture a lesson"
-        in result.out.splitlines()
+        "  implementer: 4 round(s), 3 sent back; 3 loop-back(s), no lesson yet  "
+        "OVERDUE: capture a lesson" in result.out.splitlines()
+    )
+    assert "Roles (last 14 days): rounds, those sent back, and the loop-back verdicts" in (
+        result.out
     )
     data = gfh("learn", "--json", "--days", "3").json()
     assert data["overdue"] == ["implementer"]
@@ -128,3 +131,75 @@ def test_nothing_but_tokens_leaves_the_log(repo: Path, gfh: CliRunner) -> None:
     outputs = [gfh("learn", "--json"), gfh("learn"), gfh("learn", "--check")]
     assert all(canary not in r.out + r.err for r in outputs)
     assert canary not in (repo / "requests/2026-11-30-implementer__parser.md").read_text()
+
+
+def test_lower_case_verdicts_in_the_configuration_still_count(repo: Path, gfh: CliRunner) -> None:
+    """If the configuration spells a verdict in lower case, then the upper-cased token the hook
+    records still counts as a loop-back and still follows its graph edge."""
+    (repo / ".gitflow-harness.toml").write_text(
+        '[learning]\nloop_back = ["failed"]\n\n'
+        '[graph]\nstages = ["implementer", "reviewer"]\n'
+        '[graph.loops.reviewer]\nRejected = ["implementer"]\n',
+        encoding="utf-8",
+    )
+    record_rounds(repo, "implementer", ["DONE"])
+    record_rounds(repo, "reviewer", ["REJECTED"])
+    record_rounds(repo, "tester", ["FAILED", "FAILED"])
+    data = gfh("learn", "--json").json()
+    assert data["loop_backs"] == 3
+    roles = {r["role"]: r["loop_backs"] for r in data["roles"]}
+    assert roles == {"implementer": 1, "reviewer": 0, "tester": 2}
+
+
+def test_the_report_lists_a_relapse_whose_reopening_was_declined_as_declined(
+    repo: Path, gfh: CliRunner
+) -> None:
+    from tests.helpers import commit
+    from tests.learning.test_graduation import put_request
+
+    commit(repo, "rule", {"hooks/ways/r/r.md": "rule\n"})
+    put(repo, "implementer/back", occurrences="5", status="retired")
+    common = {"pill": "implementer/back", "rule_in": "hooks/ways/r/r.md"}
+    put_request(
+        repo,
+        "2026-11-01-implementer__back.md",
+        status="closed",
+        answered_in="abc1234",
+        **common,
+    )
+    put_request(
+        repo,
+        "2026-11-05-implementer__back.md",
+        status="declined",
+        declined="keep the rule",
+        reopens="2026-11-01-implementer__back.md",
+        occurrences=5,
+        **common,
+    )
+    [relapsed] = gfh("learn", "--json").json()["relapsed"]
+    assert relapsed["declined"] == "2026-11-05-implementer__back"
+    assert (
+        "  implementer/back: +2 since 2026-11-01-implementer__back (rule in hooks/ways/r/r.md); "
+        "its reopening 2026-11-05-implementer__back was declined"
+    ) in gfh("learn").out.splitlines()
+
+
+def test_loop_backs_with_no_round_behind_them_are_said_apart_from_the_rounds(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If a role is charged loop-backs with no round of its own behind them, then the report
+    does not read them as a share of its rounds: it counts them apart."""
+    (repo / ".gitflow-harness.toml").write_text(
+        '[graph]\nstages = ["implementer", "reviewer"]\n'
+        '[graph.loops.reviewer]\nREJECTED = ["implementer"]\n',
+        encoding="utf-8",
+    )
+    record_rounds(repo, "reviewer", ["REJECTED", "REJECTED"])
+    lines = gfh("learn").out.splitlines()
+    assert (
+        "  implementer: 0 round(s), 0 sent back; 2 loop-back(s) (2 with no round of its own), "
+        "no lesson yet"
+    ) in lines
+    [implementer, _] = gfh("learn", "--json").json()["roles"]
+    assert (implementer["rounds"], implementer["sent_back"], implementer["loop_backs"]) == (0, 0, 2)
+    assert implementer["loop_backs_without_round"] == 2

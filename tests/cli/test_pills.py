@@ -183,3 +183,88 @@ def test_outside_a_repository_is_a_usage_error(
     result = gfh("pills", "check")
     assert result.code == 2
     assert result.err.startswith("gfh: not a git repository")
+
+
+def test_an_impossible_date_is_one_problem_and_leaves_the_other_pills_working(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If one pill has a date no calendar has, then `check` names its file and line, and the
+    index, the report and `learn --check` go on with every other pill."""
+    put(repo, "implementer/bad", date="2026-02-30", trigger="the bad one")
+    put(repo, occurrences="3", trigger="editing the parser")
+    check = gfh("pills", "check")
+    assert check.code == 1
+    assert check.out == (
+        "pills/implementer/bad.md:6: error: date: '2026-02-30' is not a calendar date "
+        "(day is out of range for month)\n"
+    )
+    assert check.err == "1 pill(s) in pills/: 1 problem(s), 0 note(s)\n"
+    index = gfh("pills", "index", "implementer")
+    assert (index.code, index.out.splitlines()[-1]) == (
+        0,
+        "- [medium] implementer-parser: editing the parser (pills/implementer/parser.md)",
+    )
+    assert "bad" not in index.out
+    report = gfh("learn")
+    assert report.code == 0
+    assert "1 file(s) cannot be read" in report.out
+    filed = gfh("learn", "--check")
+    assert filed.code == 1
+    assert filed.out.startswith("filed requests/2026-11-30-implementer__parser.md ")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("pills", "new", "implementer", "a", "--trigger", "t"),
+        ("pills", "check"),
+        ("pills", "index", "implementer"),
+        ("pills", "bump", "a"),
+        ("pills", "tidy"),
+        ("learn",),
+        ("learn", "--check"),
+    ],
+)
+def test_a_file_where_the_pills_folder_belongs_is_a_layout_error(
+    repo: Path, gfh: CliRunner, args: tuple[str, ...]
+) -> None:
+    """If `paths.pills` names a file, then every pills command says so in one line, exit 2,
+    rather than crashing or reporting an empty, passing folder."""
+    (repo / "pills").write_text("x\n")
+    result = gfh(*args)
+    assert (result.code, result.out) == (2, "")
+    assert result.err == (
+        "gfh: pills is a file, but paths.pills = 'pills' names a folder there: move the file "
+        "away or set paths.pills in .gitflow-harness.toml\n"
+    )
+    assert (repo / "pills").read_text() == "x\n"
+
+
+def test_a_file_in_the_way_of_a_configured_or_a_role_folder_is_named(
+    repo: Path, gfh: CliRunner
+) -> None:
+    (repo / ".gitflow-harness.toml").write_text('[paths]\npills = "docs/pills"\n')
+    (repo / "docs").write_text("x\n")
+    nested = gfh("pills", "check")
+    assert nested.code == 2
+    assert nested.err.startswith("gfh: docs is a file, but paths.pills = 'docs/pills' names")
+    (repo / "docs").unlink()
+    (repo / "docs/pills").mkdir(parents=True)
+    (repo / "docs/pills/implementer").write_text("x\n")
+    role = gfh("pills", "new", "implementer", "a", "--trigger", "t")
+    assert role.code == 2
+    assert role.err == (
+        "gfh: docs/pills/implementer is a file, but implementer's pills go in a folder there: "
+        "move the file away\n"
+    )
+
+
+def test_tidy_refuses_when_a_file_stands_where_retired_pills_go(repo: Path, gfh: CliRunner) -> None:
+    put(repo, status="retired")
+    (repo / "pills/retired").write_text("x\n")
+    result = gfh("pills", "tidy")
+    assert result.code == 2
+    assert result.err == (
+        "gfh: pills/retired is a file, but the pill moves into a folder there: move the file away\n"
+    )
+    assert (repo / "pills/implementer/parser.md").exists()

@@ -90,6 +90,31 @@ def test_decline_and_check(repo: Path, gfh: CliRunner, filed: str) -> None:
     assert gfh("requests", "check").code == 0
 
 
+def test_a_reopening_says_and_keeps_its_pill_retired_through_a_decline(
+    repo: Path, gfh: CliRunner, filed: str
+) -> None:
+    """If a reopening is filed and declined, then neither its body nor the decline says the
+    pill is active: it was retired by the answer and stays retired."""
+    commit(repo, "rule", {RULE: "rule\n"})
+    assert gfh("requests", "answer", filed, "--in", RULE).code == 0
+    commit(repo, "answer", {})
+    assert gfh("pills", "bump", "implementer/parser").code == 0
+    assert gfh("learn", "--check").code == 1
+    reopening = f"{filed}-again"
+    body = (repo / "requests" / f"{reopening}.md").read_text()
+    assert "Commit the revised rule, then close this request (the pill stays retired):" in body
+    assert "Or decline it, saying why (the pill stays retired):" in body
+    assert "stays active" not in body
+    assert "(the pill is retired)" not in body
+    result = gfh("requests", "decline", reopening, "--why", "the rule is right")
+    assert (result.code, result.out) == (
+        0,
+        f"requests/{reopening}.md: declined; implementer/parser stays retired\n",
+    )
+    assert (repo / "pills/retired/implementer/parser.md").exists()
+    assert gfh("requests", "check").code == 0
+
+
 def test_check_fails_on_a_bad_request(repo: Path, gfh: CliRunner, filed: str) -> None:
     path = repo / "requests" / f"{filed}.md"
     path.write_text(path.read_text().replace("status: open", "status: closed"))
@@ -97,3 +122,22 @@ def test_check_fails_on_a_bad_request(repo: Path, gfh: CliRunner, filed: str) ->
     assert result.code == 1
     [problem] = result.json()["problems"]
     assert problem["message"].startswith("a closed request needs rule_in and answered_in")
+
+
+@pytest.mark.parametrize(
+    "args", [("learn", "--check"), ("requests", "list"), ("requests", "check"), ("learn",)]
+)
+def test_a_file_where_the_requests_folder_belongs_is_a_layout_error(
+    repo: Path, gfh: CliRunner, args: tuple[str, ...]
+) -> None:
+    """If `paths.requests` names a file, then the requests commands say so in one line, exit 2:
+    nothing is filed over it and no empty ledger passes."""
+    put(repo, occurrences="3")
+    (repo / "requests").write_text("y\n")
+    result = gfh(*args)
+    assert (result.code, result.out) == (2, "")
+    assert result.err == (
+        "gfh: requests is a file, but paths.requests = 'requests' names a folder there: move "
+        "the file away or set paths.requests in .gitflow-harness.toml\n"
+    )
+    assert (repo / "requests").read_text() == "y\n"

@@ -55,6 +55,7 @@ def test_an_overdue_role_is_a_finding(repo: Path) -> None:
         "loop_backs": 3,
         "since_lesson": 3,
         "rounds": 3,
+        "sent_back": 3,
         "newest_lesson": None,
         "days": 14,
     }
@@ -132,3 +133,72 @@ def test_the_detector_keeps_only_subagent_events(repo: Path) -> None:
     detector.observe(stopped(local("2026-11-19", 9), "implementer", "DONE"))
     assert len(detector._collector.seen) == 1
     assert isinstance(NOW, dt.datetime)
+
+
+def _relapsed_with(repo: Path, put_pill: PutPill, **reopening: object) -> None:
+    """A retired pill answered at 3 occurrences, now at 5, and a reopening of it."""
+    commit(repo, "rule", {"hooks/ways/r/r.md": "rule\n"})
+    put_pill("implementer/back", under="retired", status="retired", occurrences="5")
+    put_request(
+        repo,
+        "2026-11-01-implementer__back.md",
+        pill="implementer/back",
+        status="closed",
+        rule_in="hooks/ways/r/r.md",
+        answered_in="abc1234",
+        occurrences=3,
+    )
+    put_request(
+        repo,
+        "2026-11-05-implementer__back.md",
+        pill="implementer/back",
+        rule_in="hooks/ways/r/r.md",
+        reopens="2026-11-01-implementer__back.md",
+        occurrences=5,
+        **reopening,
+    )
+
+
+def test_while_a_reopening_is_open_the_relapse_is_that_request_alone(
+    repo: Path, put_pill: PutPill
+) -> None:
+    _relapsed_with(repo, put_pill)
+    _, _, findings, _ = run(repo, [])
+    assert [(f["subject"], f["tone"]) for f in findings] == [
+        ("request 2026-11-05-implementer__back", "info")
+    ]
+
+
+def test_after_a_declined_reopening_the_relapse_is_told_as_declined_not_as_attention(
+    repo: Path, put_pill: PutPill
+) -> None:
+    """If the maintainer declined the reopening, then the relapse is reported as declined
+    (info), not as something to act on, until the lesson recurs enough to be owed again."""
+    _relapsed_with(repo, put_pill, status="declined", declined="the rule stays as it is")
+    _, _, findings, _ = run(repo, [])
+    [finding] = findings
+    assert (finding["subject"], finding["tone"]) == ("pill implementer/back", "info")
+    assert finding["observed"] == (
+        "Retired lesson implementer/back came back 2 time(s) after its rule in hooks/ways/r/r.md "
+        "was committed; its reopening 2026-11-05-implementer__back was declined (the rule "
+        "stays as it is)."
+    )
+    assert finding["evidence"] == {
+        "grown": 2,
+        "closed": "2026-11-01-implementer__back",
+        "rule_in": "hooks/ways/r/r.md",
+        "declined": "2026-11-05-implementer__back",
+    }
+
+
+def test_a_lower_reading_of_a_retired_lesson_does_not_ask_to_graduate_it(
+    repo: Path, put_pill: PutPill
+) -> None:
+    put_pill(under="retired", status="retired", date="2026-11-10", last_seen="2026-11-10")
+    events = [stopped(local("2026-11-05", 9, i), "implementer", "FAIL") for i in range(5)]
+    events += [stopped(local("2026-11-15", 9, i), "implementer", "DONE") for i in range(5)]
+    _, _, findings, _ = run(repo, events)
+    [finding] = findings
+    assert finding["evidence"]["reading"] == "lower"  # type: ignore[index]
+    assert "graduate it into a way" not in str(finding["next_step"])
+    assert finding["next_step"] == "It graduated already: keep the rule that answered it."

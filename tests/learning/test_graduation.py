@@ -229,3 +229,41 @@ def test_twenty_concurrent_checks_file_exactly_one_request(repo: Path, put_pill:
     assert sorted(codes) == [0] * 19 + [1]
     [name] = request_files(repo)
     assert name.endswith("-implementer__parser.md")
+
+
+def test_a_relapse_is_owed_only_while_the_latest_request_is_the_closed_one(
+    repo: Path, put_pill: PutPill
+) -> None:
+    """Like owed(): a relapse counts while the rule is the last word; an open reopening is the
+    relapse's request, and a declined one is kept as a declined relapse."""
+    commit(repo, "rule", {"hooks/ways/implementer/parser/parser.md": "rule\n"})
+    put_request(
+        repo,
+        "2026-11-10-implementer__parser.md",
+        status="closed",
+        rule_in="hooks/ways/implementer/parser/parser.md",
+        answered_in="abc1234",
+        occurrences=3,
+    )
+    put_pill(under="retired", status="retired", occurrences="5")
+
+    def relapses() -> list[graduation.Relapse]:
+        catalog = graduation.load_catalog(repo, "pills")
+        return graduation.relapses(catalog, load_ledger(repo, "requests"))
+
+    [relapse] = relapses()
+    assert (relapse.closed.id, relapse.declined, relapse.grown) == (
+        "2026-11-10-implementer__parser",
+        None,
+        2,
+    )
+    [filed] = check(repo)
+    assert relapses() == []
+    reopening = repo / filed.rel
+    reopening.write_text(
+        reopening.read_text().replace("status: open", "status: declined\ndeclined: not now")
+    )
+    [declined] = relapses()
+    assert declined.closed.id == "2026-11-10-implementer__parser"
+    assert declined.declined is not None
+    assert declined.declined.id == "2026-11-30-implementer__parser"

@@ -1,13 +1,11 @@
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from gitflow_harness.learning import index
-from gitflow_harness.store.config import GraphConfig, default_config
 
 PutPill = Callable[..., Path]
 
@@ -21,7 +19,7 @@ def test_index_lists_own_and_shared_lessons_and_leaves_out_retired_and_others(
     put_pill("shared/docs", applies_to="[reviewer, writer]", trigger="docs")
     put_pill("implementer/old", under="retired", status="retired", trigger="old news")
     put_pill("reviewer/style", applies_to="[reviewer]", trigger="style")
-    text = index.lessons_index(default_config(), repo, "implementer")
+    text = index.lessons_index(repo, "pills", "implementer")
     assert text == (
         "Lessons learned for the implementer role (3 lessons). When a trigger matches\n"
         "your task, read that pill's file for its rule before you act:\n"
@@ -33,13 +31,13 @@ def test_index_lists_own_and_shared_lessons_and_leaves_out_retired_and_others(
 
 def test_index_of_a_role_without_lessons_is_empty(repo: Path, put_pill: PutPill) -> None:
     put_pill()
-    assert index.lessons_index(default_config(), repo, "planner") == ""
+    assert index.lessons_index(repo, "pills", "planner") == ""
 
 
 def test_trigger_is_collapsed_and_cut_at_160_characters(repo: Path, put_pill: PutPill) -> None:
     words = " ".join(f"word{i}" for i in range(60))
     put_pill(trigger=f"|\n  {words[:150]}\n  {words[150:]}")
-    line = index.lessons_index(default_config(), repo, "implementer").splitlines()[2]
+    line = index.lessons_index(repo, "pills", "implementer").splitlines()[2]
     trigger = line.removeprefix("- [medium] implementer-parser: ").removesuffix(
         " (pills/implementer/parser.md)"
     )
@@ -55,28 +53,28 @@ def test_a_warm_cache_parses_nothing(
 ) -> None:
     """If the hook re-parsed unchanged pills, it would pay for YAML on every subagent start."""
     put_pill()
-    first = index.lessons_index(default_config(), repo, "implementer")
+    first = index.lessons_index(repo, "pills", "implementer")
 
     def no_parse(root: Path, rel: str) -> None:
         raise AssertionError(f"parsed {rel} again")
 
     monkeypatch.setattr(index, "_parse", no_parse)
-    assert index.lessons_index(default_config(), repo, "implementer") == first
+    assert index.lessons_index(repo, "pills", "implementer") == first
 
 
 def test_a_changed_pill_is_parsed_again(repo: Path, put_pill: PutPill) -> None:
     put_pill(trigger="first")
-    assert "first" in index.lessons_index(default_config(), repo, "implementer")
+    assert "first" in index.lessons_index(repo, "pills", "implementer")
     put_pill(trigger="second, a longer trigger")
-    assert "second" in index.lessons_index(default_config(), repo, "implementer")
+    assert "second" in index.lessons_index(repo, "pills", "implementer")
     put_pill(status="retired")
-    assert index.lessons_index(default_config(), repo, "implementer") == ""
+    assert index.lessons_index(repo, "pills", "implementer") == ""
 
 
 def test_a_broken_pill_is_left_out_of_the_index(repo: Path, put_pill: PutPill) -> None:
     put_pill("implementer/good")
     put_pill("implementer/bad", occurrences="zero")
-    text = index.lessons_index(default_config(), repo, "implementer")
+    text = index.lessons_index(repo, "pills", "implementer")
     assert "implementer-good" in text
     assert "implementer-bad" not in text
 
@@ -93,29 +91,17 @@ def test_index_module_imports_no_yaml(tmp_path: Path) -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_roles_to_inject_are_the_graph_stages_when_declared(repo: Path, put_pill: PutPill) -> None:
-    put_pill()
-    config = dataclasses.replace(
-        default_config(), graph=GraphConfig(stages=("planner", "reviewer"), loops={})
-    )
-    assert index.roles_to_inject(config, repo) == {"planner", "reviewer"}
-
-
-def test_roles_to_inject_without_a_graph_are_roles_with_active_lessons(
-    repo: Path, put_pill: PutPill
-) -> None:
-    put_pill("implementer/parser")
-    put_pill("shared/naming", applies_to="[reviewer, writer]")
-    put_pill("planner/old", under="retired", status="retired", applies_to="[planner]")
-    assert index.roles_to_inject(default_config(), repo) == {"implementer", "reviewer", "writer"}
+def test_the_injection_rule_is_the_graph_stages_else_every_role() -> None:
+    assert index.injects((), "anyone")
+    assert index.injects(("planner", "reviewer"), "reviewer")
+    assert not index.injects(("planner", "reviewer"), "implementer")
 
 
 def test_subagent_context_follows_the_graph(repo: Path, put_pill: PutPill) -> None:
     put_pill()
-    plain = default_config()
-    assert index.subagent_context(plain, repo, "implementer") == index.lessons_index(
-        plain, repo, "implementer"
+    assert index.subagent_context(repo, "pills", (), "implementer") == index.lessons_index(
+        repo, "pills", "implementer"
     )
-    assert index.subagent_context(plain, repo, "planner") == ""
-    graph = dataclasses.replace(plain, graph=GraphConfig(stages=("reviewer",), loops={}))
-    assert index.subagent_context(graph, repo, "implementer") == ""
+    assert index.subagent_context(repo, "pills", (), "planner") == ""  # no lesson of its own
+    assert index.subagent_context(repo, "pills", ("reviewer",), "implementer") == ""
+    assert index.subagent_context(repo, "pills", ("implementer",), "implementer") != ""

@@ -8,9 +8,16 @@ import pytest
 
 from gitflow_harness import git
 from gitflow_harness.errors import UsageError
-from gitflow_harness.learning.requests import check_rules, load_ledger, resolve
+from gitflow_harness.learning.requests import (
+    again_of,
+    candidates,
+    check_rules,
+    load_ledger,
+    request_id,
+    resolve,
+)
 from tests.helpers import commit, write
-from tests.learning.test_graduation import put_request
+from tests.learning.test_graduation import check, put_request
 
 TODAY = dt.date(2026, 11, 30)
 RULE = "hooks/ways/implementer/parser/parser.md"
@@ -39,6 +46,16 @@ CLOSED: dict[str, Any] = {"status": "closed", "rule_in": RULE, "answered_in": "a
         ),
         ({**CLOSED, "rule_in": "nowhere.md"}, "rule_in 'nowhere.md': no such file"),
         ({**CLOSED, "rule_in": "loose.md"}, "rule_in 'loose.md' is not tracked by git"),
+        (
+            {**CLOSED, "rule_in": "/etc/passwd"},
+            "rule_in '/etc/passwd': give a path relative to the repository's top",
+        ),
+        ({**CLOSED, "rule_in": "../../x"}, "rule_in '../../x': must stay inside the repository"),
+        (
+            {"rule_in": "../x", "reopens": "2026-11-20-implementer__parser.md"},
+            "rule_in '../x': must stay inside the repository",
+        ),
+        ({**CLOSED, "rule_in": f"./{RULE}"}, None),
         ({**CLOSED, "answered_in": "not-a-sha"}, "answered_in 'not-a-sha' is not a commit id"),
         ({**CLOSED, "declined": "x"}, "a closed request was answered, not declined"),
         ({"status": "declined"}, "a declined request says why"),
@@ -50,7 +67,11 @@ CLOSED: dict[str, Any] = {"status": "closed", "rule_in": RULE, "answered_in": "a
         ({"core": {"ways": "abc"}}, "expected core.gfh"),
         ({"date": "2026-12-31"}, "date 2026-12-31 is in the future"),
         ({"reopens": "2026-01-01-gone.md"}, "reopens '2026-01-01-gone.md', which is not in"),
-        ({"pill": "reviewer/x"}, "names pill 'reviewer/x' but its file is named for"),
+        (
+            {"pill": "reviewer/x"},
+            "names pill 'reviewer/x' but its file is not named for it: expected "
+            "2026-11-20-reviewer__x.md (or with -again, -again-N)",
+        ),
     ],
 )
 def test_request_rules_per_status(repo: Path, fields: dict[str, Any], message: str | None) -> None:
@@ -72,6 +93,23 @@ def test_an_open_reopening_may_name_the_rule_that_did_not_hold(repo: Path) -> No
     put_request(
         repo,
         "2026-11-20-implementer__parser.md",
+        rule_in=RULE,
+        reopens="2026-11-10-implementer__parser.md",
+        occurrences=4,
+    )
+    assert problems(repo) == []
+
+
+def test_a_declined_reopening_keeps_the_rule_it_named(repo: Path) -> None:
+    """If a reopening is declined, then its rule_in (the rule that did not hold) stays: it is
+    what `gfh requests decline` leaves, and it must pass the check."""
+    commit(repo, "rule", {RULE: "rule\n"})
+    put_request(repo, "2026-11-10-implementer__parser.md", **CLOSED)
+    put_request(
+        repo,
+        "2026-11-20-implementer__parser.md",
+        status="declined",
+        declined="the rule stays",
         rule_in=RULE,
         reopens="2026-11-10-implementer__parser.md",
         occurrences=4,
@@ -133,3 +171,104 @@ def test_requests_sort_by_date_then_again_count(repo: Path) -> None:
         r.id.removeprefix("2026-11-10-implementer__parser")
         for r in ledger.for_pill("implementer/parser")
     ] == ["", "-again", "-again-2", "-again-10"]
+
+
+@pytest.mark.parametrize("slug", ["crash-again", "crash-again-2", "again", "x-again-again"])
+def test_a_request_gfh_filed_for_a_slug_ending_in_again_checks_clean(
+    repo: Path, put_pill: Any, slug: str
+) -> None:
+    """If a pill's slug itself ends in `-again` or `-again-N`, then the request gfh files for
+    it is accepted by `requests check`: filing and checking read names the same way."""
+    put_pill(f"implementer/{slug}", occurrences="3")
+    [filed] = check(repo)
+    assert filed.rel == f"requests/2026-11-30-implementer__{slug}.md"
+    assert problems(repo) == []
+    [request] = load_ledger(repo, "requests").requests
+    assert request.order == (TODAY, 0, request.id)
+
+
+def test_requests_of_x_and_of_x_again_on_one_day_keep_apart(repo: Path, put_pill: Any) -> None:
+    """If pill `x` is asked again the day pill `x-again` is first asked, then the two names
+    collide; the second is filed under the next free name, and both check clean."""
+    put_pill("implementer/x", occurrences="3")
+    put_pill("implementer/x-again", occurrences="3")
+    put_request(
+        repo,
+        "2026-11-30-implementer__x.md",
+        pill="implementer/x",
+        date="2026-11-30",
+        status="declined",
+        declined="not yet",
+    )
+    put_request(
+        repo,
+        "2026-11-30-implementer__x-again.md",
+        pill="implementer/x",
+        date="2026-11-30",
+        occurrences=6,
+    )
+    [filed] = check(repo)
+    assert filed.rel == "requests/2026-11-30-implementer__x-again-again.md"
+    assert problems(repo) == []
+    ledger = load_ledger(repo, "requests")
+    assert [r.id for r in ledger.for_pill("implementer/x")] == [
+        "2026-11-30-implementer__x",
+        "2026-11-30-implementer__x-again",
+    ]
+    [mine] = ledger.for_pill("implementer/x-again")
+    assert mine.order == (TODAY, 1, "2026-11-30-implementer__x-again-again")
+
+
+def test_request_names_and_again_counts_are_one_rule() -> None:
+    names = candidates(TODAY, "implementer/x-again")
+    first = [next(names) for _ in range(4)]
+    assert first == [
+        "2026-11-30-implementer__x-again.md",
+        "2026-11-30-implementer__x-again-again.md",
+        "2026-11-30-implementer__x-again-again-2.md",
+        "2026-11-30-implementer__x-again-again-3.md",
+    ]
+    for again, name in enumerate(first):
+        assert again_of(name.removesuffix(".md"), "implementer/x-again") == again
+        assert request_id(TODAY, "implementer/x-again", again) == name.removesuffix(".md")
+    assert again_of("2026-11-30-implementer__x-again", "implementer/x") == 1
+    assert again_of("2026-11-30-implementer__x-again-1", "implementer/x") is None
+    assert again_of("2026-11-30-implementer__x-again-02", "implementer/x") is None
+    assert again_of("2026-11-30-implementer__y", "implementer/x") is None
+    assert again_of("implementer__x", "implementer/x") is None
+
+
+def test_the_one_open_request_error_names_the_first_by_order_not_the_file_itself(
+    repo: Path,
+) -> None:
+    """If two open requests of a pill share a day, then the later one (`-again`, which sorts
+    first by file name) is the one flagged, and the message names the earlier one."""
+    put_request(repo, "2026-11-20-implementer__parser.md")
+    put_request(repo, "2026-11-20-implementer__parser-again.md")
+    assert problems(repo) == [
+        "requests/2026-11-20-implementer__parser-again.md:3: error: pill implementer/parser "
+        "already has an open request (2026-11-20-implementer__parser); one open request per "
+        "pill: decline or remove this one"
+    ]
+
+
+def test_rule_files_outside_the_repository_are_each_reported_on_their_line(repo: Path) -> None:
+    """If closed requests name rule files outside the repository, then each is a problem on
+    its `rule_in` line and the check goes on to the others (git is never asked about them)."""
+    commit(repo, "rule", {RULE: "rule\n"})
+    put_request(repo, "2026-11-20-implementer__a.md", pill="implementer/a", **CLOSED)
+    put_request(
+        repo, "2026-11-20-implementer__b.md", pill="implementer/b", **{**CLOSED, "rule_in": "/x"}
+    )
+    put_request(
+        repo, "2026-11-20-implementer__c.md", pill="implementer/c", **{**CLOSED, "rule_in": "../y"}
+    )
+    put_request(repo, "2026-11-20-implementer__d.md", pill="implementer/d", date="2026-12-25")
+    assert problems(repo) == [
+        "requests/2026-11-20-implementer__b.md:11: error: rule_in '/x': give a path relative to "
+        "the repository's top",
+        "requests/2026-11-20-implementer__c.md:11: error: rule_in '../y': must stay inside the "
+        "repository",
+        "requests/2026-11-20-implementer__d.md:4: error: date 2026-12-25 is in the future "
+        "(today is 2026-11-30)",
+    ]

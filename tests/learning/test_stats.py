@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gitflow_harness import git
-from gitflow_harness.learning import history, stats
+from gitflow_harness.learning import history, index, stats
 from gitflow_harness.learning.pills import Pill, load_catalog
 from gitflow_harness.learning.records import Collector, Records, build
 from gitflow_harness.learning.report import analyze
@@ -326,3 +326,48 @@ def test_a_retired_lesson_is_placed_by_its_first_commit_and_retired_by_its_move(
     [reading] = lesson.readings
     assert reading.since == local("2026-11-10", 10) + dt.timedelta(microseconds=999_999)
     assert lesson.applied == stats.Applied(1)
+
+
+def test_a_roles_rounds_sent_back_never_exceed_its_rounds(repo: Path) -> None:
+    """If loop-backs are charged with no round of the role behind them (or two verdicts hit
+    one round), then the role's loop-backs may outnumber its rounds; the rounds sent back
+    never do, and the loop-backs without a round are counted apart."""
+    from gitflow_harness.store.config import GraphConfig
+
+    graph = GraphConfig(
+        stages=("implementer", "reviewer"), loops={"reviewer": {"REJECTED": ("implementer",)}}
+    )
+    events = [
+        stopped(local("2026-11-19", 9), "implementer", "DONE"),
+        stopped(local("2026-11-19", 10), "reviewer", "REJECTED"),
+        stopped(local("2026-11-19", 11), "reviewer", "REJECTED"),
+        stopped(local("2026-11-19", 12), "reviewer", "REJECTED", session="claude:s2"),
+        stopped(local("2026-11-19", 13), "reviewer", "REJECTED", session=None),
+    ]
+    records = build(Collector().feed(events), CONFIG.learning, graph)
+    [implementer, reviewer] = stats.role_loads(
+        records, [], UNPLACED, now=NOW, capture_at=3, capture_days=14
+    )
+    assert (implementer.role, implementer.rounds, implementer.sent_back) == ("implementer", 1, 1)
+    assert (implementer.loop_backs, implementer.without_round) == (4, 2)
+    assert (reviewer.rounds, reviewer.sent_back, reviewer.loop_backs) == (4, 0, 0)
+
+
+def test_the_report_counts_injection_by_the_hooks_own_rule(repo: Path, put_pill: PutPill) -> None:
+    """If the graph leaves a lesson's role out of its stages, then the hook gives that role no
+    index, and the report counts no injection for it; without a graph, it counts them."""
+    from gitflow_harness.store.config import GraphConfig
+
+    put_pill(date="2026-11-10", last_seen="2026-11-10")
+    events = [started(local("2026-11-11", 9), "implementer")]
+    graph = GraphConfig(stages=("reviewer",), loops={})
+    staged = dataclasses.replace(CONFIG, graph=graph)
+    for config, applied in (
+        (CONFIG, stats.Applied(1)),
+        (staged, stats.Applied(None, "its roles are not injected (not in graph.stages)")),
+    ):
+        report = analyze(git.discover(repo), config, Collector().feed(events), now=NOW)
+        [lesson] = report.lessons
+        assert lesson.applied == applied
+        expected = index.subagent_context(repo, "pills", config.graph.stages, "implementer")
+        assert (expected != "") == (applied.rounds is not None)

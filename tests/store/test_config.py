@@ -50,6 +50,25 @@ def test_values_and_their_sources(tmp_path: Path) -> None:
     assert cfg.sources["gate.prepare"] == "default"
 
 
+def test_verdicts_are_upper_cased_where_the_configuration_is_loaded(tmp_path: Path) -> None:
+    """If a verdict is written in lower or mixed case, then every reader sees the token the
+    hook records (always upper case), so none of them compares cases on its own."""
+    write(
+        tmp_path,
+        CONFIG_FILE,
+        '[learning]\nloop_back = ["rejected", "Blocked", "REJECTED"]\n'
+        '[graph.loops.reviewer]\nRejected = ["implementer"]\nneeds-work = ["planner"]\n',
+    )
+    cfg = load_config(tmp_path)
+    assert cfg.learning.loop_back == ("REJECTED", "BLOCKED")
+    assert cfg.graph.loops == {
+        "reviewer": {"REJECTED": ("implementer",), "NEEDS-WORK": ("planner",)}
+    }
+    assert cfg.as_dict()["graph"]["loops"] == {
+        "reviewer": {"REJECTED": ["implementer"], "NEEDS-WORK": ["planner"]}
+    }
+
+
 @pytest.mark.parametrize(
     ("text", "line", "fragment"),
     [
@@ -62,6 +81,11 @@ def test_values_and_their_sources(tmp_path: Path) -> None:
         ("[repository]\ntrunk = \n", 2, "invalid TOML"),
         ("gate = 3\n", 1, "gate must be a table"),
         ('[graph.loops.reviewer]\nREJECTED = "implementer"\n', 2, "expected a list of stage names"),
+        (
+            '[graph.loops.reviewer]\nREJECTED = ["implementer"]\nRejected = ["planner"]\n',
+            3,
+            "graph.loops.reviewer.Rejected: the same verdict as REJECTED",
+        ),
     ],
 )
 def test_errors_name_file_line_and_key(tmp_path: Path, text: str, line: int, fragment: str) -> None:

@@ -105,6 +105,38 @@ def test_malformed_documents_name_file_and_line(
     assert message in str(err.value)
 
 
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        (
+            "---\nid: a\ndate: 2026-02-30\n---\n",
+            3,
+            "date: '2026-02-30' is not a calendar date (day is out of range for month)",
+        ),
+        ("---\nid: a\ndate: 2026-13-01  # a comment\n---\n", 3, "date: '2026-13-01'"),
+        ("---\nid: a\ndate: 0000-01-01\n---\n", 3, "year 0 is out of range"),
+        (
+            "---\nid: a\ncitations:\n  - a.py\n  - 2026-04-31\n---\n",
+            5,
+            "citations: '2026-04-31' is not a calendar date",
+        ),
+        ("---\nid: a\nat: 2026-01-01T10:00:00+99:00\n---\n", 3, "at: '2026-01-01T10:00"),
+        ("---\nid: a\noccurrences: !!int many\n---\n", 3, "occurrences: 'many' is not"),
+        ("---\nid: a\nwhen: !!timestamp soon\n---\n", 3, "when: 'soon' is not a calendar"),
+    ],
+)
+def test_a_value_yaml_cannot_build_is_an_error_on_its_line(
+    tmp_path: Path, text: str, line: int, message: str
+) -> None:
+    """If YAML reads a value as a date (or a tagged type) it cannot build, then the document
+    is refused on that value's line, naming the key: never a bare ValueError."""
+    path = _write(tmp_path, text.encode())
+    with pytest.raises(DocumentError) as err:
+        docs.read_document(path)
+    assert str(err.value).startswith(f"{path}:{line}: error: ")
+    assert message in str(err.value)
+
+
 def test_schema_errors_each_carry_their_line(tmp_path: Path) -> None:
     path = _write(
         tmp_path,
