@@ -20,6 +20,7 @@ import json
 import os
 import time
 
+from gitflow_harness.errors import GfhError
 from gitflow_harness.firing.record import Record
 from gitflow_harness.ways.model import MACRO_FILE, POSTCHECK_FILE, LoadProblem, Way
 
@@ -98,7 +99,7 @@ def load_index(
     if use_cache and cache_file is None:
         try:
             cache_file = default_cache_file(root_s)
-        except OSError:  # no writable state dir: load without a cache
+        except (OSError, GfhError):  # no usable state dir: load without a cache
             use_cache = False
     cache_s = os.fspath(cache_file) if use_cache and cache_file is not None else None
     cached = _read_cache(cache_s, root_s) if cache_s else {}
