@@ -174,6 +174,12 @@ class HookContext:
             self._config = hook_config(self.repo.top if self.repo else None, self.store)
         return self._config
 
+    def setting(self, section: str, key: str) -> Any:
+        """Return one configuration value (`ways`, `floor`), validated when it was cached."""
+        from gitflow_harness.agent.settings import setting
+
+        return setting(self.config(), section, key)
+
     def record(self, type: str, data: dict[str, Any]) -> None:
         """Append an event stamped with this session and branch (nothing outside a repository)."""
         if self.repo is None:
@@ -191,7 +197,7 @@ class HookContext:
         """The way's own session-scoped hand-off directory (`$GFH_WAY_STATE`)."""
         if self.store is None:
             return None
-        from gitflow_harness.agent.postcheck import handoff_dir
+        from gitflow_harness.agent.scripts import handoff_dir
 
         return handoff_dir(self.store.directory, way)
 

@@ -58,6 +58,25 @@ def test_only_tracked_macros_that_exit_0_in_time_count(repo: Path, tmp_path: Pat
     assert not marker.exists()
 
 
+def test_an_uncommitted_edit_of_a_committed_macro_never_runs(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    """If a committed macro is edited and not committed, then the way fires with its body alone
+    and the edit never runs."""
+    marker = tmp_path / "MODIFIED_RAN"
+    kit.way(
+        repo,
+        "edited",
+        "when:\n  keywords: [parser]\n" + kit.EXPONENTIAL,
+        "Body.",
+        macro="echo committed\n",
+    )
+    write(repo, "hooks/ways/edited/macro.sh", f"touch {marker}; echo edited\n")
+    result = kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo))
+    assert kit.context(result) == "Body."
+    assert not marker.exists()
+
+
 def test_a_macro_that_prints_too_much_is_left_out(repo: Path, tmp_path: Path) -> None:
     size = macro.MAX_OUTPUT + 1
     commit(repo, "loud", {"ways/loud/macro.sh": f"yes x | head -c {size}\n"})
