@@ -117,6 +117,23 @@ def test_the_tick_stays_monotonic_across_a_compaction_no_way_saw_coming(
     assert kit.decisions(repo) == [("parser", "fired", 59000, "first")]
 
 
+def test_a_huge_last_line_keeps_the_last_known_tick(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    """If the transcript's last line is longer than the 8 MiB budget, then the position is
+    unknown and the way is decided at the last tick seen, not at a tick of 0 or the turn."""
+    kit.way(repo, "parser", "when:\n  prompt: parser\n" + kit.EXPONENTIAL)
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(kit.transcript_line("m1", 20000))
+    kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
+    _grow(transcript, '{"type": "user", "x": "' + "A" * (9 * 1024 * 1024) + '"}\n')
+    kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
+    assert kit.decisions(repo) == [
+        ("parser", "fired", 20000, "first"),
+        ("parser", "suppressed", 20000, "salience"),
+    ]
+
+
 def test_a_failed_stdout_write_records_no_fire_and_keeps_the_way_unfired(repo: Path) -> None:
     """If stdout breaks while the context is written, then no way.fired is recorded and the
     engagement is not committed: the next prompt fires the way as a first fire."""
