@@ -36,7 +36,8 @@ EVENTS = {
     "SessionEnd": ev.SESSION_END,
 }
 
-# Events whose output may carry `hookSpecificOutput.additionalContext`.
+# Events whose output may carry `hookSpecificOutput.additionalContext` (PROTOCOLS.md §1 lists
+# these and more; Stop and SubagentStop would keep the turn going, so gfh does not use them).
 CONTEXT_EVENTS = frozenset(
     {
         "SessionStart",

@@ -2,11 +2,12 @@
 
 Stdin: `conversation_id`, `generation_id`, `workspace_roots[]`, `hook_event_name` and snake_case
 per-event fields. Stdout is always one JSON object; exit 0. Context goes back as
-`additional_context` on the events that take it: `sessionStart` (documented), `postToolUse` and
-`postToolUseFailure` (newer Cursor builds). `beforeSubmitPrompt` has no context channel, so the
-prompt lane's context waits for the next event that has one. The session reaches `gfh` verbs
-through `sessionStart`'s `env`. A Stop block is a `followup_message` beginning with the
-remediation marker, which the next `beforeSubmitPrompt` recognises.
+`additional_context` only where PROTOCOLS.md §2 lists it: `sessionStart`. Everywhere else
+(`beforeSubmitPrompt`, `postToolUse`, `postToolUseFailure`, `subagentStart`) what the main
+agent's lanes match waits, as way ids, for the session's next event that can carry it. The
+session reaches `gfh` verbs through `sessionStart`'s `env`. A Stop block is a
+`followup_message` beginning with the remediation marker, which the next `beforeSubmitPrompt`
+recognises.
 """
 
 from __future__ import annotations
@@ -39,10 +40,12 @@ EVENTS = {
     "afterAgentResponse": ev.AGENT_RESPONSE,
 }
 
-CONTEXT_EVENTS = frozenset({"sessionStart", "postToolUse", "postToolUseFailure"})
+# Events whose output may carry `additional_context` (PROTOCOLS.md §2). A channel the host
+# documents later is one more name here.
+CONTEXT_EVENTS = frozenset({"sessionStart"})
 BLOCKING_EVENTS = frozenset({"stop"})
 MAX_CONTEXT = 10_000
-DEFERS = True  # context a prompt calls for waits for the next event that can carry it
+DEFERS = True  # what the main agent's lanes match waits for the next event that can carry it
 TOKENS = None  # Cursor reports no context position to hooks: ways use the `turns` axis
 
 

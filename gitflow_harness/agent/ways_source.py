@@ -56,10 +56,10 @@ class Match:
 
 def source(ctx: HookContext) -> list[Offer]:
     """Offer the ways this hook call fires (see the module docstring)."""
-    if ctx.repo is None or not (ctx.deliverable or ctx.event.kind == ev.PROMPT):
-        # Only the prompt lane waits for a later event (Cursor); what any other lane matched
-        # where the host takes no context would reach the wrong context later.
+    if ctx.repo is None or not (ctx.deliverable or waits(ctx)):
         return []
+    if not ctx.lanes and not ctx.pending:
+        return []  # an event that only delivers what waits, and nothing does
     config = ctx.config()
     root = ways_root(str(ctx.repo.top), config)
     if root is None:
@@ -89,6 +89,13 @@ def floor(config: dict[str, Any]) -> float:
     return float(value)
 
 
+def waits(ctx: HookContext) -> bool:
+    """True when what this call matches may wait for the session's next event that can carry
+    context: a host that defers, and the main agent's context, which a later event reaches (a
+    subagent's does not: its later events may be another agent's)."""
+    return bool(ctx.adapter.DEFERS) and audience(ctx) == AGENT
+
+
 def audience(ctx: HookContext) -> str:
     """Whose context this call's answer reaches: a subagent's (at its start, or in its own tool
     calls, which carry its agent id) or the main agent's."""
@@ -99,8 +106,8 @@ def audience(ctx: HookContext) -> str:
 def match(ctx: HookContext, ways: Sequence[Way]) -> list[Match]:
     """Return the ways this call matches, with their magnitude (lanes matched), in id order.
 
-    Cursor's prompt lane, which could not be delivered at its prompt, counts as a prompt match
-    at the first event that can take it (`ctx.pending`).
+    A way matched where the host could not take context (Cursor, Codex) counts as a match of
+    its lane at the first event that can (`ctx.pending`).
     """
     from gitflow_harness.ways import match as lanes_of
 
@@ -143,8 +150,11 @@ def match(ctx: HookContext, ways: Sequence[Way]) -> list[Match]:
     return found
 
 
+_WAITING_TRIGGERS = ("prompt", "file", "command", "postcheck")
+
+
 def _trigger(value: object) -> str:
-    return value if isinstance(value, str) and value in ("prompt", "file", "command") else "prompt"
+    return value if isinstance(value, str) and value in _WAITING_TRIGGERS else "prompt"
 
 
 def _with_postchecks(ctx: HookContext, found: list[Match], ways: list[Way]) -> list[Match]:
@@ -325,7 +335,7 @@ def _texts(ctx: HookContext, fires: list[tuple[Match, dict[str, Any], Decision]]
     from gitflow_harness.ways.model import MACRO_FILE, read_body
 
     wanted = []
-    # Where the host takes no context (Cursor's prompt), what fires only waits as its id, to be
+    # Where the host takes no context at this event, what fires only waits as its id, to be
     # decided again where it can be shown: its macro runs there.
     for m, _, decision in fires if ctx.deliverable else ():
         rel = sibling(ctx, m.way, MACRO_FILE) if m.way.has_macro else None

@@ -43,6 +43,7 @@ CURSOR_EVENTS = (
 CODEX_EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
+    "PreToolUse",  # Codex's only mid-session context channel: what waits is delivered there
     "PostToolUse",
     "PreCompact",
     "PostCompact",

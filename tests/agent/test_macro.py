@@ -200,7 +200,10 @@ def test_a_waiting_cursor_way_runs_its_macro_where_it_is_delivered(
     kit.hook(gfh, "cursor", "beforeSubmitPrompt", kit.payload("cursor", "beforeSubmitPrompt", repo))
     assert not marker.exists()
     post = kit.hook(gfh, "cursor", "postToolUse", kit.payload("cursor", "postToolUse", repo))
-    assert post.json() == {"additional_context": "Now:\n\nRun gfh test."}
+    assert post.json() == {}
+    assert not marker.exists()
+    start = kit.hook(gfh, "cursor", "sessionStart", kit.payload("cursor", "sessionStart", repo))
+    assert start.json()["additional_context"].endswith("Now:\n\nRun gfh test.")
     assert marker.read_text() == "run\n"
 
 

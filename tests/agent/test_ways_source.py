@@ -230,12 +230,7 @@ def test_the_commands_lane_fires_after_a_shell_command_not_before(
     assert before.out == ""  # PreToolUse opens no lane
     after = kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Bash", repo))
     assert kit.context(after) == "Guidance of status."
-    codex = kit.hook(gfh, "codex", "PostToolUse", kit.payload("codex", "PostToolUse.Bash", repo))
-    assert kit.context(codex) == "Guidance of status."  # another session, its own episode
-    assert [(f["trigger"], f["kind"]) for f in _fired(repo)] == [
-        ("command", "first"),
-        ("command", "first"),
-    ]
+    assert [(f["trigger"], f["kind"]) for f in _fired(repo)] == [("command", "first")]
 
 
 ALWAYS = "curve: {type: Flat, suppression: 0}\n"  # never present after a fire: fires each match
@@ -256,11 +251,7 @@ def test_a_tracked_postcheck_fires_its_way_after_a_tool_and_after_a_failure(
         kit.payload("claude", "PostToolUseFailure.Bash", repo),
     )
     assert kit.context(failed) == "Guidance of asks."
-    cursor = kit.hook(
-        gfh, "cursor", "postToolUseFailure", kit.payload("cursor", "postToolUseFailure", repo)
-    )
-    assert cursor.json() == {"additional_context": "Guidance of asks."}
-    assert [(f["way"], f["trigger"]) for f in _fired(repo)] == [("asks", "postcheck")] * 3
+    assert [(f["way"], f["trigger"]) for f in _fired(repo)] == [("asks", "postcheck")] * 2
 
 
 def test_a_postcheck_reads_the_payload_and_its_lane_adds_to_the_magnitude(
@@ -349,8 +340,8 @@ def test_cursor_prompt_ways_wait_for_the_next_event_that_takes_context(
     repo: Path, gfh: CliRunner
 ) -> None:
     """If a way matches Cursor's beforeSubmitPrompt (no context channel), then nothing is shown
-    or recorded there; its id waits in the session state, and the next postToolUse delivers it
-    as a prompt fire."""
+    or recorded there, nor at a postToolUse (no channel either); its id waits in the session
+    state, and the next sessionStart, Cursor's one channel, delivers it as a prompt fire."""
     kit.way(repo, "tests", "when:\n  prompt: tests\n" + kit.EXPONENTIAL, "Run gfh test.")
     prompt = kit.hook(
         gfh, "cursor", "beforeSubmitPrompt", kit.payload("cursor", "beforeSubmitPrompt", repo)
@@ -363,7 +354,9 @@ def test_cursor_prompt_ways_wait_for_the_next_event_that_takes_context(
     ]
     assert "gfh test" not in json.dumps(state)
     post = kit.hook(gfh, "cursor", "postToolUse", kit.payload("cursor", "postToolUse", repo))
-    assert post.json() == {"additional_context": "Run gfh test."}
+    assert post.json() == {}
+    start = kit.hook(gfh, "cursor", "sessionStart", kit.payload("cursor", "sessionStart", repo))
+    assert start.json()["additional_context"].endswith("Run gfh test.")
     [fired] = _fired(repo)
     assert (fired["way"], fired["trigger"], fired["axis"], fired["tick"]) == (
         "tests",
@@ -371,9 +364,52 @@ def test_cursor_prompt_ways_wait_for_the_next_event_that_takes_context(
         "turns",
         1,
     )
-    again = kit.hook(gfh, "cursor", "postToolUse", kit.payload("cursor", "postToolUse", repo))
-    assert again.json() == {}
     assert SessionState("cursor:c-5b1e").read()["pending"] == []
+
+
+def test_cursor_tool_lanes_wait_too_and_nothing_is_recorded_as_delivered(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If Cursor's postToolUse and postToolUseFailure match ways, then no way.fired is recorded
+    there (Cursor documents no context channel for them): the ids wait for sessionStart."""
+    kit.way(repo, "shell", "when:\n  commands: 'gfh status'\n" + kit.EXPONENTIAL, "Shell.")
+    kit.way(repo, "asks", ALWAYS, "Asks.", postcheck="cat > /dev/null\nexit 0\n")
+    post = kit.hook(gfh, "cursor", "postToolUse", kit.payload("cursor", "postToolUse", repo))
+    failure = kit.payload("cursor", "postToolUseFailure", repo)
+    failed = kit.hook(gfh, "cursor", "postToolUseFailure", failure)
+    assert (post.json(), failed.json()) == ({}, {})
+    assert _fired(repo) == []
+    waiting = SessionState("cursor:c-5b1e").read()["pending"]
+    assert [(i["way"], i["trigger"]) for i in waiting] == [
+        ("asks", "postcheck"),
+        ("shell", "command"),
+    ]
+    kit.hook(gfh, "cursor", "sessionStart", kit.payload("cursor", "sessionStart", repo))
+    assert sorted((f["way"], f["trigger"]) for f in _fired(repo)) == [
+        ("asks", "postcheck"),
+        ("shell", "command"),
+    ]
+
+
+def test_codex_ways_wait_for_the_next_pre_tool_use(repo: Path, gfh: CliRunner) -> None:
+    """If a way matches Codex's UserPromptSubmit or PostToolUse (no additionalContext there per
+    the protocol), then it waits and the next PreToolUse delivers it; a PreToolUse with nothing
+    waiting says nothing."""
+    kit.way(repo, "tests", "when:\n  prompt: tests\n" + kit.EXPONENTIAL, "Run gfh test.")
+    kit.way(repo, "status", "when:\n  commands: 'gfh status'\n" + kit.EXPONENTIAL, "Status.")
+    prompt = kit.payload("codex", "UserPromptSubmit", repo, prompt="run the tests")
+    assert kit.hook(gfh, "codex", "UserPromptSubmit", prompt).out == ""
+    post = kit.hook(gfh, "codex", "PostToolUse", kit.payload("codex", "PostToolUse.Bash", repo))
+    assert post.out == ""
+    assert _fired(repo) == []
+    pre = kit.payload("codex", "PreToolUse.Bash", repo)
+    delivered = kit.hook(gfh, "codex", "PreToolUse", pre)
+    assert kit.context(delivered) == "Status.\n\nRun gfh test."
+    assert sorted((f["way"], f["trigger"]) for f in _fired(repo)) == [
+        ("status", "command"),
+        ("tests", "prompt"),
+    ]
+    assert kit.hook(gfh, "codex", "PreToolUse", pre).out == ""
 
 
 def test_a_stop_remediation_prompt_matches_no_way(repo: Path, gfh: CliRunner) -> None:

@@ -86,6 +86,13 @@ def test_codex_uses_the_grouped_shape() -> None:
     assert _commands(data, "Stop") == ["gfh hook codex Stop"]
 
 
+def test_codex_gets_pre_tool_use_its_only_mid_session_context_channel() -> None:
+    """If Codex takes context only at SessionStart and PreToolUse, then PreToolUse must be
+    installed, or what the ways match during a session would never be delivered."""
+    data = json.loads(hosts.merge("codex", ".codex/hooks.json", None)[0])
+    assert _commands(data, "PreToolUse") == ["gfh hook codex PreToolUse"]
+
+
 @pytest.mark.parametrize(
     ("adapter", "text", "message"),
     [
