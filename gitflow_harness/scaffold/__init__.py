@@ -118,7 +118,7 @@ def plan(
 def _plan_ways(
     result: Plan, ways_root: str, wanted: list[str], every: bool, starter: project.Tree | None
 ) -> None:
-    available = project.starter_ways(starter if starter is not None else project.starter_root())
+    available = project.starter_ways(starter)
     for way_id in project.choose(available, wanted, every=every):
         destination = f"{ways_root}/{way_id}"
         if (result.top / destination).exists():

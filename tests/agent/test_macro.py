@@ -161,7 +161,8 @@ def test_the_starter_file_size_way_hands_its_finding_from_postcheck_to_macro(
     repo: Path, gfh: CliRunner
 ) -> None:
     """The shipped `code/file-size` way: its postcheck finds the file an edit left past 500
-    lines and leaves its name in $GFH_WAY_STATE; its macro names it above the way's text."""
+    lines and leaves a count and a hash in $GFH_WAY_STATE; its macro names the file above the
+    way's text."""
     import shutil
 
     from gitflow_harness.ways import starter_ways_root
@@ -177,7 +178,7 @@ def test_the_starter_file_size_way_hands_its_finding_from_postcheck_to_macro(
     )
     result = kit.hook(gfh, "claude", "PostToolUse", data)
     text = kit.context(result) or ""
-    assert text.startswith("`src/big.py` now has 600 lines.\n\n# Keep modules small")
+    assert text.startswith("`src/big.py` now has 600 lines.\n\n# Keep files small")
     [fired] = _fired(repo)
     assert (fired["way"], fired["trigger"]) == ("code/file-size", "postcheck")
     small = kit.payload(
