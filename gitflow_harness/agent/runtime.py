@@ -107,6 +107,8 @@ class HookCall:
         if event.kind == ev.SESSION_START:
             _correlate(ctx, outcome)
         offers = self.collect(ctx, sources.context_sources(event.kind))
+        for line in ctx.warnings:
+            self.say(line)
         outcome.block = _stop_checks(ctx, sources.stop_checks(event.kind))
         if offers or ctx.observed or (ctx.deliverable and self.adapter.DEFERS):
             from gitflow_harness.agent.delivery import emit

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from gitflow_harness.agent.context import HookContext
     from gitflow_harness.firing.curves import Curve
     from gitflow_harness.firing.engagement import Decision, EngagementState
-    from gitflow_harness.ways.model import Way
+    from gitflow_harness.ways.model import LoadProblem, Way
 
 SECTION = "ways"  # the main agent's engagement: way id -> engagement state and epoch
 SUBAGENTS = "subagent_ways"  # [[agent id, {way id: engagement}], ...], newest last
@@ -66,7 +66,10 @@ def source(ctx: HookContext) -> list[Offer]:
         return []
     from gitflow_harness.ways.index import load_index
 
-    matches = match(ctx, load_index(root).ways)
+    index = load_index(root)
+    if index.problems:
+        report(ctx, index.problems)
+    matches = match(ctx, index.ways)
     if not matches:
         return []
     return decide(ctx, matches, floor(config))
@@ -87,6 +90,19 @@ def floor(config: dict[str, Any]) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
         return DEFAULT_FLOOR
     return float(value)
+
+
+def report(ctx: HookContext, problems: Sequence[LoadProblem]) -> None:
+    """Report way files that do not load; the ways that do still fire."""
+    assert ctx.repo is not None
+    top = str(ctx.repo.top).rstrip(os.sep) + os.sep
+    ctx.report_problems(
+        [
+            f"WayProblem: {str(p).removeprefix(top)}; the way does not fire until it is fixed "
+            "(`gfh ways lint`)"
+            for p in problems
+        ]
+    )
 
 
 def waits(ctx: HookContext) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -17,6 +18,9 @@ from gitflow_harness.firing.curves import (
     Flat,
     ProgressiveStaircase,
 )
+
+if TYPE_CHECKING:
+    from gitflow_harness.ways.tune import Suggestion
 
 
 @click.group()
@@ -288,7 +292,8 @@ def tune(do_apply: bool, min_samples: int, as_json: bool) -> int:
 
     Per way and session, from way.fired and way.suppressed events; rounded to 500, at least
     500. A suggestion 20 % or more away from the current value is flagged (*); --apply
-    rewrites only the curve block of flagged ways.
+    rewrites only the curve block of flagged ways. Exits 1 when a way file could not be
+    loaded (its problems go to stderr).
     """
     from gitflow_harness.ways import catalog
     from gitflow_harness.ways import tune as tuning
@@ -303,14 +308,23 @@ def tune(do_apply: bool, min_samples: int, as_json: bool) -> int:
             if s.flagged:
                 tuning.apply(s)
                 applied.add(s.way.id)
+    status = 1 if index.problems else 0
     if as_json:
         echo_json(
             {
                 "min_samples": min_samples,
                 "ways": [{**s.to_dict(), "applied": s.way.id in applied} for s in suggestions],
+                "problems": [_problem(p) for p in index.problems],
             }
         )
-        return 0
+    else:
+        _echo_suggestions(suggestions, applied, do_apply)
+    for problem in index.problems:
+        click.echo(_problem(problem), err=True)
+    return status
+
+
+def _echo_suggestions(suggestions: Sequence[Suggestion], applied: set[str], do_apply: bool) -> None:
     table = [("ID", "CURVE", "NOW", "SUGGESTED", "CHANGE", "SAMPLES", "SESSIONS")]
     for s in suggestions:
         change = s.change
@@ -331,7 +345,6 @@ def tune(do_apply: bool, min_samples: int, as_json: bool) -> int:
         click.echo(f"\nretuned {len(applied)} way(s)")
     elif flagged:
         click.echo(f"\n{len(flagged)} flagged (*); `gfh ways tune --apply` rewrites their curves")
-    return 0
 
 
 def curve_label(curve: Curve) -> str:

@@ -76,7 +76,11 @@ def test_the_fast_path_imports_no_click_git_yaml_or_dataclasses(repo: Path) -> N
     matches none of the repository's ways imports nothing heavy: the first call of a session
     parses the configuration once, every later one reads it from the session state."""
     for name in ("docs-style", "deploy"):
-        write_way(repo / "hooks" / "ways", name, "when:\n  files: ['docs/*.md']\n" + EXP)
+        write_way(
+            repo / "hooks" / "ways",
+            name,
+            f"description: {name}\nwhen:\n  files: ['docs/*.md']\n" + EXP,
+        )
     settle_tree(repo / "hooks")
     stdin = json.dumps(kit.payload("claude", "PostToolUse.Write", repo))
     warm = subprocess.run(

@@ -134,6 +134,30 @@ def test_a_huge_last_line_keeps_the_last_known_tick(
     ]
 
 
+def test_a_broken_way_is_reported_once_per_session_and_the_others_still_fire(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If a way file stops loading (a bad edit or merge), then the hook says so — one stderr
+    line naming the file, a hook.error — once per session, and the other ways fire as before."""
+    kit.way(repo, "good", "when:\n  keywords: [parser]\ncurve: {type: Flat, suppression: 0}\n")
+    kit.way(repo, "broken", "when:\n  keywords: [parser]\nredisclose: 3\n")
+    first = kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo))
+    assert kit.context(first) == "Guidance of good."
+    assert first.err == (
+        "gfh hook claude UserPromptSubmit: WayProblem: hooks/ways/broken/broken.md:5: error: "
+        "redisclose is retired: run `gfh ways migrate` to turn it into a curve; the way does "
+        "not fire until it is fixed (`gfh ways lint`)\n"
+    )
+    second = kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo))
+    assert (kit.context(second), second.err) == ("Guidance of good.", "")
+    errors = [e for e in read_events(repo) if e["type"] == "hook.error"]
+    assert [(e["session"], e["data"]["error"].split(":")[1]) for e in errors] == [
+        (CLAUDE, " hooks/ways/broken/broken.md")
+    ]
+    other = kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, session_id="s-2"))
+    assert "broken.md" in other.err  # another session is told too
+
+
 def test_a_failed_stdout_write_records_no_fire_and_keeps_the_way_unfired(repo: Path) -> None:
     """If stdout breaks while the context is written, then no way.fired is recorded and the
     engagement is not committed: the next prompt fires the way as a first fire."""

@@ -223,6 +223,23 @@ def test_tune_suggests_and_applies_from_the_log(ways: Path, repo: Path, gfh: Cli
     assert next(w for w in after["ways"] if w["id"] == "git/commits")["flagged"] is False
 
 
+def test_tune_names_a_broken_way_and_exits_1(ways: Path, repo: Path, gfh: CliRunner) -> None:
+    """If a way file does not load, then tune does not silently leave it out: it says so on
+    stderr and exits 1, and still tunes the others."""
+    write_way(ways, "old", "description: Old\nredisclose: 3\n")
+    _seed(repo, *[("way.fired", "git/commits", t, "claude:a") for t in (0, 8000, 16000, 24000)])
+    result = gfh("ways", "tune")
+    assert result.code == 1
+    assert "git/commits" in result.out
+    assert result.err == (
+        "hooks/ways/old/old.md:3: error: redisclose is retired: run `gfh ways migrate` to turn "
+        "it into a curve\n"
+    )
+    data = gfh("ways", "tune", "--json")
+    assert data.code == 1
+    assert [p.split(":")[0] for p in data.json()["problems"]] == ["hooks/ways/old/old.md"]
+
+
 def test_every_ways_command_is_documented(gfh: CliRunner) -> None:
     result = gfh("ways", "--help")
     assert result.code == 0
