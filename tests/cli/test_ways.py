@@ -165,6 +165,21 @@ def test_simulate_refuses_bad_ticks(ways: Path, gfh: CliRunner, ticks: str) -> N
     assert "--ticks" in result.err
 
 
+def test_simulate_caps_the_matches_a_range_expands_to(ways: Path, gfh: CliRunner) -> None:
+    """If a range would expand to more matches than one run takes, then it is a usage error
+    naming the cap, not an out-of-memory crash."""
+    result = gfh("ways", "simulate", "git/commits", "--ticks", "0..100000000000/1")
+    assert result.code == 2
+    assert result.err == (
+        "gfh: --ticks: '0..100000000000/1' makes 100000000001 matches; at most 100000 in one "
+        "run: use a larger STEP or a shorter range\n"
+    )
+    several = gfh("ways", "simulate", "git/commits", "--ticks", "0..99999,5,6", "--json")
+    assert several.code == 2
+    assert "makes 100001 matches" in several.err
+    assert gfh("ways", "simulate", "git/commits", "--ticks", "0..99999", "--json").code == 0
+
+
 def test_lint_check_exits_1_only_on_errors(ways: Path, gfh: CliRunner) -> None:
     assert gfh("ways", "lint", "--check").code == 0
     write_way(ways, "bad", "description: B\nwhen: {keywords: [x]}\ncurve: {type: Flat}\n")
