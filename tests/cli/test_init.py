@@ -177,6 +177,45 @@ def test_a_broken_host_file_is_a_config_error_naming_it(repo: Path, gfh: CliRunn
     assert not (repo / ".gitflow-harness.toml").exists()  # nothing written: all or nothing
 
 
+@pytest.mark.usefixtures("on_path")
+def test_a_host_file_that_is_not_utf8_is_a_config_error_naming_the_byte(
+    repo: Path, gfh: CliRunner
+) -> None:
+    (repo / ".claude").mkdir()
+    (repo / ".claude/settings.json").write_bytes(b"\xff\xfe{}")
+    result = gfh("init")
+    assert result.code == 2
+    assert result.err == (
+        "gfh: .claude/settings.json:1:1: not UTF-8 text (byte 0xff); save it as UTF-8, then run "
+        "`gfh init` again\n"
+    )
+    assert not (repo / ".gitflow-harness.toml").exists()  # nothing written
+    (repo / ".claude/settings.json").write_text("{}\n")
+    (repo / ".pre-commit-config.yaml").write_bytes(b"repos:\n  - repo: caf\xe9\n")
+    precommit = gfh("init", "--pre-commit")
+    assert precommit.code == 2
+    assert precommit.err.startswith("gfh: .pre-commit-config.yaml:2:14: not UTF-8 text (byte 0xe9)")
+
+
+@pytest.mark.usefixtures("on_path")
+def test_a_symlinked_host_file_stays_a_link_and_its_target_is_written(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If .claude/settings.json is a symlink (kept in a dotfiles folder), then init writes the
+    file it points to and leaves the link in place."""
+    target = write(repo, "shared/claude-settings.json", '{"model": "x"}\n')
+    (repo / ".claude").mkdir()
+    (repo / ".claude/settings.json").symlink_to("../shared/claude-settings.json")
+    assert gfh("init").code == 0
+    link = repo / ".claude/settings.json"
+    assert link.is_symlink()
+    assert os.readlink(link) == "../shared/claude-settings.json"
+    data = json.loads(target.read_text())
+    assert data["model"] == "x"
+    assert "gfh hook claude Stop" in json.dumps(data["hooks"])
+    assert "every hook already there" in gfh("init").out
+
+
 def test_outside_a_repository_it_says_so(
     tmp_path: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
