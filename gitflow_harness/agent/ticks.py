@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 
+from gitflow_harness.agent.session import COMPACTING
 from gitflow_harness.store.tail import reverse_lines
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
@@ -130,6 +131,8 @@ def observe(state: dict[str, Any], position: Position) -> bool:
             return False
         tokens["expect"] = True  # its drop, when the next response lands, is this same one
         return True
+    if position.message != tokens.get("message"):
+        state.pop(COMPACTING, None)  # a new response: a compaction signalled before is over
     if position.tokens < last:
         tokens["offset"] = offset + last
         tokens["last"] = position.tokens
