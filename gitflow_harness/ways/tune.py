@@ -156,7 +156,7 @@ def retuned_text(doc: documents.Document, target: Curve) -> str:
         raise GfhError(f"{doc.path}: has no curve to tune; run `gfh ways migrate` first")
     span = doc.spans["curve"]
     parameter = _parameter(target)
-    block = doc.text[span.block_start : span.block_end]
+    block = _without_comments(doc.text[span.block_start : span.block_end])
     found = list(re.finditer(rf"(?<![\w-]){parameter}(\s*:\s*)(\d+(?:\.\d*)?)", block))
     if len(found) == 1:
         number = found[0]
@@ -171,6 +171,25 @@ def retuned_text(doc: documents.Document, target: Curve) -> str:
     if _says(doc, candidate, target):
         return candidate
     raise GfhError(f"{doc.path}: could not rewrite its curve safely; edit it by hand")
+
+
+def _without_comments(block: str) -> str:
+    """Return `block` with its YAML comments blanked out, every offset kept: a `# half_life: 1`
+    note must not be taken for the value."""
+    out = []
+    for line in block.split("\n"):
+        quote = None
+        cut = len(line)
+        for i, ch in enumerate(line):
+            if quote is not None:
+                quote = None if ch == quote else quote
+            elif ch in "'\"":
+                quote = ch
+            elif ch == "#" and (i == 0 or line[i - 1] in " \t"):
+                cut = i
+                break
+        out.append(line[:cut] + " " * (len(line) - cut))
+    return "\n".join(out)
 
 
 def _says(doc: documents.Document, text: str, target: Curve) -> bool:
