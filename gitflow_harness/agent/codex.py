@@ -40,6 +40,9 @@ EVENTS = {
 # Events whose output may carry `hookSpecificOutput.additionalContext` (PROTOCOLS.md §3b). A
 # channel the host documents later is one more name here.
 CONTEXT_EVENTS = frozenset({"SessionStart", "PreToolUse"})
+# The tools whose paths the `files` lane matches: Codex edits files through `apply_patch` (its
+# patch names them); a shell command's paths are not read.
+FILE_TOOLS = frozenset({"apply_patch"})
 MAX_CONTEXT = 10_000
 DEFERS = True  # what the main agent's lanes match waits for the next PreToolUse
 TOKENS = "codex"  # the rollout's `token_count` events give the context position
@@ -48,7 +51,10 @@ TOKENS = "codex"  # the rollout's `token_count` events give the context position
 def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
     """Turn one Codex payload into a `HookEvent`."""
     kind = EVENTS.get(name)
+    tool = ev.name_or_none(payload.get("tool_name"))
     command, paths = ev.tool_facts(payload.get("tool_input"))
+    if tool not in FILE_TOOLS:
+        paths = ()
     message = None
     if kind in (ev.SUBAGENT_STOP, ev.STOP):
         message = ev.text_or_none(payload.get("last_assistant_message"))
@@ -62,7 +68,7 @@ def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
         cwd=ev.text_or_none(payload.get("cwd")),
         transcript=ev.text_or_none(payload.get("transcript_path")),
         prompt=ev.text_or_none(payload.get("prompt")) if kind == ev.PROMPT else None,
-        tool=ev.name_or_none(payload.get("tool_name")),
+        tool=tool,
         command=command,
         paths=paths,
         role=ev.name_or_none(payload.get("agent_type")),

@@ -44,6 +44,9 @@ EVENTS = {
 # documents later is one more name here.
 CONTEXT_EVENTS = frozenset({"sessionStart"})
 BLOCKING_EVENTS = frozenset({"stop"})
+# The tools whose paths the `files` lane matches: Cursor's read and edit tools (DESIGN §6). Grep,
+# Glob and the like take a path too, but to search, not to work on a file.
+FILE_TOOLS = frozenset({"Read", "Write", "Edit", "StrReplace"})
 MAX_CONTEXT = 10_000
 DEFERS = True  # what the main agent's lanes match waits for the next event that can carry it
 TOKENS = None  # Cursor reports no context position to hooks: ways use the `turns` axis
@@ -52,7 +55,10 @@ TOKENS = None  # Cursor reports no context position to hooks: ways use the `turn
 def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
     """Turn one Cursor payload into a `HookEvent`."""
     kind = EVENTS.get(name)
+    tool = ev.name_or_none(payload.get("tool_name"))
     command, paths = ev.tool_facts(payload.get("tool_input"))
+    if tool not in FILE_TOOLS:
+        paths = ()
     if kind in (ev.TOOL_PRE, ev.TOOL_POST, ev.TOOL_FAILURE) and command is None:
         command = ev.text_or_none(payload.get("command"))
     message = None
@@ -77,7 +83,7 @@ def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
         cwd=cwd,
         transcript=ev.text_or_none(payload.get("transcript_path")),
         prompt=ev.text_or_none(payload.get("prompt")) if kind == ev.PROMPT else None,
-        tool=ev.name_or_none(payload.get("tool_name")),
+        tool=tool,
         command=command,
         paths=paths,
         role=ev.name_or_none(payload.get("subagent_type")),

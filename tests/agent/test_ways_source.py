@@ -19,6 +19,7 @@ from tests.agent import kit
 from tests.helpers import CliRunner, read_events
 
 CLAUDE = "claude:7f3c9d2e-1b4a-4c55-9a61-2f0d8e6b1a90"
+ALWAYS = "curve: {type: Flat, suppression: 0}\n"  # never present after a fire: fires each match
 
 
 def _prompt(repo: Path, transcript: Path | None = None, **fields: Any) -> dict[str, Any]:
@@ -246,6 +247,40 @@ def test_the_files_lane_matches_repo_relative_paths_of_write_edit_and_read(
     assert {f["trigger"] for f in _fired(repo)} == {"file"}
 
 
+@pytest.mark.parametrize(
+    ("adapter", "tool", "fires"),
+    [
+        ("claude", "Grep", False),
+        ("claude", "Glob", False),
+        ("claude", "LS", False),
+        ("claude", "MultiEdit", True),
+        ("claude", "NotebookEdit", True),
+        ("cursor", "Grep", False),
+        ("cursor", "StrReplace", True),
+        ("codex", "Bash", False),
+    ],
+)
+def test_the_files_lane_is_for_tools_that_read_or_edit_a_file(
+    repo: Path, gfh: CliRunner, adapter: str, tool: str, fires: bool
+) -> None:
+    """If a search tool names a path (Grep with `path: src/parser.py`), then the files lane does
+    not match: it is for the tools that read or edit the file."""
+    kit.way(repo, "source", "when:\n  files: ['src/**']\n" + ALWAYS)
+    path = str(repo / "src" / "parser.py")
+    tool_input = {"pattern": "def", "path": path, "file_path": path, "notebook_path": path}
+    fixture = {"claude": "PostToolUse.Write", "cursor": "postToolUse", "codex": "PostToolUse.Bash"}
+    event = {"claude": "PostToolUse", "cursor": "postToolUse", "codex": "PostToolUse"}[adapter]
+    data = kit.payload(adapter, fixture[adapter], repo, tool_name=tool, tool_input=tool_input)
+    kit.hook(gfh, adapter, event, data)
+    if adapter != "claude":  # the others deliver what waits at their next channel
+        start = {"cursor": "sessionStart", "codex": "PreToolUse"}[adapter]
+        fixture = {"cursor": "sessionStart", "codex": "PreToolUse.Bash"}[adapter]
+        kit.hook(gfh, adapter, start, kit.payload(adapter, fixture, repo))
+    assert [(f["way"], f["trigger"]) for f in _fired(repo)] == (
+        [("source", "file")] if fires else []
+    )
+
+
 def test_the_commands_lane_fires_after_a_shell_command_not_before(
     repo: Path, gfh: CliRunner
 ) -> None:
@@ -255,9 +290,6 @@ def test_the_commands_lane_fires_after_a_shell_command_not_before(
     after = kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Bash", repo))
     assert kit.context(after) == "Guidance of status."
     assert [(f["trigger"], f["kind"]) for f in _fired(repo)] == [("command", "first")]
-
-
-ALWAYS = "curve: {type: Flat, suppression: 0}\n"  # never present after a fire: fires each match
 
 
 def test_a_tracked_postcheck_fires_its_way_after_a_tool_and_after_a_failure(
