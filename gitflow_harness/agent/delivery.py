@@ -94,9 +94,7 @@ def _write(ctx: HookContext, outcome: Outcome, write: Callable[[str], None]) -> 
 
 
 def _budget(ctx: HookContext) -> int:
-    ways = ctx.config().get("ways", {})
-    budget = ways.get("budget_chars", 9000) if isinstance(ways, dict) else 9000
-    budget = budget if isinstance(budget, int) and budget >= 0 else 9000
+    budget = int(ctx.setting("ways", "budget_chars"))  # validated (>= 0) when it was cached
     return min(budget, int(ctx.adapter.MAX_CONTEXT))
 
 

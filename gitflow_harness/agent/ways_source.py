@@ -39,7 +39,6 @@ MAX_SUBAGENTS = 32  # subagents remembered per session; older ones have long fin
 MAIN = ""  # the engagement key of the main agent; a subagent's is its agent id
 AGENT = "agent"
 SUBAGENT = "subagent"
-DEFAULT_FLOOR = 0.5
 SEPARATOR = "\n\n"
 
 
@@ -60,36 +59,18 @@ def source(ctx: HookContext) -> list[Offer]:
         return []
     if not ctx.lanes and not ctx.pending:
         return []  # an event that only delivers what waits, and nothing does
-    config = ctx.config()
-    root = ways_root(str(ctx.repo.top), config)
-    if root is None:
-        return []
-    from gitflow_harness.ways.index import load_index
+    from gitflow_harness.ways.index import load_index, ways_root
 
+    root = ways_root(ctx.repo.top, ctx.setting("paths", "ways"))
+    if not os.path.isdir(root):
+        return []
     index = load_index(root)
     if index.problems:
         report(ctx, index.problems)
     matches = match(ctx, index.ways)
     if not matches:
         return []
-    return decide(ctx, matches, floor(config))
-
-
-def ways_root(top: str, config: dict[str, Any]) -> str | None:
-    """Return the configured ways root of the worktree at `top`, or None when there is none."""
-    paths = config.get("paths")
-    rel = paths.get("ways") if isinstance(paths, dict) else None
-    root = os.path.join(top, rel if isinstance(rel, str) and rel else "hooks/ways")
-    return root if os.path.isdir(root) else None
-
-
-def floor(config: dict[str, Any]) -> float:
-    """Return `ways.floor`, the outward gate (the configuration was validated when cached)."""
-    ways = config.get("ways")
-    value = ways.get("floor") if isinstance(ways, dict) else None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
-        return DEFAULT_FLOOR
-    return float(value)
+    return decide(ctx, matches, float(ctx.setting("ways", "floor")))
 
 
 def report(ctx: HookContext, problems: Sequence[LoadProblem]) -> None:

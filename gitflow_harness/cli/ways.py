@@ -210,12 +210,12 @@ def lint(paths: tuple[Path, ...], fix: bool, check: bool) -> int:
     PATHS are way files, their macro.sh/postcheck.sh, or directories (default: the whole ways
     root). Without --check the exit code is 0 whatever was found.
     """
-    from gitflow_harness.ways import catalog
+    from gitflow_harness.ways.index import ways_root
     from gitflow_harness.ways.lint import lint as run_lint
     from gitflow_harness.workspace import open_workspace
 
     ws = open_workspace()
-    root = catalog.ways_root(ws.top, ws.config)
+    root = Path(ways_root(ws.top, ws.config.paths.ways))
     if not paths and not root.is_dir():
         click.echo(f"no ways under {_display(str(root))}")
         return 0
@@ -241,13 +241,12 @@ def migrate(do_apply: bool, as_json: bool) -> int:
     A way with neither gets Exponential{ways.default_half_life}. Shows a diff per file; with
     --apply writes them, changing only those lines. Running it again finds nothing to do.
     """
-    from gitflow_harness.ways import catalog
     from gitflow_harness.ways import migrate as migration
-    from gitflow_harness.ways.index import scan
+    from gitflow_harness.ways.index import scan, ways_root
     from gitflow_harness.workspace import open_workspace
 
     ws = open_workspace()
-    root = catalog.ways_root(ws.top, ws.config)
+    root = Path(ways_root(ws.top, ws.config.paths.ways))
     files = [Path(found.file) for found in scan(root)]
     plans, problems = migration.plan(files, ws.config.ways.default_half_life)
     for plan in plans if do_apply else ():

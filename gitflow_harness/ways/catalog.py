@@ -10,18 +10,13 @@ from pathlib import Path
 from gitflow_harness.errors import GfhError, UsageError
 from gitflow_harness.store.config import Config
 from gitflow_harness.store.events import Event
-from gitflow_harness.ways.index import WayIndex, load_index
+from gitflow_harness.ways.index import WayIndex, load_index, ways_root
 from gitflow_harness.ways.model import Way
-
-
-def ways_root(top: Path, config: Config) -> Path:
-    """Return the ways root of a worktree (`paths.ways`, relative to its top)."""
-    return top / config.paths.ways
 
 
 def load(top: Path, config: Config) -> WayIndex:
     """Load the index of a worktree's ways through the cache."""
-    return load_index(ways_root(top, config))
+    return load_index(ways_root(top, config.paths.ways))
 
 
 def find(index: WayIndex, query: str) -> Way:
