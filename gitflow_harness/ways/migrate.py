@@ -35,15 +35,18 @@ class Migration:
     change: str  # one line saying what changes
 
     def diff(self, label: str | None = None) -> str:
-        """Return the change as a unified diff."""
+        """Return the change as a unified diff, marking a last line without a newline as git
+        and patch do."""
         name = label or str(self.path)
+        lines = difflib.unified_diff(
+            self.before.splitlines(keepends=True),
+            self.after.splitlines(keepends=True),
+            fromfile=f"a/{name}",
+            tofile=f"b/{name}",
+        )
         return "".join(
-            difflib.unified_diff(
-                self.before.splitlines(keepends=True),
-                self.after.splitlines(keepends=True),
-                fromfile=f"a/{name}",
-                tofile=f"b/{name}",
-            )
+            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+            for line in lines
         )
 
 

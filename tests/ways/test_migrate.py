@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -152,3 +153,31 @@ def test_the_plan_shows_a_unified_diff(ways_root: Path) -> None:
         "-redisclose: 1",
         "+curve: {type: Exponential, half_life: 2000}",
     ]
+
+
+def test_the_diff_of_a_file_without_a_final_newline_applies_with_git(
+    ways_root: Path, tmp_path: Path
+) -> None:
+    """If the way file ends without a newline, then its last line is marked as such and the
+    printed diff applies cleanly (it does not run into the next file's header)."""
+    path = ways_root / "a" / "a.md"
+    path.parent.mkdir()
+    path.write_text("---\ndescription: A\nredisclose: 3\n---\nBody without a newline")
+    later = ways_root / "b" / "b.md"
+    later.parent.mkdir()
+    later.write_text("---\ndescription: B\nredisclose: 4\n---\nB")
+    plans, _ = migrate.plan([path, later], 30000)
+    diff = "".join(p.diff(f"x/{p.path.parent.name}.md") for p in plans)
+    assert diff.count("\\ No newline at end of file\n") == 2  # the last (context) line of each
+    assert "Body without a newline\n\\ No newline" in diff
+    work = tmp_path / "apply"
+    (work / "x").mkdir(parents=True)
+    (work / "x" / "a.md").write_text(path.read_text())
+    (work / "x" / "b.md").write_text(later.read_text())
+    (work / "change.diff").write_text(diff)
+    proc = subprocess.run(
+        ["git", "apply", "-p1", "change.diff"], cwd=work, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (work / "x" / "a.md").read_text() == plans[0].after
+    assert (work / "x" / "b.md").read_text() == plans[1].after
