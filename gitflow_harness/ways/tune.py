@@ -17,7 +17,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from gitflow_harness.errors import GfhError
-from gitflow_harness.firing.curves import Curve, Exponential, Flat, curve_from_dict
+from gitflow_harness.firing.curves import (
+    MAX_HALF_LIFE,
+    Curve,
+    Exponential,
+    Flat,
+    curve_from_dict,
+)
 from gitflow_harness.store import documents
 from gitflow_harness.store.events import Event
 from gitflow_harness.ways.model import Way
@@ -120,6 +126,7 @@ def suggest(ways: Sequence[Way], events: Iterable[Event], *, min_samples: int) -
         suggested = None
         if parameter is not None and median is not None and len(found) >= min_samples:
             suggested = max(MINIMUM, int(median / ROUND_TO + 0.5) * ROUND_TO)
+            suggested = min(suggested, MAX_HALF_LIFE)  # what a curve takes (firing.curves)
         out.append(
             Suggestion(
                 way=way,

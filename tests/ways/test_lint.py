@@ -53,7 +53,8 @@ EXPECTED = [
     "globs/globs.md:4: warning: when.files: glob 'nothing/**' matches no file tracked by git",
     "group/notes/note.md:1: warning: not a way: a way is <dir>/<dir>.md, so this file is never "
     "loaded; rename it notes.md or move it into a directory named note",
-    "half-life/half-life.md:6: error: curve: half_life: expected an integer >= 1, got 0",
+    "half-life/half-life.md:6: error: curve: half_life: expected an integer from 1 to "
+    "1000000000000, got 0",
     "legacy/legacy.md:4: error: redisclose is retired: run `gfh ways migrate` to turn it into a "
     "curve",
     "macro-missing/macro-missing.md:5: warning: macro: set, but there is no macro.sh beside the "

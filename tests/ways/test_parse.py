@@ -138,7 +138,9 @@ def test_curve_errors_point_at_the_offending_nested_line(ways_root: Path) -> Non
         "a",
         "description: A\nwhen: {keywords: [x]}\ncurve:\n  type: Exponential\n  half_life: 0\n",
     )
-    assert _problems(path) == ["6: curve: half_life: expected an integer >= 1, got 0"]
+    assert _problems(path) == [
+        "6: curve: half_life: expected an integer from 1 to 1000000000000, got 0"
+    ]
 
 
 def test_staircase_violations_point_at_steps(ways_root: Path) -> None:

@@ -88,6 +88,15 @@ def test_suggestions_round_to_500_half_up_and_never_below_500() -> None:
     assert suggested([1000, 3000]) == 2000
 
 
+def test_a_suggestion_never_exceeds_the_largest_half_life() -> None:
+    ticks = (0, 2 * 10**12, 4 * 10**12, 6 * 10**12)
+    (s,) = tune.suggest(
+        [_way("a", Exponential(1000))], [_match("a", t) for t in ticks], min_samples=3
+    )
+    assert s.suggested == 10**12
+    assert s.tuned_curve() == Exponential(10**12)
+
+
 def test_small_changes_are_not_flagged() -> None:
     events = [_match("w", t) for t in (0, 11000, 22000, 33000)]
     (s,) = tune.suggest([_way("w", Exponential(10000))], events, min_samples=3)
