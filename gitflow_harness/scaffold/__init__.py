@@ -102,9 +102,18 @@ def plan(
         before = _read(top / precommit.PATH)
         wanted = precommit.hooks(config.paths.ways, config.paths.pills, config.paths.requests)
         text, ids = precommit.merge(_decode(precommit.PATH, before), wanted)
-        note = f"added {', '.join(ids)}" if ids else "gfh hooks already there"
-        result.changes.append(Change(precommit.PATH, before, text.encode("utf-8"), note=note))
-        result.notes.append("pre-commit: run `pre-commit install` once to activate the checks")
+        types = precommit.install_types(wanted)
+        text, added_types = precommit.ensure_install_types(text, types)
+        done = [f"added {', '.join(ids)}"] if ids else ["gfh hooks already there"]
+        if added_types:
+            done.append(f"{precommit.INSTALL_KEY} += {', '.join(added_types)}")
+        result.changes.append(
+            Change(precommit.PATH, before, text.encode("utf-8"), note="; ".join(done))
+        )
+        result.notes.append(
+            "pre-commit: run `pre-commit install` once; it installs the git hooks gfh's checks "
+            f"run at ({', '.join(types)}), as `{precommit.INSTALL_KEY}` says"
+        )
     import shutil
 
     if shutil.which("gfh") is None:
