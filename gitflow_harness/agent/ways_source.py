@@ -327,7 +327,7 @@ def writable_engagements(state: dict[str, Any], key: str | None) -> dict[str, An
 
 def _texts(ctx: HookContext, fires: list[tuple[Match, dict[str, Any], Decision]]) -> dict[str, str]:
     """Return way id -> the text to deliver: the body, with its macro's output (run in
-    parallel, tracked macros only) before or after it."""
+    parallel, committed macros only) before or after it."""
     from gitflow_harness.firing.curves import ProgressiveStaircase
     from gitflow_harness.ways.model import MACRO_FILE, read_body
 

@@ -1,4 +1,4 @@
-"""Macros: tracked scripts only, their environment, their output used only on exit 0; and what
+"""Macros: committed content only, their environment, their output used only on exit 0; and what
 they add to the text of a way that fires, through real hook calls."""
 
 from __future__ import annotations
