@@ -36,7 +36,8 @@ EVENTS = {
     "SessionEnd": ev.SESSION_END,
 }
 
-# Events whose output may carry `hookSpecificOutput.additionalContext`.
+# Events whose output may carry `hookSpecificOutput.additionalContext` (PROTOCOLS.md §1 lists
+# these and more; Stop and SubagentStop would keep the turn going, so gfh does not use them).
 CONTEXT_EVENTS = frozenset(
     {
         "SessionStart",
@@ -48,6 +49,9 @@ CONTEXT_EVENTS = frozenset(
     }
 )
 BLOCKING_EVENTS = frozenset({"Stop", "SubagentStop"})
+# The tools whose paths the `files` lane matches (DESIGN §6: Edit, Write and Read tools). Grep,
+# Glob and LS take a `path` too, but to search, not to work on a file.
+FILE_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit", "NotebookEdit"})
 MAX_CONTEXT = 10_000  # Claude Code caps every output string at 10,000 characters
 DEFERS = False
 TOKENS = "claude"  # the transcript reader that gives this host's context position
@@ -56,7 +60,10 @@ TOKENS = "claude"  # the transcript reader that gives this host's context positi
 def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
     """Turn one Claude Code payload into a `HookEvent`."""
     kind = EVENTS.get(name)
+    tool = ev.name_or_none(payload.get("tool_name"))
     command, paths = ev.tool_facts(payload.get("tool_input"))
+    if tool not in FILE_TOOLS:
+        paths = ()
     message = None
     if kind in (ev.SUBAGENT_STOP, ev.STOP):
         message = ev.text_or_none(payload.get("last_assistant_message"))
@@ -70,7 +77,7 @@ def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
         cwd=ev.text_or_none(payload.get("cwd")),
         transcript=ev.text_or_none(payload.get("transcript_path")),
         prompt=ev.text_or_none(payload.get("prompt")) if kind == ev.PROMPT else None,
-        tool=ev.name_or_none(payload.get("tool_name")),
+        tool=tool,
         command=command,
         paths=paths,
         role=ev.name_or_none(payload.get("agent_type")),

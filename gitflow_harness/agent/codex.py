@@ -2,8 +2,11 @@
 
 Stdin: `session_id`, `turn_id`, `transcript_path` (the rollout file, may be null), `cwd`,
 `hook_event_name`, `model`, `permission_mode` and per-event fields. Context and the session-start
-`env` go back in `hookSpecificOutput`. Codex is observe-only at Stop (DESIGN §7): a continuation
-could replace the agent's answer, so this adapter never renders a block.
+`env` go back in `hookSpecificOutput`; context only where PROTOCOLS.md §3b lists
+`additionalContext`: SessionStart and PreToolUse. What the main agent's lanes match at
+UserPromptSubmit or PostToolUse waits, as way ids, for the session's next PreToolUse (which is
+why `gfh init` installs it). Codex is observe-only at Stop (DESIGN §7): a continuation could
+replace the agent's answer, so this adapter never renders a block.
 """
 
 from __future__ import annotations
@@ -34,18 +37,24 @@ EVENTS = {
     "Stop": ev.STOP,
 }
 
-CONTEXT_EVENTS = frozenset(
-    {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SubagentStart"}
-)
+# Events whose output may carry `hookSpecificOutput.additionalContext` (PROTOCOLS.md §3b). A
+# channel the host documents later is one more name here.
+CONTEXT_EVENTS = frozenset({"SessionStart", "PreToolUse"})
+# The tools whose paths the `files` lane matches: Codex edits files through `apply_patch` (its
+# patch names them); a shell command's paths are not read.
+FILE_TOOLS = frozenset({"apply_patch"})
 MAX_CONTEXT = 10_000
-DEFERS = False
+DEFERS = True  # what the main agent's lanes match waits for the next PreToolUse
 TOKENS = "codex"  # the rollout's `token_count` events give the context position
 
 
 def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
     """Turn one Codex payload into a `HookEvent`."""
     kind = EVENTS.get(name)
+    tool = ev.name_or_none(payload.get("tool_name"))
     command, paths = ev.tool_facts(payload.get("tool_input"))
+    if tool not in FILE_TOOLS:
+        paths = ()
     message = None
     if kind in (ev.SUBAGENT_STOP, ev.STOP):
         message = ev.text_or_none(payload.get("last_assistant_message"))
@@ -59,7 +68,7 @@ def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
         cwd=ev.text_or_none(payload.get("cwd")),
         transcript=ev.text_or_none(payload.get("transcript_path")),
         prompt=ev.text_or_none(payload.get("prompt")) if kind == ev.PROMPT else None,
-        tool=ev.name_or_none(payload.get("tool_name")),
+        tool=tool,
         command=command,
         paths=paths,
         role=ev.name_or_none(payload.get("agent_type")),

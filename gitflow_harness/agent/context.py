@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from gitflow_harness.agent.ticks import Position
 
 
+REPORTED = "reported"  # session state: fingerprints of the problems already reported
+MAX_REPORTED = 64
+
+
 class HookContext:
     """One hook call as the runtime, its sources and its checks see it."""
 
@@ -40,6 +44,7 @@ class HookContext:
         self.repo = repo
         self.lanes = lanes
         self.source_name = ""  # the source being consulted (set by the runtime)
+        self.warnings: list[str] = []  # lines for the host's stderr (the runtime writes one)
         self._store: SessionState | None = None
         self._snapshot: dict[str, Any] | None = None
         self._observed: list[Position] = []
@@ -174,6 +179,12 @@ class HookContext:
             self._config = hook_config(self.repo.top if self.repo else None, self.store)
         return self._config
 
+    def setting(self, section: str, key: str) -> Any:
+        """Return one configuration value (`ways`, `floor`), validated when it was cached."""
+        from gitflow_harness.agent.settings import setting
+
+        return setting(self.config(), section, key)
+
     def record(self, type: str, data: dict[str, Any]) -> None:
         """Append an event stamped with this session and branch (nothing outside a repository)."""
         if self.repo is None:
@@ -187,11 +198,45 @@ class HookContext:
             branch=self.repo.branch,
         )
 
+    def report_problems(self, problems: list[str]) -> None:
+        """Report problems found on the way (a way file that does not load) as an internal error
+        is reported — one stderr line, a `hook.error` each — but once per session each, so a
+        broken file does not flood every tool call. Each is one line naming a file, no payload."""
+        import hashlib
+
+        def fingerprint(text: str) -> str:
+            return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16]
+
+        seen = self.state.get(REPORTED)
+        fresh = [p for p in problems if not (isinstance(seen, list) and fingerprint(p) in seen)]
+        if not fresh:
+            return
+        if self.store is not None:
+            with self.store.update() as state:
+                reported = state.get(REPORTED)
+                known = (
+                    [f for f in reported if isinstance(f, str)]
+                    if isinstance(reported, list)
+                    else []
+                )
+                fresh = [p for p in fresh if fingerprint(p) not in known]
+                state[REPORTED] = (known + [fingerprint(p) for p in fresh])[-MAX_REPORTED:]
+            self.forget_snapshot()
+        if not fresh:
+            return  # a parallel call of the session reported them a moment ago
+        from gitflow_harness.agent.model import name_or_none
+
+        adapter, event = str(self.adapter.NAME), name_or_none(self.event.name) or "(invalid)"
+        for problem in fresh:
+            self.record("hook.error", {"adapter": adapter, "event": event, "error": problem})
+        more = f" (and {len(fresh) - 1} more)" if len(fresh) > 1 else ""
+        self.warnings.append(f"gfh hook {adapter} {event}: {fresh[0]}{more}")
+
     def handoff_dir(self, way: str) -> Path | None:
         """The way's own session-scoped hand-off directory (`$GFH_WAY_STATE`)."""
         if self.store is None:
             return None
-        from gitflow_harness.agent.postcheck import handoff_dir
+        from gitflow_harness.agent.scripts import handoff_dir
 
         return handoff_dir(self.store.directory, way)
 

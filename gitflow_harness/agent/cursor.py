@@ -2,11 +2,12 @@
 
 Stdin: `conversation_id`, `generation_id`, `workspace_roots[]`, `hook_event_name` and snake_case
 per-event fields. Stdout is always one JSON object; exit 0. Context goes back as
-`additional_context` on the events that take it: `sessionStart` (documented), `postToolUse` and
-`postToolUseFailure` (newer Cursor builds). `beforeSubmitPrompt` has no context channel, so the
-prompt lane's context waits for the next event that has one. The session reaches `gfh` verbs
-through `sessionStart`'s `env`. A Stop block is a `followup_message` beginning with the
-remediation marker, which the next `beforeSubmitPrompt` recognises.
+`additional_context` only where PROTOCOLS.md §2 lists it: `sessionStart`. Everywhere else
+(`beforeSubmitPrompt`, `postToolUse`, `postToolUseFailure`, `subagentStart`) what the main
+agent's lanes match waits, as way ids, for the session's next event that can carry it. The
+session reaches `gfh` verbs through `sessionStart`'s `env`. A Stop block is a
+`followup_message` beginning with the remediation marker, which the next `beforeSubmitPrompt`
+recognises.
 """
 
 from __future__ import annotations
@@ -39,17 +40,25 @@ EVENTS = {
     "afterAgentResponse": ev.AGENT_RESPONSE,
 }
 
-CONTEXT_EVENTS = frozenset({"sessionStart", "postToolUse", "postToolUseFailure"})
+# Events whose output may carry `additional_context` (PROTOCOLS.md §2). A channel the host
+# documents later is one more name here.
+CONTEXT_EVENTS = frozenset({"sessionStart"})
 BLOCKING_EVENTS = frozenset({"stop"})
+# The tools whose paths the `files` lane matches: Cursor's read and edit tools (DESIGN §6). Grep,
+# Glob and the like take a path too, but to search, not to work on a file.
+FILE_TOOLS = frozenset({"Read", "Write", "Edit", "StrReplace"})
 MAX_CONTEXT = 10_000
-DEFERS = True  # context a prompt calls for waits for the next event that can carry it
+DEFERS = True  # what the main agent's lanes match waits for the next event that can carry it
 TOKENS = None  # Cursor reports no context position to hooks: ways use the `turns` axis
 
 
 def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
     """Turn one Cursor payload into a `HookEvent`."""
     kind = EVENTS.get(name)
+    tool = ev.name_or_none(payload.get("tool_name"))
     command, paths = ev.tool_facts(payload.get("tool_input"))
+    if tool not in FILE_TOOLS:
+        paths = ()
     if kind in (ev.TOOL_PRE, ev.TOOL_POST, ev.TOOL_FAILURE) and command is None:
         command = ev.text_or_none(payload.get("command"))
     message = None
@@ -74,7 +83,7 @@ def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
         cwd=cwd,
         transcript=ev.text_or_none(payload.get("transcript_path")),
         prompt=ev.text_or_none(payload.get("prompt")) if kind == ev.PROMPT else None,
-        tool=ev.name_or_none(payload.get("tool_name")),
+        tool=tool,
         command=command,
         paths=paths,
         role=ev.name_or_none(payload.get("subagent_type")),

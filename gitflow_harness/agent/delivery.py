@@ -6,8 +6,9 @@ are fires committed and recorded (`way.fired`), budget cuts recorded (`way.suppr
 reason `budget`) and the state saved. If the write fails, the exception leaves the lock with
 nothing committed, nothing recorded and the state as it was.
 
-Where the host cannot take context at this event (Cursor's `beforeSubmitPrompt`), the offers of
-ways wait as `pending` way ids (never their text) for the next event that can.
+Where the host cannot take context at this event (Cursor outside `sessionStart`, Codex outside
+SessionStart and PreToolUse), the offers of ways wait as `pending` way ids (never their text)
+for the next event that can.
 """
 
 from __future__ import annotations
@@ -93,14 +94,12 @@ def _write(ctx: HookContext, outcome: Outcome, write: Callable[[str], None]) -> 
 
 
 def _budget(ctx: HookContext) -> int:
-    ways = ctx.config().get("ways", {})
-    budget = ways.get("budget_chars", 9000) if isinstance(ways, dict) else 9000
-    budget = budget if isinstance(budget, int) and budget >= 0 else 9000
+    budget = int(ctx.setting("ways", "budget_chars"))  # validated (>= 0) when it was cached
     return min(budget, int(ctx.adapter.MAX_CONTEXT))
 
 
 def _has_pending(ctx: HookContext) -> bool:
-    # Only a host that defers (Cursor) has anything waiting, consumed where context goes out.
+    # Only a host that defers has anything waiting, consumed where context goes out.
     if ctx.store is None or not ctx.deliverable or not ctx.adapter.DEFERS:
         return False
     return bool(ctx.state.get("pending"))

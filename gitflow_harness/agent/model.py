@@ -30,6 +30,10 @@ AGENT_RESPONSE = "agent_response"
 
 PHASES = {TOOL_PRE: "pre", TOOL_POST: "post", TOOL_FAILURE: "failure"}
 
+# The host events that open a compaction; the others of kind COMPACT (PostCompact) and a
+# SessionStart `compact` follow one and belong to it.
+COMPACT_OPENERS = frozenset({"PreCompact", "preCompact"})
+
 # A prompt that begins with this marker is Cursor re-submitting a Stop remediation (DESIGN §7).
 REMEDIATION_MARKER = "[gfh:stop-remediation rule="
 

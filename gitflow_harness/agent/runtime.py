@@ -107,6 +107,8 @@ class HookCall:
         if event.kind == ev.SESSION_START:
             _correlate(ctx, outcome)
         offers = self.collect(ctx, sources.context_sources(event.kind))
+        for line in ctx.warnings:
+            self.say(line)
         outcome.block = _stop_checks(ctx, sources.stop_checks(event.kind))
         if offers or ctx.observed or (ctx.deliverable and self.adapter.DEFERS):
             from gitflow_harness.agent.delivery import emit
@@ -267,9 +269,13 @@ def _bookkeeping(ctx: HookContext) -> None:
     from gitflow_harness.agent import session as sessions
 
     if compacted:
+        # PreCompact opens a compaction; PostCompact and SessionStart `compact` follow it and
+        # count only when nothing opened one (they are all it was signalled by). A cleared
+        # context is new whatever came before.
+        opens = event.name in ev.COMPACT_OPENERS or event.source == "clear"
         with ctx.store.update() as state:
             ctx.fold_position(state)  # the size before the drop: the tick stays monotonic
-            sessions.compact(state)
+            sessions.signal_compaction(state, opens=opens)
         ctx.forget_snapshot()
     if event.kind == ev.SESSION_START and event.source in (None, "startup"):
         import time

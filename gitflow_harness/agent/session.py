@@ -2,8 +2,10 @@
 
 It lives in `store.state.session_dir(session)` as `runtime.json`. Keys the runtime owns: `turns`
 (count of `turn.started`), `epoch` (bumped by every compaction: a way's episode belongs to one
-epoch), `tokens` (the monotonic context-position bookkeeping of `ticks`), `pending` (way ids a
-host could not take yet) and `model` (the model named at session start). Context sources keep
+epoch), `compacting` (a compaction was signalled and no new turn or response has come since),
+`tokens` (the monotonic context-position bookkeeping of `ticks`), `pending` (way ids a host
+could not take yet), `reported` (fingerprints of problems already reported) and `model` (the
+model named at session start). Context sources keep
 their own sections (`ways` and `subagent_ways` for the firing engine).
 Only ids, names, counts and booleans go in here. Beside it: `config.json` (the cached
 configuration, see `settings`) and `handoff/` (postcheck hand-offs, see `postcheck`).
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 STATE_FILE = "runtime.json"
+COMPACTING = "compacting"
 LOCK_FILE = "runtime.lock"
 VERSION = 1
 
@@ -89,6 +92,7 @@ def bump_turn(state: dict[str, Any]) -> int:
     turns = state.get("turns")
     turn = (turns if isinstance(turns, int) and turns >= 0 else 0) + 1
     state["turns"] = turn
+    state.pop(COMPACTING, None)  # a new turn: the next compaction signal is a new compaction
     return turn
 
 
@@ -98,13 +102,29 @@ def epoch(state: dict[str, Any]) -> int:
     return value if isinstance(value, int) and value >= 0 else 0
 
 
+def signal_compaction(state: dict[str, Any], *, opens: bool) -> bool:
+    """Count a compaction signalled by a hook once; True when it started a new epoch.
+
+    A host signals one compaction several times (Claude Code: PreCompact, PostCompact, then
+    SessionStart `compact`). The signal that opens one (PreCompact) always counts; any other
+    counts only when no compaction is already signalled and still unfollowed by a new turn or
+    a new response in the transcript (`COMPACTING`).
+    """
+    if not opens and state.get(COMPACTING) is True:
+        return False
+    compact(state)
+    return True
+
+
 def compact(state: dict[str, Any]) -> None:
     """Record a compaction: a new epoch ends every way's episode (their text left the context).
 
     The next drop in the context position or the next compaction boundary in the transcript
-    belongs to this same compaction and must not count again.
+    belongs to this same compaction and must not count again, nor must the host's next
+    signals of it.
     """
     state["epoch"] = epoch(state) + 1
+    state[COMPACTING] = True
     tokens = state.setdefault("tokens", {})
     if isinstance(tokens, dict):
         tokens["expect"] = True

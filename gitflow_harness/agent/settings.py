@@ -64,3 +64,14 @@ def hook_config(top: Path | None, store: SessionState | None) -> dict[str, Any]:
 
         write_private(cache, json.dumps({"key": key, "values": values}))
     return values
+
+
+def setting(config: dict[str, Any], section: str, key: str) -> Any:
+    """Return `config[section][key]`; the declared default where the data lacks it (the one
+    declaration of every default is the configuration's schema)."""
+    table = config.get(section)
+    if isinstance(table, dict) and key in table:
+        return table[key]
+    from gitflow_harness.store.config import default_config
+
+    return default_config().as_dict()[section][key]

@@ -10,7 +10,8 @@ lock (see `delivery`). A stop check is `check(ctx: HookContext) -> Block | None`
 What plugs in here (DESIGN §6, §7, §8):
 - the ways firing engine (`ways_source`), one source for every lane below: `prompt` and
   `keywords` at a prompt; `files`, `commands` and `postcheck` after a tool; `postcheck` after a
-  failed tool; `session_start` at session start; `roles` at subagent start;
+  failed tool; `session_start` at session start; `roles` at subagent start; and before a tool,
+  what waits for a host's channel;
 - the workflow's `ensure` (`ensure_source`), whose hint SessionStart delivers first;
 - the role's lessons index (`lessons_source`), injected at subagent start after the ways;
 - the end-of-turn ritual, a stop check at `stop` (and its `agent_response` reduction on Cursor).
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
 
 # Lanes each kind opens for the ways engine (DESIGN §6). PreToolUse opens none on purpose: one
 # anchor lost every PreToolUse injection to a malformed envelope, and guidance is most useful
-# next to the result of the action.
+# next to the result of the action. It consults the ways source all the same, to deliver what
+# waits where a host's only mid-session channel is PreToolUse (Codex).
 LANES: dict[str, frozenset[str]] = {
     ev.PROMPT: frozenset({"prompt", "keywords"}),
     ev.TOOL_POST: frozenset({"files", "commands", "postcheck"}),
@@ -47,6 +49,7 @@ LESSONS = "gitflow_harness.agent.lessons_source:source"
 CONTEXT_SOURCES: dict[str, tuple[str, ...]] = {
     ev.SESSION_START: (ENSURE, WAYS),  # the workflow `ensure` hint; then session_start ways
     ev.PROMPT: (WAYS,),  # ways: prompt, keywords
+    ev.TOOL_PRE: (WAYS,),  # ways: only what waits for a channel (a host that defers)
     ev.TOOL_POST: (WAYS,),  # ways: files, commands, postcheck
     ev.TOOL_FAILURE: (WAYS,),  # ways: postcheck
     ev.SUBAGENT_START: (WAYS, LESSONS),  # ways: roles; then the role's lessons index

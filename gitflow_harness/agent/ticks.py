@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 
+from gitflow_harness.agent.session import COMPACTING
 from gitflow_harness.store.tail import reverse_lines
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
@@ -28,8 +29,10 @@ TURNS = "turns"
 SECONDS = "seconds"
 AXES = (TOKENS, TURNS, SECONDS)
 
-# Give up on a position after reading this much from the end without finding one: a pathological
-# transcript must not make every hook call slow.
+# Give up on a position after reading this much from the end without finding one, even inside
+# one line (a base64 image or a huge tool result lands in the transcript as one line): a
+# pathological transcript must not make every hook call slow. The position is then unknown,
+# and the tick stays where it last was.
 MAX_SCAN_BYTES = 8 * 1024 * 1024
 
 
@@ -56,10 +59,8 @@ class Position:
 def claude_position(path: Path, *, max_bytes: int = MAX_SCAN_BYTES) -> Position:
     """Return the context position of a Claude Code transcript."""
     scanned = 0
-    for raw in reverse_lines(path):
+    for raw in reverse_lines(path, max_bytes=max_bytes):
         scanned += len(raw) + 1
-        if scanned > max_bytes:
-            break
         # Cheap filter first: most lines are user turns and tool results, often large.
         if b'"assistant"' not in raw and b"compact_boundary" not in raw:
             continue
@@ -85,10 +86,8 @@ def claude_position(path: Path, *, max_bytes: int = MAX_SCAN_BYTES) -> Position:
 def codex_position(path: Path, *, max_bytes: int = MAX_SCAN_BYTES) -> Position:
     """Return the context position of a Codex rollout file."""
     scanned = 0
-    for raw in reverse_lines(path):
+    for raw in reverse_lines(path, max_bytes=max_bytes):
         scanned += len(raw) + 1
-        if scanned > max_bytes:
-            break
         if b"token_count" not in raw and b'"compacted"' not in raw:
             continue
         obj = _json(raw)
@@ -132,6 +131,8 @@ def observe(state: dict[str, Any], position: Position) -> bool:
             return False
         tokens["expect"] = True  # its drop, when the next response lands, is this same one
         return True
+    if position.message != tokens.get("message"):
+        state.pop(COMPACTING, None)  # a new response: a compaction signalled before is over
     if position.tokens < last:
         tokens["offset"] = offset + last
         tokens["last"] = position.tokens

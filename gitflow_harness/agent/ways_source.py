@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from gitflow_harness.agent.context import HookContext
     from gitflow_harness.firing.curves import Curve
     from gitflow_harness.firing.engagement import Decision, EngagementState
-    from gitflow_harness.ways.model import Way
+    from gitflow_harness.ways.model import LoadProblem, Way
 
 SECTION = "ways"  # the main agent's engagement: way id -> engagement state and epoch
 SUBAGENTS = "subagent_ways"  # [[agent id, {way id: engagement}], ...], newest last
@@ -39,7 +39,6 @@ MAX_SUBAGENTS = 32  # subagents remembered per session; older ones have long fin
 MAIN = ""  # the engagement key of the main agent; a subagent's is its agent id
 AGENT = "agent"
 SUBAGENT = "subagent"
-DEFAULT_FLOOR = 0.5
 SEPARATOR = "\n\n"
 
 
@@ -56,37 +55,42 @@ class Match:
 
 def source(ctx: HookContext) -> list[Offer]:
     """Offer the ways this hook call fires (see the module docstring)."""
-    if ctx.repo is None or not (ctx.deliverable or ctx.event.kind == ev.PROMPT):
-        # Only the prompt lane waits for a later event (Cursor); what any other lane matched
-        # where the host takes no context would reach the wrong context later.
+    if ctx.repo is None or not (ctx.deliverable or waits(ctx)):
         return []
-    config = ctx.config()
-    root = ways_root(str(ctx.repo.top), config)
-    if root is None:
-        return []
-    from gitflow_harness.ways.index import load_index
+    if not ctx.lanes and not ctx.pending:
+        return []  # an event that only delivers what waits, and nothing does
+    from gitflow_harness.ways.index import load_index, ways_root
 
-    matches = match(ctx, load_index(root).ways)
+    root = ways_root(ctx.repo.top, ctx.setting("paths", "ways"))
+    if not os.path.isdir(root):
+        return []
+    index = load_index(root)
+    if index.problems:
+        report(ctx, index.problems)
+    matches = match(ctx, index.ways)
     if not matches:
         return []
-    return decide(ctx, matches, floor(config))
+    return decide(ctx, matches, float(ctx.setting("ways", "floor")))
 
 
-def ways_root(top: str, config: dict[str, Any]) -> str | None:
-    """Return the configured ways root of the worktree at `top`, or None when there is none."""
-    paths = config.get("paths")
-    rel = paths.get("ways") if isinstance(paths, dict) else None
-    root = os.path.join(top, rel if isinstance(rel, str) and rel else "hooks/ways")
-    return root if os.path.isdir(root) else None
+def report(ctx: HookContext, problems: Sequence[LoadProblem]) -> None:
+    """Report way files that do not load; the ways that do still fire."""
+    assert ctx.repo is not None
+    top = str(ctx.repo.top).rstrip(os.sep) + os.sep
+    ctx.report_problems(
+        [
+            f"WayProblem: {str(p).removeprefix(top)}; the way does not fire until it is fixed "
+            "(`gfh ways lint`)"
+            for p in problems
+        ]
+    )
 
 
-def floor(config: dict[str, Any]) -> float:
-    """Return `ways.floor`, the outward gate (the configuration was validated when cached)."""
-    ways = config.get("ways")
-    value = ways.get("floor") if isinstance(ways, dict) else None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
-        return DEFAULT_FLOOR
-    return float(value)
+def waits(ctx: HookContext) -> bool:
+    """True when what this call matches may wait for the session's next event that can carry
+    context: a host that defers, and the main agent's context, which a later event reaches (a
+    subagent's does not: its later events may be another agent's)."""
+    return bool(ctx.adapter.DEFERS) and audience(ctx) == AGENT
 
 
 def audience(ctx: HookContext) -> str:
@@ -99,8 +103,8 @@ def audience(ctx: HookContext) -> str:
 def match(ctx: HookContext, ways: Sequence[Way]) -> list[Match]:
     """Return the ways this call matches, with their magnitude (lanes matched), in id order.
 
-    Cursor's prompt lane, which could not be delivered at its prompt, counts as a prompt match
-    at the first event that can take it (`ctx.pending`).
+    A way matched where the host could not take context (Cursor, Codex) counts as a match of
+    its lane at the first event that can (`ctx.pending`).
     """
     from gitflow_harness.ways import match as lanes_of
 
@@ -143,8 +147,11 @@ def match(ctx: HookContext, ways: Sequence[Way]) -> list[Match]:
     return found
 
 
+_WAITING_TRIGGERS = ("prompt", "file", "command", "postcheck")
+
+
 def _trigger(value: object) -> str:
-    return value if isinstance(value, str) and value in ("prompt", "file", "command") else "prompt"
+    return value if isinstance(value, str) and value in _WAITING_TRIGGERS else "prompt"
 
 
 def _with_postchecks(ctx: HookContext, found: list[Match], ways: list[Way]) -> list[Match]:
@@ -320,12 +327,12 @@ def writable_engagements(state: dict[str, Any], key: str | None) -> dict[str, An
 
 def _texts(ctx: HookContext, fires: list[tuple[Match, dict[str, Any], Decision]]) -> dict[str, str]:
     """Return way id -> the text to deliver: the body, with its macro's output (run in
-    parallel, tracked macros only) before or after it."""
+    parallel, committed macros only) before or after it."""
     from gitflow_harness.firing.curves import ProgressiveStaircase
     from gitflow_harness.ways.model import MACRO_FILE, read_body
 
     wanted = []
-    # Where the host takes no context (Cursor's prompt), what fires only waits as its id, to be
+    # Where the host takes no context at this event, what fires only waits as its id, to be
     # decided again where it can be shown: its macro runs there.
     for m, _, decision in fires if ctx.deliverable else ():
         rel = sibling(ctx, m.way, MACRO_FILE) if m.way.has_macro else None

@@ -42,7 +42,7 @@ def init(
     from gitflow_harness.scaffold import project
 
     if list_ways:
-        available = project.starter_ways(project.starter_root())
+        available = project.starter_ways()
         if as_json:
             listed = [{"id": k, "description": project.describe(v)} for k, v in available.items()]
             echo_json({"ways": listed})

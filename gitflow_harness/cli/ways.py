@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -17,6 +18,9 @@ from gitflow_harness.firing.curves import (
     Flat,
     ProgressiveStaircase,
 )
+
+if TYPE_CHECKING:
+    from gitflow_harness.ways.tune import Suggestion
 
 
 @click.group()
@@ -206,12 +210,12 @@ def lint(paths: tuple[Path, ...], fix: bool, check: bool) -> int:
     PATHS are way files, their macro.sh/postcheck.sh, or directories (default: the whole ways
     root). Without --check the exit code is 0 whatever was found.
     """
-    from gitflow_harness.ways import catalog
+    from gitflow_harness.ways.index import ways_root
     from gitflow_harness.ways.lint import lint as run_lint
     from gitflow_harness.workspace import open_workspace
 
     ws = open_workspace()
-    root = catalog.ways_root(ws.top, ws.config)
+    root = Path(ways_root(ws.top, ws.config.paths.ways))
     if not paths and not root.is_dir():
         click.echo(f"no ways under {_display(str(root))}")
         return 0
@@ -237,13 +241,12 @@ def migrate(do_apply: bool, as_json: bool) -> int:
     A way with neither gets Exponential{ways.default_half_life}. Shows a diff per file; with
     --apply writes them, changing only those lines. Running it again finds nothing to do.
     """
-    from gitflow_harness.ways import catalog
     from gitflow_harness.ways import migrate as migration
-    from gitflow_harness.ways.index import scan
+    from gitflow_harness.ways.index import scan, ways_root
     from gitflow_harness.workspace import open_workspace
 
     ws = open_workspace()
-    root = catalog.ways_root(ws.top, ws.config)
+    root = Path(ways_root(ws.top, ws.config.paths.ways))
     files = [Path(found.file) for found in scan(root)]
     plans, problems = migration.plan(files, ws.config.ways.default_half_life)
     for plan in plans if do_apply else ():
@@ -288,7 +291,8 @@ def tune(do_apply: bool, min_samples: int, as_json: bool) -> int:
 
     Per way and session, from way.fired and way.suppressed events; rounded to 500, at least
     500. A suggestion 20 % or more away from the current value is flagged (*); --apply
-    rewrites only the curve block of flagged ways.
+    rewrites only the curve block of flagged ways. Exits 1 when a way file could not be
+    loaded (its problems go to stderr).
     """
     from gitflow_harness.ways import catalog
     from gitflow_harness.ways import tune as tuning
@@ -303,14 +307,23 @@ def tune(do_apply: bool, min_samples: int, as_json: bool) -> int:
             if s.flagged:
                 tuning.apply(s)
                 applied.add(s.way.id)
+    status = 1 if index.problems else 0
     if as_json:
         echo_json(
             {
                 "min_samples": min_samples,
                 "ways": [{**s.to_dict(), "applied": s.way.id in applied} for s in suggestions],
+                "problems": [_problem(p) for p in index.problems],
             }
         )
-        return 0
+    else:
+        _echo_suggestions(suggestions, applied, do_apply)
+    for problem in index.problems:
+        click.echo(_problem(problem), err=True)
+    return status
+
+
+def _echo_suggestions(suggestions: Sequence[Suggestion], applied: set[str], do_apply: bool) -> None:
     table = [("ID", "CURVE", "NOW", "SUGGESTED", "CHANGE", "SAMPLES", "SESSIONS")]
     for s in suggestions:
         change = s.change
@@ -331,7 +344,6 @@ def tune(do_apply: bool, min_samples: int, as_json: bool) -> int:
         click.echo(f"\nretuned {len(applied)} way(s)")
     elif flagged:
         click.echo(f"\n{len(flagged)} flagged (*); `gfh ways tune --apply` rewrites their curves")
-    return 0
 
 
 def curve_label(curve: Curve) -> str:

@@ -7,14 +7,6 @@ import shutil
 
 from gitflow_harness.demo import Demo
 
-# The starter ways that suit any repository (the rest name this project's own files).
-GENERAL_WAYS = (
-    "workflow/branch-first",
-    "workflow/prepare-before-done",
-    "git/commit-messages",
-    "code/file-size",
-)
-
 LEGACY_WAY = """---
 description: Say which tests ran before claiming a fix
 when:
@@ -27,16 +19,18 @@ Name the test command you ran and what it printed; "fixed" without it is a guess
 
 
 def run(demo: Demo) -> None:
+    from gitflow_harness.scaffold.project import starter_ways
     from gitflow_harness.ways import starter_ways_root
 
     _ensure_repo(demo)
     demo.section("Ways: guidance that fires through a curve")
     ways = demo.repo / "hooks" / "ways"
-    for way_id in GENERAL_WAYS:
+    starters = starter_ways()  # the ways that suit any repository (`gfh init --list-ways`)
+    for way_id in starters:
         shutil.copytree(starter_ways_root() / way_id, ways / way_id, dirs_exist_ok=True)
     demo.git("add", "-A")
     demo.git("commit", "-q", "-m", "Adopt the starter ways")
-    demo.say(f"copied {len(GENERAL_WAYS)} starter ways into hooks/ways and committed them")
+    demo.say(f"copied {len(starters)} starter ways into hooks/ways and committed them")
     demo.gfh("ways", "list")
     demo.gfh("ways", "show", "prepare-before-done", "--plot")
 

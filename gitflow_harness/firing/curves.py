@@ -27,6 +27,12 @@ TickDelta: TypeAlias = int  # a distance between two ticks
 LIVE_CONTRIBUTION = 0.01
 
 
+# The largest half-life a curve takes, in ticks: far beyond any session (a million turns, a
+# thousand full context windows), and small enough that the float math of salience and refire
+# deltas stays exact to the tick (a double holds integers to 2**53).
+MAX_HALF_LIFE = 10**12
+
+
 class CurveError(ValueError):
     """A curve declaration that cannot be used; `field` names the offending key, if one does."""
 
@@ -77,7 +83,11 @@ class Exponential(_Curve):
     half_life: int
 
     def __init__(self, half_life: int) -> None:
-        _SET(self, "half_life", _integer("half_life", half_life, minimum=1))
+        _SET(
+            self,
+            "half_life",
+            _integer("half_life", half_life, minimum=1, maximum=MAX_HALF_LIFE),
+        )
 
     def salience_at(self, delta: TickDelta) -> float:
         return float(0.5 ** (max(0, delta) / self.half_life))
@@ -196,7 +206,9 @@ class ActionPotential(_Curve):
         _SET(
             self,
             "multiplier_half_life",
-            _integer("multiplier_half_life", multiplier_half_life, minimum=1),
+            _integer(
+                "multiplier_half_life", multiplier_half_life, minimum=1, maximum=MAX_HALF_LIFE
+            ),
         )
 
     def salience_at(self, delta: TickDelta) -> float:
@@ -289,14 +301,13 @@ def curve_from_list(data: object) -> Curve:
     return cls(*data[1:])
 
 
-def _integer(name: str, value: object, *, minimum: int) -> int:
-    if type(value) is int and value >= minimum:  # the common case, first
-        return value
+def _integer(name: str, value: object, *, minimum: int, maximum: int | None = None) -> int:
+    if type(value) is int and value >= minimum and (maximum is None or value <= maximum):
+        return value  # the common case, first
+    wanted = f">= {minimum}" if maximum is None else f"from {minimum} to {maximum}"
     if isinstance(value, bool) or not isinstance(value, int):
-        raise CurveError(f"{name}: expected an integer >= {minimum}, got {_kind(value)}", name)
-    if value < minimum:
-        raise CurveError(f"{name}: expected an integer >= {minimum}, got {value}", name)
-    return value
+        raise CurveError(f"{name}: expected an integer {wanted}, got {_kind(value)}", name)
+    raise CurveError(f"{name}: expected an integer {wanted}, got {value}", name)
 
 
 def _number(name: str, value: object, *, minimum: float) -> float:

@@ -77,23 +77,6 @@ def tracked_at_head(repo: Repo, path: str) -> bool:
     return proc.returncode == 0
 
 
-def tracked_at_head_many(cwd: Path, paths: Sequence[str]) -> set[str]:
-    """Return which of `paths` (repo-relative, POSIX) are in HEAD's tree; one git call.
-
-    `cwd` is any directory of the working tree. An unborn HEAD tracks nothing.
-    """
-    if not paths:
-        return set()
-    proc = run(
-        ["ls-tree", "-z", "--name-only", "--full-tree", "HEAD", "--", *paths],
-        cwd=cwd,
-        check=False,
-    )
-    if proc.returncode != 0:
-        return set()
-    return set(split_z(proc.stdout)) & set(paths)
-
-
 @dataclass(frozen=True, slots=True)
 class Worktree:
     path: Path
@@ -173,3 +156,27 @@ def switch(top: Path, branch: str) -> subprocess.CompletedProcess[str]:
 def move(repo: Repo, source: str, destination: str) -> None:
     """`git mv` a tracked file (repo-relative paths); the destination's folder must exist."""
     run(["mv", "--", source, destination], cwd=repo.worktree())
+
+
+# -- ways scripts --
+
+
+def blobs_at_head(cwd: Path, paths: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """Return `path -> (mode, blob id)` for those of `paths` that are files in HEAD's tree.
+
+    One git call. `cwd` is any directory of the working tree; `paths` are repo-relative
+    (POSIX). An unborn HEAD holds none.
+    """
+    if not paths:
+        return {}
+    proc = run(["ls-tree", "-z", "--full-tree", "HEAD", "--", *paths], cwd=cwd, check=False)
+    if proc.returncode != 0:
+        return {}
+    wanted = set(paths)
+    found: dict[str, tuple[str, str]] = {}
+    for record in split_z(proc.stdout):
+        meta, _, path = record.partition("\t")
+        fields = meta.split(" ")
+        if path in wanted and len(fields) == 3 and fields[1] == "blob":
+            found[path] = (fields[0], fields[2])
+    return found

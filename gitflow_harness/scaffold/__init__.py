@@ -90,7 +90,7 @@ def plan(
     for adapter in chosen:
         rel = hosts.FILES[adapter]
         before = _read(top / rel)
-        text, added = hosts.merge(adapter, rel, before.decode("utf-8") if before else None)
+        text, added = hosts.merge(adapter, rel, _decode(rel, before))
         note = f"{added} hook(s) added" if added else "every hook already there"
         result.changes.append(Change(rel, before, text.encode("utf-8"), note=note))
     if "codex" in chosen:
@@ -101,10 +101,19 @@ def plan(
     if pre_commit:
         before = _read(top / precommit.PATH)
         wanted = precommit.hooks(config.paths.ways, config.paths.pills, config.paths.requests)
-        text, ids = precommit.merge(before.decode("utf-8") if before else None, wanted)
-        note = f"added {', '.join(ids)}" if ids else "gfh hooks already there"
-        result.changes.append(Change(precommit.PATH, before, text.encode("utf-8"), note=note))
-        result.notes.append("pre-commit: run `pre-commit install` once to activate the checks")
+        text, ids = precommit.merge(_decode(precommit.PATH, before), wanted)
+        types = precommit.install_types(wanted)
+        text, added_types = precommit.ensure_install_types(text, types)
+        done = [f"added {', '.join(ids)}"] if ids else ["gfh hooks already there"]
+        if added_types:
+            done.append(f"{precommit.INSTALL_KEY} += {', '.join(added_types)}")
+        result.changes.append(
+            Change(precommit.PATH, before, text.encode("utf-8"), note="; ".join(done))
+        )
+        result.notes.append(
+            "pre-commit: run `pre-commit install` once; it installs the git hooks gfh's checks "
+            f"run at ({', '.join(types)}), as `{precommit.INSTALL_KEY}` says"
+        )
     import shutil
 
     if shutil.which("gfh") is None:
@@ -118,7 +127,7 @@ def plan(
 def _plan_ways(
     result: Plan, ways_root: str, wanted: list[str], every: bool, starter: project.Tree | None
 ) -> None:
-    available = project.starter_ways(starter if starter is not None else project.starter_root())
+    available = project.starter_ways(starter)
     for way_id in project.choose(available, wanted, every=every):
         destination = f"{ways_root}/{way_id}"
         if (result.top / destination).exists():
@@ -142,10 +151,13 @@ def render_diff(result: Plan) -> str:
 
 
 def apply(result: Plan) -> list[Change]:
-    """Write every pending change; return them."""
+    """Write every pending change; return them. A file that is a symlink (settings kept in a
+    dotfiles repository, say) stays one: its target is written."""
     done = []
     for change in result.pending:
         path = result.top / change.path
+        if path.is_symlink():
+            path = Path(os.path.realpath(path))
         path.parent.mkdir(parents=True, exist_ok=True)
         mode = None
         if change.before is None:
@@ -164,6 +176,24 @@ def _read(path: Path) -> bytes | None:
         from gitflow_harness.errors import UsageError
 
         raise UsageError(f"{path} is a directory; gfh init expected a file there") from None
+
+
+def _decode(rel: str, data: bytes | None) -> str | None:
+    """Return a host file's text; a file that is not UTF-8 is a configuration error naming
+    where the first bad byte is."""
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        from gitflow_harness.errors import ConfigError
+
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ConfigError(
+            f"{rel}:{line}:{column}: not UTF-8 text (byte 0x{data[exc.start]:02x}); save it as "
+            "UTF-8, then run `gfh init` again"
+        ) from None
 
 
 def _lines(data: bytes) -> list[str]:

@@ -2,7 +2,8 @@
 
 Only entries are added, each at the end of its event's list; nothing a user wrote is removed,
 changed or reordered, and keys gfh does not own are kept as they are. An entry already there
-(the same `gfh hook ADAPTER EVENT` command, however `gfh` is spelled) is left untouched — which
+(the same `gfh hook ADAPTER EVENT` command, however `gfh` is spelled, or run as
+`python -m gitflow_harness`) is left untouched — which
 is how a host-set `loop_limit` on Cursor's `stop` survives. Files are rewritten with the
 indentation they had.
 """
@@ -43,6 +44,7 @@ CURSOR_EVENTS = (
 CODEX_EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
+    "PreToolUse",  # Codex's only mid-session context channel: what waits is delivered there
     "PostToolUse",
     "PreCompact",
     "PostCompact",
@@ -63,15 +65,30 @@ def command(adapter: str, event: str) -> str:
     return f"gfh hook {adapter} {event}"
 
 
+_GFH = re.compile(r"(?:.*/)?gfh")
+_PYTHON = re.compile(r"(?:.*/)?python[0-9.]*")
+
+
 def is_ours(value: object, adapter: str, event: str) -> bool:
-    """True when `value` is a command running `gfh hook ADAPTER EVENT` (any path to gfh)."""
+    """True when `value` is a command running `gfh hook ADAPTER EVENT`: `gfh` by any path, or
+    `python… [options] -m gitflow_harness`."""
     if not isinstance(value, str):
         return False
-    words = value.split()
+    import shlex
+
+    try:
+        words = shlex.split(value)
+    except ValueError:  # unbalanced quotes: not a command gfh wrote
+        words = value.split()
+    if words[-3:] != ["hook", adapter, event]:
+        return False
+    runner = words[:-3]
+    if len(runner) == 1:
+        return _GFH.fullmatch(runner[0]) is not None
     return (
-        len(words) == 4
-        and re.fullmatch(r"(?:.*/)?gfh", words[0].strip("\"'")) is not None
-        and words[1:] == ["hook", adapter, event]
+        len(runner) >= 3
+        and _PYTHON.fullmatch(runner[0]) is not None
+        and runner[-2:] == ["-m", "gitflow_harness"]
     )
 
 

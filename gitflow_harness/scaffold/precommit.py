@@ -114,6 +114,101 @@ def merge(text: str | None, wanted: list[dict[str, Any]]) -> tuple[str, list[str
     return new_text, [m["id"] for m in missing]
 
 
+# -- the stages `pre-commit install` installs -------------------------------------------------
+
+INSTALL_KEY = "default_install_hook_types"
+# git's hook types in the order they come up in a branch's life (pre-commit's own names).
+HOOK_TYPES = (
+    "pre-commit",
+    "pre-merge-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "post-checkout",
+    "post-merge",
+    "post-rewrite",
+    "pre-rebase",
+    "pre-push",
+)
+_REPOS_KEY = re.compile(r"^repos[ \t]*:")
+_INSTALL_LINE = re.compile(r"^default_install_hook_types[ \t]*:(?P<value>[^#]*?)[ \t]*(?:#.*)?$")
+
+
+def install_types(items: list[dict[str, Any]]) -> list[str]:
+    """Return the git hook types the hooks `items` run at (no `stages` = pre-commit)."""
+    stages: set[str] = set()
+    for item in items:
+        stages.update(item.get("stages") or ["pre-commit"])
+    return [t for t in HOOK_TYPES if t in stages]
+
+
+def ensure_install_types(text: str, wanted: list[str]) -> tuple[str, list[str]]:
+    """Return the text with `default_install_hook_types` naming every type in `wanted`, so a
+    plain `pre-commit install` installs them all, and the types added.
+
+    A user's list keeps its entries and order, gfh's missing ones appended; without a list, one
+    is added before `repos:`. Lines are inserted or extended, never re-dumped, and the result is
+    parsed again to prove nothing else moved.
+    """
+    import yaml
+
+    parsed = yaml.safe_load(text) or {}
+    current = parsed.get(INSTALL_KEY, [])
+    if not isinstance(current, list):
+        raise ConfigError(f"{PATH}: `{INSTALL_KEY}` must be a list of git hook types")
+    missing = [t for t in wanted if t not in current]
+    if not missing:
+        return text, []
+    lines = text.split("\n")
+    cr = "\r" if lines[0].endswith("\r") else ""  # a CRLF file stays one
+    edited = _extend_install_list(lines, missing, cr) if INSTALL_KEY in parsed else None
+    if INSTALL_KEY not in parsed:
+        at = next((i for i, line in enumerate(lines) if _REPOS_KEY.match(line)), len(lines))
+        edited = [*lines[:at], f"{INSTALL_KEY}: [{', '.join(missing)}]{cr}", *lines[at:]]
+    after = yaml.safe_load("\n".join(edited)) if edited is not None else None
+    expected = {**parsed, INSTALL_KEY: [*current, *missing]}
+    if after != expected:
+        raise ConfigError(
+            f"{PATH}: cannot add {', '.join(missing)} to `{INSTALL_KEY}` safely; add them by "
+            "hand, or install those git hooks with "
+            f"`pre-commit install {' '.join('-t ' + t for t in wanted)}`"
+        )
+    assert edited is not None
+    return "\n".join(edited), missing
+
+
+def _extend_install_list(lines: list[str], missing: list[str], cr: str) -> list[str] | None:
+    """Append `missing` to the user's flow (`[a, b]`) or block (`- a`) list, in its style."""
+    start = next(
+        (i for i, line in enumerate(lines) if _INSTALL_LINE.match(line.removesuffix("\r"))), None
+    )
+    if start is None:
+        return None
+    line = lines[start].removesuffix("\r")
+    match = _INSTALL_LINE.match(line)
+    assert match is not None
+    value = match.group("value").strip()
+    if value.startswith("[") and value.endswith("]"):
+        inner = value[1:-1].strip()
+        items = f"{inner}, {', '.join(missing)}" if inner else ", ".join(missing)
+        head, tail = line[: match.start("value")], line[match.end("value") :]
+        return [*lines[:start], f"{head} [{items}]{tail}{cr}", *lines[start + 1 :]]
+    if value:
+        return None  # a style this does not edit
+    last, indent = start, None
+    for i in range(start + 1, len(lines)):
+        stripped = lines[i].strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if not stripped.startswith("-"):
+            break  # the next key: the list ended
+        last, indent = i, lines[i][: len(lines[i]) - len(lines[i].lstrip())]
+    if indent is None:
+        return None
+    added = [f"{indent}- {t}{cr}" for t in missing]
+    return [*lines[: last + 1], *added, *lines[last + 1 :]]
+
+
 _REPOS = re.compile(r"^repos\s*:\s*(?:#.*)?$")
 
 

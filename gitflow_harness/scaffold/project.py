@@ -14,13 +14,17 @@ if TYPE_CHECKING:
 
 CONFIG_FILE = ".gitflow-harness.toml"
 KEEP = ".gitkeep"
+# YAML's spellings of false (PyYAML reads YAML 1.1), as a top-level `x-starter:` value.
+_NOT_A_STARTER = re.compile(
+    r"^x-starter[ \t]*:[ \t]*(?:false|no|off)[ \t]*(?:#.*)?\r?$", re.MULTILINE | re.IGNORECASE
+)
 
 
 class Tree(Protocol):
     """What is read from the starter ways: a `pathlib.Path` or an importlib resource."""
 
-    name: str
-
+    @property
+    def name(self) -> str: ...
     def iterdir(self) -> Iterator[Tree]: ...
     def is_dir(self) -> bool: ...
     def is_file(self) -> bool: ...
@@ -55,15 +59,16 @@ def folders(config: Config) -> list[str]:
     return [config.paths.ways, config.paths.pills, config.paths.requests]
 
 
-def starter_root() -> Tree:
-    """The starter ways shipped in the package (`gitflow_harness/starter/ways`)."""
-    from importlib.resources import files
+def starter_ways(root: Tree | None = None) -> dict[str, Tree]:
+    """Return the starter ways under `root` (default: those shipped in the package) by id.
 
-    return files("gitflow_harness").joinpath("starter", "ways")  # type: ignore[return-value]
+    A way is a directory holding `<dirname>.md`; one whose frontmatter says `x-starter: false`
+    is this project's own and is not offered.
+    """
+    if root is None:
+        from gitflow_harness.ways import starter_ways_root
 
-
-def starter_ways(root: Tree) -> dict[str, Tree]:
-    """Return the ways under `root` by id: a directory holding `<dirname>.md`."""
+        root = starter_ways_root()
     found: dict[str, Tree] = {}
 
     def walk(node: Tree, prefix: str) -> None:
@@ -73,7 +78,8 @@ def starter_ways(root: Tree) -> dict[str, Tree]:
             return
         names = {c.name for c in children}
         if prefix and f"{node.name}.md" in names:
-            found[prefix] = node
+            if offered(node):
+                found[prefix] = node
             return
         for child in children:
             if child.is_dir() and not child.name.startswith((".", "__")):
@@ -83,15 +89,27 @@ def starter_ways(root: Tree) -> dict[str, Tree]:
     return found
 
 
-def describe(way: Tree) -> str:
-    """Return a way's `description:` line, read without a YAML parser."""
+def offered(way: Tree) -> bool:
+    """False for a way whose frontmatter opts it out of the starter set (`x-starter: false`)."""
+    from gitflow_harness.store.frontmatter import split
+
+    text = _way_text(way)
+    parts = split(text.removeprefix("\ufeff")) if text is not None else None
+    return parts is None or _NOT_A_STARTER.search(parts[0]) is None
+
+
+def _way_text(way: Tree) -> str | None:
     for child in way.iterdir():
         if child.name == f"{way.name}.md":
-            text = child.read_bytes().decode("utf-8", "replace")
-            match = re.search(r"^description:\s*(.+?)\s*$", text, re.M)
-            if match:
-                return match.group(1).strip("'\"")
-    return ""
+            return child.read_bytes().decode("utf-8", "replace")
+    return None
+
+
+def describe(way: Tree) -> str:
+    """Return a way's `description:` line, read without a YAML parser."""
+    text = _way_text(way)
+    match = re.search(r"^description:\s*(.+?)\s*$", text, re.M) if text is not None else None
+    return match.group(1).strip("'\"") if match else ""
 
 
 def choose(available: dict[str, Tree], wanted: Sequence[str], *, every: bool) -> list[str]:

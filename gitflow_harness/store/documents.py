@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from gitflow_harness.errors import GfhError
+from gitflow_harness.store import frontmatter
 from gitflow_harness.store.fsutil import atomic_write, create_exclusive
 from gitflow_harness.store.schema import Problem, Schema
 
@@ -91,15 +92,11 @@ def parse_document(text: str, path: Path, *, bom: bool = False) -> Document:
     where = str(path)
     newline = "\r\n" if "\r\n" in text.split("\n", 1)[0] + "\n" else "\n"
     lines = text.split("\n")
-    if not lines or lines[0].rstrip("\r").rstrip() != "---":
+    if not lines or not frontmatter.opens(lines[0]):
         raise DocumentError(
             [Problem(where, 1, "error", "no frontmatter: the file must start with a '---' line")]
         )
-    close = None
-    for i in range(1, len(lines)):
-        if lines[i].rstrip("\r").rstrip() in ("---", "..."):
-            close = i
-            break
+    close = frontmatter.closing(lines)
     if close is None:
         raise DocumentError(
             [Problem(where, 1, "error", "frontmatter is not closed: add a '---' line after it")]

@@ -9,25 +9,36 @@ from pathlib import Path
 BLOCK = 64 * 1024
 
 
-def reverse_lines(path: Path, *, block: int = BLOCK) -> Iterator[bytes]:
+def reverse_lines(
+    path: Path, *, block: int = BLOCK, max_bytes: int | None = None
+) -> Iterator[bytes]:
     """Yield the lines of `path` last first, without their line ends.
 
-    A final line without a newline is yielded too (it may be a write in progress).
+    A final line without a newline is yielded too (it may be a write in progress). Each byte is
+    read once and each line joined once, however long it is. With `max_bytes`, nothing before
+    the last `max_bytes` bytes is read: the lines that end there are yielded, and a line that
+    starts before them is not (whether it is whole cannot be known without reading on).
     """
     with open(path, "rb") as fh:
-        fh.seek(0, os.SEEK_END)
-        pos = fh.tell()
-        rest = b""
-        while pos > 0:
-            step = min(block, pos)
+        pos = fh.seek(0, os.SEEK_END)
+        stop = 0 if max_bytes is None else max(0, pos - max(0, max_bytes))
+        pieces: list[bytes] = []  # the line being assembled, its last piece first
+        while pos > stop:
+            step = min(block, pos - stop)
             pos -= step
             fh.seek(pos)
-            chunk = fh.read(step) + rest
-            lines = chunk.split(b"\n")
-            # The first piece may be the tail of a line that starts in an earlier block.
-            rest = lines.pop(0)
-            yield from reversed(lines)
-        yield rest
+            chunk = fh.read(step)
+            end = len(chunk)
+            cut = chunk.rfind(b"\n", 0, end)
+            while cut >= 0:
+                pieces.append(chunk[cut + 1 : end])
+                yield b"".join(reversed(pieces)) if len(pieces) > 1 else pieces[0]
+                pieces = []
+                end = cut
+                cut = chunk.rfind(b"\n", 0, end)
+            pieces.append(chunk[:end])
+        if pos == 0:  # the first line of the file: its start is the file's
+            yield b"".join(reversed(pieces))
 
 
 def reverse_nonempty_lines(path: Path, *, block: int = BLOCK) -> Iterator[bytes]:

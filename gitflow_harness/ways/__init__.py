@@ -12,7 +12,8 @@ if TYPE_CHECKING:
 
 
 def starter_ways_root() -> Path:
-    """Return the starter ways shipped with the package (this project's own `hooks/ways`)."""
+    """Return the ways shipped with the package (this project's own `hooks/ways`): the starter
+    set, and the ways marked `x-starter: false` that only this project uses."""
     from pathlib import Path
 
     return Path(__file__).resolve().parent.parent / "starter" / "ways"

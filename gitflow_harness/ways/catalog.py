@@ -10,18 +10,13 @@ from pathlib import Path
 from gitflow_harness.errors import GfhError, UsageError
 from gitflow_harness.store.config import Config
 from gitflow_harness.store.events import Event
-from gitflow_harness.ways.index import WayIndex, load_index
+from gitflow_harness.ways.index import WayIndex, load_index, ways_root
 from gitflow_harness.ways.model import Way
-
-
-def ways_root(top: Path, config: Config) -> Path:
-    """Return the ways root of a worktree (`paths.ways`, relative to its top)."""
-    return top / config.paths.ways
 
 
 def load(top: Path, config: Config) -> WayIndex:
     """Load the index of a worktree's ways through the cache."""
-    return load_index(ways_root(top, config))
+    return load_index(ways_root(top, config.paths.ways))
 
 
 def find(index: WayIndex, query: str) -> Way:
@@ -98,8 +93,12 @@ def row(way: Way, floor: float, counts: Counts | None) -> dict[str, object]:
     }
 
 
+MAX_TICKS = 100_000  # matches one simulation expands to: enough for any curve, bounded memory
+
+
 def parse_ticks(spec: str, magnitude: float) -> list[tuple[int, float]]:
-    """Parse `--ticks`: comma-separated `T`, `T:M` or `START..END/STEP` (each may add `:M`)."""
+    """Parse `--ticks`: comma-separated `T`, `T:M` or `START..END/STEP` (each may add `:M`),
+    at most `MAX_TICKS` matches in all."""
     out: list[tuple[int, float]] = []
     for raw in spec.split(","):
         item = raw.strip()
@@ -115,15 +114,20 @@ def parse_ticks(spec: str, magnitude: float) -> list[tuple[int, float]]:
                 step = int(step_part) if step_part else 1
                 if step < 1 or end < start:
                     raise ValueError
-                ticks = list(range(start, end + 1, step))
+                ticks = range(start, end + 1, step)
             else:
-                ticks = [int(ticks_part)]
+                ticks = range(int(ticks_part), int(ticks_part) + 1)
         except ValueError:
             raise UsageError(
                 f"--ticks: {item!r} is not T, T:MAGNITUDE or START..END/STEP with integer ticks"
             ) from None
         if ticks[0] < 0 or not mag > 0:
             raise UsageError(f"--ticks: {item!r}: ticks are non-negative, magnitudes positive")
+        if len(out) + len(ticks) > MAX_TICKS:
+            raise UsageError(
+                f"--ticks: {item!r} makes {len(out) + len(ticks)} matches; at most {MAX_TICKS} "
+                "in one run: use a larger STEP or a shorter range"
+            )
         out.extend((t, mag) for t in ticks)
     if not out:
         raise UsageError("--ticks: give at least one tick")

@@ -122,6 +122,11 @@ def load_index(
     return WayIndex(root_s, tuple(ways), tuple(problems))
 
 
+def ways_root(top: StrPath, relative: str) -> str:
+    """Return the ways root of the worktree at `top`: `paths.ways`, relative to it."""
+    return os.path.join(os.path.abspath(os.fspath(top)), relative)
+
+
 def default_cache_file(root: StrPath) -> Path:
     """Return the cache file for a ways root: `<state>/ways-index/<hash of the root>.json`."""
     import hashlib

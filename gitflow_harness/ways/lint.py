@@ -2,9 +2,10 @@
 
 Errors are what stops a way from loading (the schema, the curve, regexes, `redisclose`, a way
 with no trigger). Warnings need the repository to see: globs that match no tracked file, a
-postcheck git does not track (the hook runs only committed postchecks), scripts that are not
-executable, a `macro:` with no macro.sh, a way with nothing to inject. `fix` removes unknown
-fields by line surgery and changes nothing else.
+script (postcheck.sh, macro.sh) that is not what HEAD holds (the hook runs only committed
+content), scripts that are not executable, a `macro:` with no macro.sh, a way with nothing to
+inject. Every problem names a line: a script or a stray file is named at its line 1. `fix`
+removes unknown fields by line surgery and changes nothing else.
 """
 
 from __future__ import annotations
@@ -62,21 +63,26 @@ def lint(
         report.problems.append(
             Problem(
                 str(stray),
-                None,
+                1,
                 "warning",
                 f"not a way: a way is <dir>/<dir>.md, so this file is never loaded; "
                 f"rename it {stray.parent.name}.md or move it into a directory named "
                 f"{stray.stem}",
             )
         )
-    tracked = _tracked(repo)
+    tracked, changed = _tracked(repo)
     top = repo.top if repo is not None else None
     for target in targets:
         report.files += 1
         if fix:
             removed = _fix(target.file)
             report.fixed.extend((str(target.file), key) for key in removed)
-        report.problems.extend(_lint_one(target, tracked, top))
+        report.problems.extend(_lint_one(target, tracked, changed, top))
+    # `path:line: severity: message` always: a file that cannot be read is named at its line 1.
+    report.problems = [
+        p if p.line is not None else Problem(p.path, 1, p.severity, p.message)
+        for p in report.problems
+    ]
     return report
 
 
@@ -86,6 +92,9 @@ def _targets(paths: Iterable[Path], root: Path) -> tuple[list[_Target], list[Pat
     for given in paths:
         path = given.absolute()
         if path.is_dir():
+            own = path / f"{path.name}.md"  # a way's own directory: scan sees only below it
+            if own.is_file():
+                files.setdefault(own, _Target(own, root))
             for found in scan(path):
                 file = Path(found.file)
                 files.setdefault(file, _Target(file, root))
@@ -131,13 +140,16 @@ def _is_stray(path: Path, root: Path) -> bool:
     return not (path.parent / f"{path.parent.name}.md").is_file()
 
 
-def _tracked(repo: git.Repo | None) -> set[str] | None:
+def _tracked(repo: git.Repo | None) -> tuple[set[str] | None, set[str]]:
+    """Return the tracked paths, and those whose content is not what HEAD holds."""
     if repo is None or repo.top is None:
-        return None
-    return git.tracked(repo)
+        return None, set()
+    return git.tracked(repo), {c.path for c in git.changes(repo)}
 
 
-def _lint_one(target: _Target, tracked: set[str] | None, top: Path | None) -> list[Problem]:
+def _lint_one(
+    target: _Target, tracked: set[str] | None, changed: set[str], top: Path | None
+) -> list[Problem]:
     file = target.file
     where = str(file)
     macro = file.parent / MACRO_FILE
@@ -183,27 +195,41 @@ def _lint_one(target: _Target, tracked: set[str] | None, top: Path | None) -> li
             )
         )
     for script in (macro, postcheck):
-        if script.is_file() and not os.access(script, os.X_OK):
+        if not script.is_file():
+            continue
+        if not os.access(script, os.X_OK):
             problems.append(
                 Problem(
                     str(script),
-                    None,
+                    1,
                     "warning",
                     f"{script.name} is not executable, so the hook cannot run it: "
                     f"chmod +x {script.name} and commit it",
                 )
             )
-    if has_postcheck and tracked is not None and top is not None and os.access(postcheck, os.X_OK):
-        rel = _relative(postcheck, top)
-        if rel is not None and rel not in tracked:
+        if tracked is None or top is None:
+            continue
+        rel = _relative(script, top)
+        if rel is None:
+            continue
+        if rel not in tracked:
             problems.append(
                 Problem(
-                    str(postcheck),
-                    None,
+                    str(script),
+                    1,
                     "warning",
-                    "postcheck.sh is not tracked by git; hooks run only postchecks committed "
-                    "at HEAD (so a checkout cannot run new code through them): git add and "
-                    "commit it",
+                    f"{script.name} is not committed; the hook runs only what is committed at "
+                    "HEAD: git add and commit it",
+                )
+            )
+        elif rel in changed:
+            problems.append(
+                Problem(
+                    str(script),
+                    1,
+                    "warning",
+                    f"{script.name} has changes that are not committed; the hook runs it only "
+                    "while it is exactly what HEAD holds: commit them",
                 )
             )
     return sorted(problems, key=lambda p: (p.path, p.line or 0))

@@ -306,27 +306,10 @@ class LoadProblem(Record):
         return f"{where}: {self.severity}: {self.message}"
 
 
-def split_body(text: str) -> str:
-    """Return the markdown after the frontmatter (the whole text when there is none)."""
-    if not text.startswith("---"):
-        return text
-    first_end = text.find("\n")
-    if first_end < 0 or text[:first_end].rstrip("\r").rstrip() != "---":
-        return text
-    at = first_end + 1
-    while at <= len(text):
-        end = text.find("\n", at)
-        line = text[at:] if end < 0 else text[at:end]
-        if line.rstrip("\r").rstrip() in ("---", "..."):
-            return "" if end < 0 else text[end + 1 :]
-        if end < 0:
-            break
-        at = end + 1
-    return text
-
-
 def read_body(way: Way) -> str:
     """Read the way file and return its body (the text to inject, before any macro)."""
+    from gitflow_harness.store.frontmatter import body
+
     with open(way.file, "rb") as fh:
         text = fh.read().decode("utf-8")
-    return split_body(text.removeprefix(BOM))
+    return body(text.removeprefix(BOM))

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from gitflow_harness.firing.curves import CurveError, curve_from_dict
-from gitflow_harness.store.documents import Document, DocumentError, check, read_document
+from gitflow_harness.store.documents import Document, DocumentError, read_document
 from gitflow_harness.store.schema import (
     REQUIRED,
     Bool,
@@ -114,13 +114,47 @@ def way_id(file: Path, root: Path | None) -> str:
     return directory.name
 
 
+def nested_redisclose(meta: dict[str, Any]) -> list[str]:
+    """Return the top-level keys whose value holds a `redisclose` at any depth (`x-*` fields are
+    the user's own and are not looked into)."""
+
+    def holds(value: object) -> bool:
+        if isinstance(value, dict):
+            return "redisclose" in value or any(holds(v) for v in value.values())
+        if isinstance(value, list):
+            return any(holds(v) for v in value)
+        return False
+
+    return [k for k, v in meta.items() if not str(k).startswith("x-") and holds(v)]
+
+
+def without_redisclose(value: Any) -> Any:
+    """Return `value` with every `redisclose` key removed, at any depth."""
+    if isinstance(value, dict):
+        return {k: without_redisclose(v) for k, v in value.items() if k != "redisclose"}
+    if isinstance(value, list):
+        return [without_redisclose(v) for v in value]
+    return value
+
+
 def check_way(
     doc: Document, way_id: str, *, has_macro: bool = False, has_postcheck: bool = False
 ) -> tuple[Way | None, list[Problem]]:
     """Check a parsed way file; return the way (None when it has errors) and every problem."""
-    values, problems = check(doc, WAY_SCHEMA)
     where = str(doc.path)
-    if "redisclose" in doc.meta:
+    nested = nested_redisclose(doc.meta)
+    meta = {k: without_redisclose(v) if k in nested else v for k, v in doc.meta.items()}
+    values, problems = WAY_SCHEMA.check(
+        meta,
+        path=where,
+        lines={k: span.line for k, span in doc.spans.items()},
+        default_line=doc.frontmatter_line,
+    )
+    for key in nested:
+        # Retired wherever it is: one message pointing at the fix, none about the rest of it.
+        line = nested_lines(doc, key).get("redisclose", doc.line_of(key))
+        problems.append(Problem(where, line, "error", f"{key}.{MIGRATE_HINT}"))
+    if "redisclose" in doc.meta or nested:
         # One message pointing at the fix, not a second one about the curve it replaces.
         problems = [p for p in problems if p.message != "missing required field 'curve'"]
     lanes = Lanes()
@@ -146,7 +180,7 @@ def check_way(
         )
     curve = None
     raw_curve = values.get("curve")
-    if isinstance(raw_curve, dict):
+    if isinstance(raw_curve, dict) and "curve" not in nested:
         try:
             curve = curve_from_dict(raw_curve)
         except CurveError as exc:

@@ -17,7 +17,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from gitflow_harness.errors import GfhError
-from gitflow_harness.firing.curves import Curve, Exponential, Flat, curve_from_dict
+from gitflow_harness.firing.curves import (
+    MAX_HALF_LIFE,
+    Curve,
+    Exponential,
+    Flat,
+    curve_from_dict,
+)
 from gitflow_harness.store import documents
 from gitflow_harness.store.events import Event
 from gitflow_harness.ways.model import Way
@@ -120,6 +126,7 @@ def suggest(ways: Sequence[Way], events: Iterable[Event], *, min_samples: int) -
         suggested = None
         if parameter is not None and median is not None and len(found) >= min_samples:
             suggested = max(MINIMUM, int(median / ROUND_TO + 0.5) * ROUND_TO)
+            suggested = min(suggested, MAX_HALF_LIFE)  # what a curve takes (firing.curves)
         out.append(
             Suggestion(
                 way=way,
@@ -156,7 +163,7 @@ def retuned_text(doc: documents.Document, target: Curve) -> str:
         raise GfhError(f"{doc.path}: has no curve to tune; run `gfh ways migrate` first")
     span = doc.spans["curve"]
     parameter = _parameter(target)
-    block = doc.text[span.block_start : span.block_end]
+    block = _without_comments(doc.text[span.block_start : span.block_end])
     found = list(re.finditer(rf"(?<![\w-]){parameter}(\s*:\s*)(\d+(?:\.\d*)?)", block))
     if len(found) == 1:
         number = found[0]
@@ -171,6 +178,25 @@ def retuned_text(doc: documents.Document, target: Curve) -> str:
     if _says(doc, candidate, target):
         return candidate
     raise GfhError(f"{doc.path}: could not rewrite its curve safely; edit it by hand")
+
+
+def _without_comments(block: str) -> str:
+    """Return `block` with its YAML comments blanked out, every offset kept: a `# half_life: 1`
+    note must not be taken for the value."""
+    out = []
+    for line in block.split("\n"):
+        quote = None
+        cut = len(line)
+        for i, ch in enumerate(line):
+            if quote is not None:
+                quote = None if ch == quote else quote
+            elif ch in "'\"":
+                quote = ch
+            elif ch == "#" and (i == 0 or line[i - 1] in " \t"):
+                cut = i
+                break
+        out.append(line[:cut] + " " * (len(line) - cut))
+    return "\n".join(out)
 
 
 def _says(doc: documents.Document, text: str, target: Curve) -> bool:

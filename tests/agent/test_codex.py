@@ -13,6 +13,12 @@ from tests.agent import kit
 from tests.helpers import CliRunner, read_events
 
 FIXTURES = [(e, p) for a, e, p in kit.fixture_files() if a == "codex"]
+# PROTOCOLS.md §3b: the events whose `hookSpecificOutput` carries `additionalContext`.
+PROTOCOL_CONTEXT = frozenset({"SessionStart", "PreToolUse"})
+
+
+def test_context_goes_out_only_where_the_protocol_takes_it() -> None:
+    assert codex.CONTEXT_EVENTS <= PROTOCOL_CONTEXT
 
 
 @pytest.mark.parametrize(("event", "path"), FIXTURES, ids=[p.stem for _, p in FIXTURES])
@@ -24,7 +30,7 @@ def test_fixture_round_trips_with_context(
     result = kit.hook(gfh, "codex", event, data)
     assert (result.code, result.err) == (0, "")
     specific: dict[str, object] = {}
-    if event in codex.CONTEXT_EVENTS and codex.EVENTS[event] in sources.CONTEXT_SOURCES:
+    if event in PROTOCOL_CONTEXT:  # every fixture event there has a source that offers
         specific["additionalContext"] = "plain context"
     if event == "SessionStart":
         specific["env"] = {"GFH_SESSION": "codex:0199a7c2-codex"}

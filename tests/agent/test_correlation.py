@@ -11,20 +11,12 @@ from gitflow_harness.agent.correlation import export_line, write_env_file
 from tests.agent import kit
 from tests.helpers import CliRunner, read_events
 
-RECORD = (
-    "from pathlib import Path\n"
-    "from gitflow_harness import git\n"
-    "from gitflow_harness.store.events import EventLog\n"
-    "repo = git.discover()\n"
-    "EventLog(repo.common_dir).record('verb', {'verb': 'status'}, surface='cli', branch='main')\n"
-)
-
 
 def test_session_start_exports_gfh_session_and_a_later_verb_carries_it(
     repo: Path, gfh: CliRunner, tmp_path: Path
 ) -> None:
-    """If Claude Code sources $CLAUDE_ENV_FILE before a command, then that command's events
-    carry the session the SessionStart hook wrote there."""
+    """If Claude Code sources $CLAUDE_ENV_FILE before a command, then a real `gfh status` run
+    that way records its `verb` event under the session the SessionStart hook wrote there."""
     env_file = tmp_path / "claude-env.sh"
     data = kit.payload("claude", "SessionStart", repo)
     result = kit.hook(gfh, "claude", "SessionStart", data, env={"CLAUDE_ENV_FILE": str(env_file)})
@@ -32,17 +24,20 @@ def test_session_start_exports_gfh_session_and_a_later_verb_carries_it(
     assert env_file.read_text() == (
         "export GFH_SESSION='claude:7f3c9d2e-1b4a-4c55-9a61-2f0d8e6b1a90'\n"
     )
-    script = f'. {env_file} && exec {sys.executable} -c "$RECORD"'
+    env = {k: v for k, v in os.environ.items() if k != "GFH_SESSION"}
+    command = '. "$1" && exec "$2" -m gitflow_harness status'
     proc = subprocess.run(
-        ["sh", "-c", script],
+        ["bash", "-c", command, "bash", str(env_file), sys.executable],
         cwd=repo,
-        env={**os.environ, "RECORD": RECORD},
+        env=env,
         capture_output=True,
         text=True,
     )
     assert proc.returncode == 0, proc.stderr
+    assert "claude:7f3c" in proc.stdout  # the status box shows the session too
     [verb] = [e for e in read_events(repo) if e["type"] == "verb" and e["data"]["verb"] == "status"]
     assert verb["session"] == "claude:7f3c9d2e-1b4a-4c55-9a61-2f0d8e6b1a90"
+    assert verb["surface"] == "cli"
 
 
 def test_the_export_line_is_written_once_and_after_a_newline(tmp_path: Path) -> None:

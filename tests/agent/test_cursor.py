@@ -1,4 +1,5 @@
-"""Cursor: every fixture answers one JSON object with exit 0, context only where Cursor takes it."""
+"""Cursor: every fixture answers one JSON object with exit 0, context only where Cursor takes it
+(PROTOCOLS.md §2)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,14 @@ from tests.agent import kit
 from tests.helpers import CliRunner, read_events
 
 FIXTURES = [(e, p) for a, e, p in kit.fixture_files() if a == "cursor"]
+# PROTOCOLS.md §2: the only event whose output carries `additional_context`. (`postToolUse`
+# answers `updated_mcp_tool_output`, `postToolUseFailure` nothing, `beforeSubmitPrompt`
+# `continue` and `user_message`.)
+PROTOCOL_CONTEXT = frozenset({"sessionStart"})
+
+
+def test_context_goes_out_only_where_the_protocol_takes_it() -> None:
+    assert cursor.CONTEXT_EVENTS <= PROTOCOL_CONTEXT
 
 
 @pytest.mark.parametrize(("event", "path"), FIXTURES, ids=[p.stem for _, p in FIXTURES])
@@ -28,7 +37,7 @@ def test_fixture_round_trips_with_context(
     expected: dict[str, object] = {}
     if event == "sessionStart":
         expected["env"] = {"GFH_SESSION": "cursor:c-5b1e"}
-    if event in cursor.CONTEXT_EVENTS:
+    if event in PROTOCOL_CONTEXT:
         expected["additional_context"] = "plain context"
     assert out == expected
 

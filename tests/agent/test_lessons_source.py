@@ -46,23 +46,22 @@ def test_a_role_without_lessons_or_outside_the_graph_gets_no_index(
     assert reviewer.out == ""  # the graph names its stages: the reviewer is not one
 
 
-def test_cursor_and_codex_subagents_get_the_index_too(repo: Path, gfh: CliRunner) -> None:
-    _pill(repo, "reviewer/crlf", "a diff touches line ends")
-    codex = kit.hook(gfh, "codex", "SubagentStart", kit.payload("codex", "SubagentStart", repo))
-    assert "reviewer-crlf" in (kit.context(codex) or "")
-
-
-def test_cursor_subagent_start_takes_no_context_so_nothing_waits_for_later(
+def test_cursor_and_codex_subagent_starts_take_no_context_so_nothing_waits_for_later(
     repo: Path, gfh: CliRunner
 ) -> None:
-    """If Cursor's subagentStart cannot carry context, then neither the role's ways nor its
-    lessons are kept for a later event, which would reach the main agent instead."""
+    """If a subagent start cannot carry context (Cursor's subagentStart, Codex's SubagentStart),
+    then neither the role's ways nor its lessons are kept for a later event, which would reach
+    the main agent instead."""
     kit.way(repo, "review", "roles: [reviewer]\n" + kit.EXPONENTIAL, "Review checklist.")
     _pill(repo, "reviewer/crlf", "a diff touches line ends")
     start = kit.hook(gfh, "cursor", "subagentStart", kit.payload("cursor", "subagentStart", repo))
     assert start.json() == {}
-    post = kit.hook(gfh, "cursor", "postToolUse", kit.payload("cursor", "postToolUse", repo))
-    assert post.json() == {}
+    resumed = kit.hook(gfh, "cursor", "sessionStart", kit.payload("cursor", "sessionStart", repo))
+    assert "Review checklist" not in resumed.out
+    codex = kit.hook(gfh, "codex", "SubagentStart", kit.payload("codex", "SubagentStart", repo))
+    assert codex.out == ""
+    pre = kit.hook(gfh, "codex", "PreToolUse", kit.payload("codex", "PreToolUse.Bash", repo))
+    assert pre.out == ""
     assert kit.decisions(repo) == []
 
 

@@ -1,4 +1,4 @@
-"""Macros: tracked scripts only, their environment, their output used only on exit 0; and what
+"""Macros: committed content only, their environment, their output used only on exit 0; and what
 they add to the text of a way that fires, through real hook calls."""
 
 from __future__ import annotations
@@ -55,6 +55,25 @@ def test_only_tracked_macros_that_exit_0_in_time_count(repo: Path, tmp_path: Pat
     write(repo, "ways/new/macro.sh", f"touch {marker}; echo new\n")
     macros = [Macro(w, f"ways/{w}/macro.sh") for w in ("ok", "fails", "slow", "new")]
     assert _run(repo, macros, tmp_path, timeout=0.5) == {"ok": "fine\n"}
+    assert not marker.exists()
+
+
+def test_an_uncommitted_edit_of_a_committed_macro_never_runs(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    """If a committed macro is edited and not committed, then the way fires with its body alone
+    and the edit never runs."""
+    marker = tmp_path / "MODIFIED_RAN"
+    kit.way(
+        repo,
+        "edited",
+        "when:\n  keywords: [parser]\n" + kit.EXPONENTIAL,
+        "Body.",
+        macro="echo committed\n",
+    )
+    write(repo, "hooks/ways/edited/macro.sh", f"touch {marker}; echo edited\n")
+    result = kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo))
+    assert kit.context(result) == "Body."
     assert not marker.exists()
 
 
@@ -142,7 +161,8 @@ def test_the_starter_file_size_way_hands_its_finding_from_postcheck_to_macro(
     repo: Path, gfh: CliRunner
 ) -> None:
     """The shipped `code/file-size` way: its postcheck finds the file an edit left past 500
-    lines and leaves its name in $GFH_WAY_STATE; its macro names it above the way's text."""
+    lines and leaves a count and a hash in $GFH_WAY_STATE; its macro names the file above the
+    way's text."""
     import shutil
 
     from gitflow_harness.ways import starter_ways_root
@@ -158,7 +178,7 @@ def test_the_starter_file_size_way_hands_its_finding_from_postcheck_to_macro(
     )
     result = kit.hook(gfh, "claude", "PostToolUse", data)
     text = kit.context(result) or ""
-    assert text.startswith("`src/big.py` now has 600 lines.\n\n# Keep modules small")
+    assert text.startswith("`src/big.py` now has 600 lines.\n\n# Keep files small")
     [fired] = _fired(repo)
     assert (fired["way"], fired["trigger"]) == ("code/file-size", "postcheck")
     small = kit.payload(
@@ -181,7 +201,10 @@ def test_a_waiting_cursor_way_runs_its_macro_where_it_is_delivered(
     kit.hook(gfh, "cursor", "beforeSubmitPrompt", kit.payload("cursor", "beforeSubmitPrompt", repo))
     assert not marker.exists()
     post = kit.hook(gfh, "cursor", "postToolUse", kit.payload("cursor", "postToolUse", repo))
-    assert post.json() == {"additional_context": "Now:\n\nRun gfh test."}
+    assert post.json() == {}
+    assert not marker.exists()
+    start = kit.hook(gfh, "cursor", "sessionStart", kit.payload("cursor", "sessionStart", repo))
+    assert start.json()["additional_context"].endswith("Now:\n\nRun gfh test.")
     assert marker.read_text() == "run\n"
 
 

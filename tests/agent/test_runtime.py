@@ -76,7 +76,11 @@ def test_the_fast_path_imports_no_click_git_yaml_or_dataclasses(repo: Path) -> N
     matches none of the repository's ways imports nothing heavy: the first call of a session
     parses the configuration once, every later one reads it from the session state."""
     for name in ("docs-style", "deploy"):
-        write_way(repo / "hooks" / "ways", name, "when:\n  files: ['docs/*.md']\n" + EXP)
+        write_way(
+            repo / "hooks" / "ways",
+            name,
+            f"description: {name}\nwhen:\n  files: ['docs/*.md']\n" + EXP,
+        )
     settle_tree(repo / "hooks")
     stdin = json.dumps(kit.payload("claude", "PostToolUse.Write", repo))
     warm = subprocess.run(
@@ -135,3 +139,53 @@ def test_a_terminal_on_stdin_is_a_usage_error_not_a_hang() -> None:
     code = runtime.main("claude", "Stop", stdin=Terminal(), stdout=io.StringIO(), stderr=err)
     assert code == 2
     assert "reads the host's JSON payload on stdin" in err.getvalue()
+
+
+def _epoch(session: str) -> int:
+    from gitflow_harness.agent.session import SessionState, epoch
+
+    return epoch(SessionState(session).read())
+
+
+def test_the_signals_of_one_compaction_count_once(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    """If Claude Code signals one compaction three times (PreCompact, PostCompact, SessionStart
+    `compact`), then the epoch moves once; after a new turn the next compaction counts again,
+    even one signalled only by PostCompact."""
+    session = "claude:7f3c9d2e-1b4a-4c55-9a61-2f0d8e6b1a90"
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(kit.transcript_line("m1", 50000))
+    path = str(transcript)
+    for name, fixture in (
+        ("PreCompact", "PreCompact"),
+        ("PostCompact", "PostCompact"),
+        ("SessionStart", "SessionStart.compact"),
+    ):
+        kit.hook(gfh, "claude", name, kit.payload("claude", fixture, repo, transcript_path=path))
+    assert _epoch(session) == 1
+    prompt = kit.payload("claude", "UserPromptSubmit", repo, transcript_path=path)
+    kit.hook(gfh, "claude", "UserPromptSubmit", prompt)
+    post = kit.payload("claude", "PostCompact", repo, transcript_path=path)
+    kit.hook(gfh, "claude", "PostCompact", post)
+    assert _epoch(session) == 2
+    kit.hook(gfh, "claude", "PreCompact", kit.payload("claude", "PreCompact", repo))
+    assert _epoch(session) == 3  # a PreCompact always opens a new one
+
+
+def test_a_new_response_ends_a_signalled_compaction(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    """If a new response reaches the transcript after a compaction's signals, then a later
+    PostCompact belongs to a new compaction, even within the same turn."""
+    session = "claude:7f3c9d2e-1b4a-4c55-9a61-2f0d8e6b1a90"
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(kit.transcript_line("m1", 50000))
+    post = kit.payload("claude", "PostCompact", repo, transcript_path=str(transcript))
+    kit.hook(gfh, "claude", "PostCompact", post)
+    kit.hook(gfh, "claude", "PostCompact", post)
+    assert _epoch(session) == 1
+    with open(transcript, "a") as out:
+        out.write(kit.boundary_line("b1") + kit.transcript_line("m2", 9000))
+    kit.hook(gfh, "claude", "PostCompact", post)
+    assert _epoch(session) == 2

@@ -24,7 +24,9 @@ def test_each_event_with_lanes_consults_the_ways_and_the_rest_in_delivery_order(
     assert sources.context_sources(ev.SUBAGENT_START) == (sources.WAYS, sources.LESSONS)
     for kind in (ev.PROMPT, ev.TOOL_POST, ev.TOOL_FAILURE):
         assert sources.context_sources(kind) == (sources.WAYS,)
-    assert sources.context_sources(ev.TOOL_PRE) == ()
+    # Before a tool no lane opens; the ways deliver only what waits for a channel (Codex).
+    assert sources.context_sources(ev.TOOL_PRE) == (sources.WAYS,)
+    assert ev.TOOL_PRE not in sources.LANES
 
 
 @pytest.mark.parametrize("spec", [sources.WAYS, sources.ENSURE, sources.LESSONS])

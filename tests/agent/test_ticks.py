@@ -161,6 +161,44 @@ def _count(tokens: int | None, at: str) -> dict[str, Any]:
     return {"timestamp": at, "type": "event_msg", "payload": {"type": "token_count", "info": info}}
 
 
+def test_a_last_line_longer_than_the_budget_is_not_read_past_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the transcript ends with one line longer than the budget (a base64 image), then
+    reading stops at the budget inside it and the position is unknown."""
+    path = tmp_path / "t.jsonl"
+    with open(path, "w") as out:
+        out.write(kit.transcript_line("m1", 1000))
+        out.write('{"type": "user", "image": "' + "A" * (3 * 1024 * 1024) + '"}\n')
+    read = 0
+    real_open = builtins.open
+
+    class Counting:
+        def __init__(self, fh: Any) -> None:
+            self.fh = fh
+
+        def __enter__(self) -> Counting:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.fh.close()
+
+        def read(self, n: int = -1) -> bytes:
+            nonlocal read
+            data = self.fh.read(n)
+            read += len(data)
+            return data  # type: ignore[no-any-return]
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.fh, name)
+
+    monkeypatch.setattr(tail, "open", lambda *a, **k: Counting(real_open(*a, **k)), raising=False)
+    for reader in (ticks.claude_position, ticks.codex_position):
+        read = 0
+        assert reader(path, max_bytes=1024 * 1024).tokens is None
+        assert read == 1024 * 1024
+
+
 def test_codex_rollout_token_count_is_the_position(tmp_path: Path) -> None:
     path = tmp_path / "rollout.jsonl"
     path.write_text(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gitflow_harness.scaffold import hosts, project
+from gitflow_harness.scaffold import hosts
 from tests.helpers import CliRunner, git, write
 from tests.scaffold.test_project import make_starter
 
@@ -146,7 +146,7 @@ def test_starter_ways_are_copied_with_their_modes(
     repo: Path, gfh: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     starter = make_starter(tmp_path / "starter")
-    monkeypatch.setattr(project, "starter_root", lambda: starter)
+    monkeypatch.setattr("gitflow_harness.ways.starter_ways_root", lambda: starter)
     listed = gfh("init", "--list-ways")
     assert listed.out.splitlines() == [
         "branch-first  Work on a branch",
@@ -177,6 +177,45 @@ def test_a_broken_host_file_is_a_config_error_naming_it(repo: Path, gfh: CliRunn
     assert not (repo / ".gitflow-harness.toml").exists()  # nothing written: all or nothing
 
 
+@pytest.mark.usefixtures("on_path")
+def test_a_host_file_that_is_not_utf8_is_a_config_error_naming_the_byte(
+    repo: Path, gfh: CliRunner
+) -> None:
+    (repo / ".claude").mkdir()
+    (repo / ".claude/settings.json").write_bytes(b"\xff\xfe{}")
+    result = gfh("init")
+    assert result.code == 2
+    assert result.err == (
+        "gfh: .claude/settings.json:1:1: not UTF-8 text (byte 0xff); save it as UTF-8, then run "
+        "`gfh init` again\n"
+    )
+    assert not (repo / ".gitflow-harness.toml").exists()  # nothing written
+    (repo / ".claude/settings.json").write_text("{}\n")
+    (repo / ".pre-commit-config.yaml").write_bytes(b"repos:\n  - repo: caf\xe9\n")
+    precommit = gfh("init", "--pre-commit")
+    assert precommit.code == 2
+    assert precommit.err.startswith("gfh: .pre-commit-config.yaml:2:14: not UTF-8 text (byte 0xe9)")
+
+
+@pytest.mark.usefixtures("on_path")
+def test_a_symlinked_host_file_stays_a_link_and_its_target_is_written(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If .claude/settings.json is a symlink (kept in a dotfiles folder), then init writes the
+    file it points to and leaves the link in place."""
+    target = write(repo, "shared/claude-settings.json", '{"model": "x"}\n')
+    (repo / ".claude").mkdir()
+    (repo / ".claude/settings.json").symlink_to("../shared/claude-settings.json")
+    assert gfh("init").code == 0
+    link = repo / ".claude/settings.json"
+    assert link.is_symlink()
+    assert os.readlink(link) == "../shared/claude-settings.json"
+    data = json.loads(target.read_text())
+    assert data["model"] == "x"
+    assert "gfh hook claude Stop" in json.dumps(data["hooks"])
+    assert "every hook already there" in gfh("init").out
+
+
 def test_outside_a_repository_it_says_so(
     tmp_path: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -196,19 +235,28 @@ def test_the_files_are_ready_to_commit(repo: Path, gfh: CliRunner) -> None:
     assert "hooks/ways/.gitkeep" in staged
 
 
-def test_list_ways_reads_the_packaged_starter_set(gfh: CliRunner) -> None:
-    import gitflow_harness
-
-    root = Path(gitflow_harness.__file__).parent / "starter" / "ways"
-    expected = (
-        sorted(
-            str(d.relative_to(root))
-            for d in root.rglob("*")
-            if d.is_dir() and (d / f"{d.name}.md").is_file()
-        )
-        if root.is_dir()
-        else []
-    )
+def test_list_ways_offers_the_packaged_starters_and_not_this_projects_own(
+    gfh: CliRunner,
+) -> None:
+    """If a shipped way says `x-starter: false` (it is about this project's own code), then
+    `gfh init` does not offer it."""
     result = gfh("init", "--list-ways", "--json")
     assert result.code == 0
-    assert [w["id"] for w in result.json()["ways"]] == expected
+    assert [w["id"] for w in result.json()["ways"]] == [
+        "code/file-size",
+        "git/commit-messages",
+        "workflow/branch-first",
+        "workflow/prepare-before-done",
+    ]
+
+
+@pytest.mark.usefixtures("on_path")
+def test_every_starter_way_lints_clean_in_a_fresh_repository(repo: Path, gfh: CliRunner) -> None:
+    """If a user copies every starter way into a new repository and commits, then `gfh ways lint
+    --check` finds nothing at all: the starters name no file of this project."""
+    assert gfh("init", "--all-ways").code == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "gfh init --all-ways")
+    result = gfh("ways", "lint", "--check")
+    assert (result.code, result.out) == (0, "")
+    assert "4 way file(s) checked: 0 error(s), 0 warning(s)" in result.err

@@ -165,6 +165,21 @@ def test_simulate_refuses_bad_ticks(ways: Path, gfh: CliRunner, ticks: str) -> N
     assert "--ticks" in result.err
 
 
+def test_simulate_caps_the_matches_a_range_expands_to(ways: Path, gfh: CliRunner) -> None:
+    """If a range would expand to more matches than one run takes, then it is a usage error
+    naming the cap, not an out-of-memory crash."""
+    result = gfh("ways", "simulate", "git/commits", "--ticks", "0..100000000000/1")
+    assert result.code == 2
+    assert result.err == (
+        "gfh: --ticks: '0..100000000000/1' makes 100000000001 matches; at most 100000 in one "
+        "run: use a larger STEP or a shorter range\n"
+    )
+    several = gfh("ways", "simulate", "git/commits", "--ticks", "0..99999,5,6", "--json")
+    assert several.code == 2
+    assert "makes 100001 matches" in several.err
+    assert gfh("ways", "simulate", "git/commits", "--ticks", "0..99999", "--json").code == 0
+
+
 def test_lint_check_exits_1_only_on_errors(ways: Path, gfh: CliRunner) -> None:
     assert gfh("ways", "lint", "--check").code == 0
     write_way(ways, "bad", "description: B\nwhen: {keywords: [x]}\ncurve: {type: Flat}\n")
@@ -221,6 +236,23 @@ def test_tune_suggests_and_applies_from_the_log(ways: Path, repo: Path, gfh: Cli
     )
     after = gfh("ways", "tune", "--json").json()
     assert next(w for w in after["ways"] if w["id"] == "git/commits")["flagged"] is False
+
+
+def test_tune_names_a_broken_way_and_exits_1(ways: Path, repo: Path, gfh: CliRunner) -> None:
+    """If a way file does not load, then tune does not silently leave it out: it says so on
+    stderr and exits 1, and still tunes the others."""
+    write_way(ways, "old", "description: Old\nredisclose: 3\n")
+    _seed(repo, *[("way.fired", "git/commits", t, "claude:a") for t in (0, 8000, 16000, 24000)])
+    result = gfh("ways", "tune")
+    assert result.code == 1
+    assert "git/commits" in result.out
+    assert result.err == (
+        "hooks/ways/old/old.md:3: error: redisclose is retired: run `gfh ways migrate` to turn "
+        "it into a curve\n"
+    )
+    data = gfh("ways", "tune", "--json")
+    assert data.code == 1
+    assert [p.split(":")[0] for p in data.json()["problems"]] == ["hooks/ways/old/old.md"]
 
 
 def test_every_ways_command_is_documented(gfh: CliRunner) -> None:

@@ -12,6 +12,7 @@ from gitflow_harness.firing import (
     ProgressiveStaircase,
     curve_from_dict,
 )
+from gitflow_harness.firing.curves import MAX_HALF_LIFE
 
 STAIRCASE = [[0, 1.0], [15000, 0.5], [40000, 0.2]]
 
@@ -33,6 +34,14 @@ def test_exponential_refire_delta_follows_the_formula_at_other_floors() -> None:
     for floor in (0.1, 0.25, 0.3, 0.75, 0.9):
         expected = math.floor(1000 * math.log2(1 / floor)) + 1
         assert Exponential(1000).refire_delta(floor) == expected
+
+
+def test_the_largest_half_life_still_refires_at_exactly_h_plus_one() -> None:
+    """If half-lives were unbounded, then float rounding would put refire deltas off by
+    billions (10**26 gave 100000000000000004764729409); up to the bound they are exact."""
+    assert Exponential(MAX_HALF_LIFE).refire_delta(0.5) == MAX_HALF_LIFE + 1
+    with pytest.raises(CurveError, match="multiplier_half_life: expected an integer from 1"):
+        ActionPotential(3, 2.0, 60, MAX_HALF_LIFE + 1)
 
 
 def test_a_zero_floor_never_refires_and_a_floor_of_one_refires_at_once() -> None:
@@ -87,9 +96,18 @@ def test_staircase_violations_are_refused(steps: list[list[float]], message: str
 @pytest.mark.parametrize(
     ("data", "field", "message"),
     [
-        ({"type": "Exponential", "half_life": 0}, "half_life", "integer >= 1"),
-        ({"type": "Exponential", "half_life": 2.5}, "half_life", "integer >= 1"),
-        ({"type": "Exponential", "half_life": True}, "half_life", "integer >= 1"),
+        ({"type": "Exponential", "half_life": 0}, "half_life", "integer from 1 to 1000000000000"),
+        ({"type": "Exponential", "half_life": 2.5}, "half_life", "integer from 1 to 1000000000000"),
+        (
+            {"type": "Exponential", "half_life": True},
+            "half_life",
+            "integer from 1 to 1000000000000",
+        ),
+        (
+            {"type": "Exponential", "half_life": 99999999999999999999999999},
+            "half_life",
+            "integer from 1 to 1000000000000, got 99999999999999999999999999",
+        ),
         ({"type": "Exponential"}, "half_life", "missing half_life"),
         ({"type": "Exponential", "half_life": 5, "speed": 2}, "speed", "unknown field 'speed'"),
         ({"type": "Flat", "suppression": -1}, "suppression", "integer >= 0"),

@@ -15,6 +15,7 @@ from gitflow_harness.firing import (
     Exponential,
     Flat,
     ProgressiveStaircase,
+    curve_from_dict,
     simulate,
 )
 
@@ -237,10 +238,28 @@ def test_salience_is_within_unit_range_and_never_increases(curve: Curve, deltas:
 def test_decisions_for_a_stream_of_matches_are_deterministic(
     curve: Curve, matches: list[tuple[int, int]], floor: float
 ) -> None:
-    first = simulate(curve, matches, floor)
-    second = simulate(curve, list(matches), floor)
-    assert first == second
-    assert all(d.kind in ("first", "refire", "step", "suppressed", "refractory") for _, d in first)
+    """If every match is decided by a state rebuilt from JSON, with a curve rebuilt from its
+    declaration — as each hook call does, in a new process — then the decisions are exactly
+    those of one state kept in memory: nothing a decision depends on is lost in between."""
+    in_memory = simulate(curve, matches, floor)
+    stored: str | None = None
+    rebuilt = []
+    for tick, magnitude in matches:
+        fresh_curve = curve_from_dict(json.loads(json.dumps(curve.to_dict())))
+        state = (
+            EngagementState.from_dict(fresh_curve, json.loads(stored))
+            if stored is not None
+            else EngagementState(fresh_curve)
+        )
+        decision = state.decide(tick, magnitude, floor)
+        if decision.fired:
+            state = state.record_fire(tick, magnitude)
+        stored = json.dumps(state.to_dict())
+        rebuilt.append((tick, decision))
+    assert rebuilt == in_memory
+    assert all(
+        d.kind in ("first", "refire", "step", "suppressed", "refractory") for _, d in rebuilt
+    )
 
 
 @given(curves, st.lists(st.tuples(ticks, st.sampled_from([1, 2, 3])), max_size=30), floors)

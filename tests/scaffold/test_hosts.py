@@ -70,6 +70,40 @@ def test_an_entry_with_another_path_to_gfh_counts_as_ours() -> None:
     assert not hosts.is_ours("notgfh hook claude Stop", "claude", "Stop")
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "gfh hook claude Stop",
+        '"$CLAUDE_PROJECT_DIR"/.venv/bin/gfh hook claude Stop',
+        "python -m gitflow_harness hook claude Stop",
+        "/srv/app/.venv/bin/python3.11 -I -m gitflow_harness hook claude Stop",
+        "'/path with space/python3' -m gitflow_harness hook claude Stop",
+    ],
+)
+def test_every_way_of_running_gfh_counts_as_ours(command: str) -> None:
+    """If the user already runs gfh's hook through python -m (or any path to gfh), then init
+    adds no second handler: every event would be recorded twice."""
+    mine = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}}
+    text, added = hosts.merge("claude", "s.json", json.dumps(mine))
+    assert added == len(hosts.CLAUDE_EVENTS) - 1
+    assert _commands(json.loads(text), "Stop") == [command]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python -m gitflow_harness hook claude PreCompact",  # another event
+        "python -m other hook claude Stop",
+        "node -m gitflow_harness hook claude Stop",
+        "python gitflow_harness hook claude Stop",
+        "gfh hook claude",
+        "'unbalanced hook claude Stop",
+    ],
+)
+def test_other_commands_are_not_ours(command: str) -> None:
+    assert not hosts.is_ours(command, "claude", "Stop")
+
+
 def test_cursor_keeps_a_host_set_loop_limit_and_gets_version_1() -> None:
     user = {"hooks": {"stop": [{"command": "gfh hook cursor stop", "loop_limit": 12}]}}
     text, added = hosts.merge("cursor", ".cursor/hooks.json", json.dumps(user))
@@ -84,6 +118,13 @@ def test_codex_uses_the_grouped_shape() -> None:
     data = json.loads(hosts.merge("codex", ".codex/hooks.json", None)[0])
     assert list(data["hooks"]) == list(hosts.CODEX_EVENTS)
     assert _commands(data, "Stop") == ["gfh hook codex Stop"]
+
+
+def test_codex_gets_pre_tool_use_its_only_mid_session_context_channel() -> None:
+    """If Codex takes context only at SessionStart and PreToolUse, then PreToolUse must be
+    installed, or what the ways match during a session would never be delivered."""
+    data = json.loads(hosts.merge("codex", ".codex/hooks.json", None)[0])
+    assert _commands(data, "PreToolUse") == ["gfh hook codex PreToolUse"]
 
 
 @pytest.mark.parametrize(

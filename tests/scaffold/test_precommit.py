@@ -12,6 +12,7 @@ import yaml
 
 from gitflow_harness.errors import ConfigError
 from gitflow_harness.scaffold import precommit
+from tests.helpers import CliRunner
 
 WANTED = precommit.hooks("hooks/ways", "pills", "requests")
 USER = """\
@@ -125,3 +126,84 @@ def test_a_file_without_repos_gets_them() -> None:
     assert parsed["fail_fast"] is True
     assert next(h["id"] for h in parsed["repos"][0]["hooks"]) == "gfh-ways-lint"
     assert text.startswith("# nothing yet\n")
+
+
+TYPES = precommit.install_types(WANTED)
+
+
+def test_the_install_types_are_the_git_hooks_gfhs_checks_run_at() -> None:
+    assert TYPES == ["pre-commit", "pre-merge-commit", "post-merge", "post-rewrite", "pre-push"]
+
+
+def test_a_config_without_install_types_gets_the_list_before_repos(tmp_path: Path) -> None:
+    """If the config names no default_install_hook_types, then a plain `pre-commit install`
+    installs only pre-commit, and gfh-record-update and gfh-gate-push never run: gfh adds the
+    list, as a line before `repos:`, and nothing else changes."""
+    merged, _ = precommit.merge(USER, WANTED)
+    text, added = precommit.ensure_install_types(merged, TYPES)
+    assert added == TYPES
+    line = "default_install_hook_types: [pre-commit, pre-merge-commit, post-merge, post-rewrite, "
+    assert text == merged.replace("repos:\n", line + "pre-push]\nrepos:\n", 1)
+    (tmp_path / "c.yaml").write_text(text)
+    _validate(tmp_path / "c.yaml")
+    assert precommit.ensure_install_types(text, TYPES) == (text, [])
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (
+            "default_install_hook_types: [commit-msg, pre-push]  # mine\n",
+            "default_install_hook_types: [commit-msg, pre-push, pre-commit, pre-merge-commit, "
+            "post-merge, post-rewrite]  # mine\n",
+        ),
+        ("default_install_hook_types: []\n", f"default_install_hook_types: [{', '.join(TYPES)}]\n"),
+        (
+            "default_install_hook_types:\n  - commit-msg   # for the message check\n"
+            "  # a note\n  - pre-commit\n",
+            "default_install_hook_types:\n  - commit-msg   # for the message check\n"
+            "  # a note\n  - pre-commit\n  - pre-merge-commit\n  - post-merge\n"
+            "  - post-rewrite\n  - pre-push\n",
+        ),
+        (
+            "default_install_hook_types:\n- commit-msg\n",
+            "default_install_hook_types:\n- commit-msg\n- pre-commit\n- pre-merge-commit\n"
+            "- post-merge\n- post-rewrite\n- pre-push\n",
+        ),
+    ],
+)
+def test_a_users_install_types_keep_their_entries_order_and_style(before: str, after: str) -> None:
+    user = "# top\n" + before + "repos:\n  - repo: local\n    hooks: []\n"
+    text, added = precommit.ensure_install_types(user, TYPES)
+    assert text == "# top\n" + after + "repos:\n  - repo: local\n    hooks: []\n"
+    assert added == [t for t in TYPES if t not in before]
+
+
+def test_a_crlf_config_stays_crlf() -> None:
+    text, _ = precommit.ensure_install_types("fail_fast: true\r\nrepos: []\r\n", TYPES)
+    assert (
+        text
+        == f"fail_fast: true\r\ndefault_install_hook_types: [{', '.join(TYPES)}]\r\nrepos: []\r\n"
+    )
+
+
+def test_install_types_that_are_not_a_list_are_refused() -> None:
+    with pytest.raises(ConfigError, match="`default_install_hook_types` must be a list"):
+        precommit.ensure_install_types("default_install_hook_types: pre-commit\nrepos: []\n", TYPES)
+
+
+@pytest.mark.slow
+def test_a_plain_pre_commit_install_then_installs_every_stage_gfh_uses(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If a user runs `gfh init --pre-commit` and then the `pre-commit install` it prints, then
+    git's pre-commit, post-merge, post-rewrite and pre-push hooks are all in place."""
+    result = gfh("init", "--pre-commit")
+    assert result.code == 0, result.err
+    assert "run `pre-commit install` once" in result.out + result.err
+    proc = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "install"], cwd=repo, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    hooks = {p.name for p in (repo / ".git" / "hooks").iterdir()}
+    assert {"pre-commit", "pre-merge-commit", "post-merge", "post-rewrite", "pre-push"} <= hooks

@@ -43,6 +43,22 @@ def test_starter_ways_are_the_directories_holding_their_own_md(tmp_path: Path) -
     ]
 
 
+def test_a_way_marked_x_starter_false_is_not_offered(tmp_path: Path) -> None:
+    root = make_starter(tmp_path / "starter")
+    write(root, "own/own.md", "---\ndescription: Ours\nx-starter: false\n---\n")
+    own2 = "\ufeff---\r\ndescription: Ours\r\nx-starter: No  # ours\r\n---\r\n"
+    write(root, "own2/own2.md", own2)
+    write(root, "own3/own3.md", "---\r\ndescription: Ours\r\nx-starter: off\r\n---\r\n")
+    write(root, "kept/kept.md", "---\ndescription: Yours\nx-starter: true\n---\n")
+    write(root, "body/body.md", "---\ndescription: Yours\n---\nx-starter: false\n")
+    assert sorted(project.starter_ways(root)) == [
+        "body",
+        "branch-first",
+        "kept",
+        "shared/big-files",
+    ]
+
+
 def test_a_missing_starter_directory_offers_nothing(tmp_path: Path) -> None:
     assert project.starter_ways(tmp_path / "absent") == {}
 

@@ -186,10 +186,10 @@ def test_a_warm_load_imports_no_yaml_click_git_or_filelock(ways_root: Path, tmp_
     cache = tmp_path / "cache.json"
     code = (
         "import sys; from gitflow_harness.ways.index import load_index; "
-        "from gitflow_harness.ways.match import magnitude; "
+        "from gitflow_harness.ways.match import prompt_magnitude; "
         "from gitflow_harness.firing import EngagementState; "
         f"ix = load_index({str(ways_root)!r}, cache_file={str(cache)!r}); "
-        "w = ix.ways[0]; m = magnitude(w, prompt='x y'); "
+        "w = ix.ways[0]; m = prompt_magnitude(w, 'x y'); "
         "print(EngagementState(w.curve).decide(1, m, 0.5).kind)"
     )
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)

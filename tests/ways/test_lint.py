@@ -51,9 +51,10 @@ EXPECTED = [
     "bad-curve/bad-curve.md:4: error: curve: expected a mapping, got 'Exponential' (a string)",
     "empty/empty.md:6: warning: the body is empty and there is no macro.sh: nothing to inject",
     "globs/globs.md:4: warning: when.files: glob 'nothing/**' matches no file tracked by git",
-    "group/notes/note.md: warning: not a way: a way is <dir>/<dir>.md, so this file is never "
+    "group/notes/note.md:1: warning: not a way: a way is <dir>/<dir>.md, so this file is never "
     "loaded; rename it notes.md or move it into a directory named note",
-    "half-life/half-life.md:6: error: curve: half_life: expected an integer >= 1, got 0",
+    "half-life/half-life.md:6: error: curve: half_life: expected an integer from 1 to "
+    "1000000000000, got 0",
     "legacy/legacy.md:4: error: redisclose is retired: run `gfh ways migrate` to turn it into a "
     "curve",
     "macro-missing/macro-missing.md:5: warning: macro: set, but there is no macro.sh beside the "
@@ -63,11 +64,12 @@ EXPECTED = [
     "commands, session_start), `roles:`, or a postcheck.sh beside it",
     "regex/regex.md:4: error: when.prompt: regex '(open' does not compile: missing ), "
     "unterminated subpattern at position 0",
-    "scripts/macro.sh: warning: macro.sh is not executable, so the hook cannot run it: "
+    "scripts/macro.sh:1: warning: macro.sh is not committed; the hook runs only what is "
+    "committed at HEAD: git add and commit it",
+    "scripts/macro.sh:1: warning: macro.sh is not executable, so the hook cannot run it: "
     "chmod +x macro.sh and commit it",
-    "scripts/postcheck.sh: warning: postcheck.sh is not tracked by git; hooks run only "
-    "postchecks committed at HEAD (so a checkout cannot run new code through them): git add "
-    "and commit it",
+    "scripts/postcheck.sh:1: warning: postcheck.sh is not committed; the hook runs only what is "
+    "committed at HEAD: git add and commit it",
     "staircase/staircase.md:6: error: curve: steps: deltas must strictly increase; step 3 (400) "
     "is not after step 2 (500)",
     "unknown/unknown.md:5: error: unknown field 'colour' in a way (known: description, when, "
@@ -85,7 +87,8 @@ def test_lint_reports_every_problem_with_file_and_line(repo: Path) -> None:
     report = lint([], root=root, repo=git.discover(repo))
     assert _lines(report.problems, root) == EXPECTED
     assert report.files == 13
-    assert (report.errors, report.warnings) == (8, 6)
+    assert (report.errors, report.warnings) == (8, 7)
+    assert all(p.line is not None for p in report.problems)
 
 
 def test_a_committed_postcheck_and_executable_macro_are_fine(repo: Path) -> None:
@@ -93,7 +96,21 @@ def test_a_committed_postcheck_and_executable_macro_are_fine(repo: Path) -> None
     os.chmod(root / "scripts" / "macro.sh", 0o755)
     commit(repo, "add ways", {})
     report = lint([root / "scripts"], root=root, repo=git.discover(repo))
-    assert report.problems == []
+    assert (report.files, report.problems) == (1, [])
+
+
+def test_a_committed_script_with_uncommitted_changes_is_a_warning(repo: Path) -> None:
+    """If a committed postcheck is edited, then lint says the hook will not run it until the
+    change is committed (the hook runs only what HEAD holds)."""
+    root = _tree(repo)
+    os.chmod(root / "scripts" / "macro.sh", 0o755)
+    commit(repo, "add ways", {})
+    (root / "scripts" / "postcheck.sh").write_text("#!/bin/sh\nexit 0\n")
+    report = lint([root / "scripts"], root=root, repo=git.discover(repo))
+    assert _lines(report.problems, root) == [
+        "scripts/postcheck.sh:1: warning: postcheck.sh has changes that are not committed; the "
+        "hook runs it only while it is exactly what HEAD holds: commit them"
+    ]
 
 
 def test_lint_of_a_sibling_script_lints_its_way(repo: Path) -> None:
@@ -104,7 +121,7 @@ def test_lint_of_a_sibling_script_lints_its_way(repo: Path) -> None:
         repo=git.discover(repo),
     )
     assert report.files == 2
-    assert [p.severity for p in report.problems] == ["error", "warning", "warning"]
+    assert [p.severity for p in report.problems] == ["error", "warning", "warning", "warning"]
 
 
 def test_lint_of_a_missing_path_is_a_usage_error(repo: Path) -> None:

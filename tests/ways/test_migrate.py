@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,55 @@ def test_redisclose_beside_a_curve_is_removed(ways_root: Path) -> None:
     assert path.read_text() == "---\ndescription: A\n" + EXP + "---\nBody text.\n"
 
 
+@pytest.mark.parametrize(
+    ("frontmatter", "after", "change"),
+    [
+        (
+            "when: {keywords: [x]}\ncurve: {type: Exponential, half_life: 3, redisclose: 3}\n",
+            "when: {keywords: [x]}\ncurve: {type: Exponential, half_life: 3}\n",
+            "removed redisclose from inside `curve:`",
+        ),
+        (
+            "when:\n  keywords: [x]\n  redisclose: 2  # old\n" + EXP,
+            "when:\n  keywords: [x]\n" + EXP,
+            "removed redisclose from inside `when:`",
+        ),
+        (
+            "when: {redisclose: 2, keywords: [x]}\n",
+            "curve: {type: Exponential, half_life: 4000}\nwhen: {keywords: [x]}\n",
+            "removed redisclose from inside `when:`; redisclose: 2 -> curve: {type: "
+            "Exponential, half_life: 4000}",
+        ),
+        (
+            "when: {keywords: [x]}\ncurve:\n  redisclose: 4\n",
+            "when: {keywords: [x]}\ncurve: {type: Exponential, half_life: 8000}\n",
+            "removed redisclose from inside `curve:`; redisclose: 4 -> curve: {type: "
+            "Exponential, half_life: 8000}",
+        ),
+    ],
+)
+def test_redisclose_inside_a_block_is_migrated_too(
+    ways_root: Path, frontmatter: str, after: str, change: str
+) -> None:
+    """If the parse error for a nested `redisclose` names `gfh ways migrate`, then migrate
+    removes it (giving the way a curve from it when it has none) and the way loads."""
+    path = write_way(ways_root, "a", "description: A\n" + frontmatter)
+    assert _apply_all(ways_root) == [change]
+    assert path.read_text() == "---\ndescription: A\n" + after + "---\nBody text.\n"
+    way, problems = parse_way_file(str(path), "a")
+    assert (way is not None, problems) == (True, [])
+    assert _apply_all(ways_root) == []
+
+
+def test_a_nested_redisclose_migrate_cannot_remove_is_named_at_its_line(ways_root: Path) -> None:
+    path = write_way(ways_root, "a", "description: A\nwhen:\n  keywords:\n    - redisclose: 3\n")
+    before = path.read_text()
+    plans, problems = migrate.plan(_files(ways_root), 30000)
+    assert plans == []
+    assert [(p.line, p.message.split(":")[0]) for p in problems] == [(3, "redisclose inside `when")]
+    assert path.read_text() == before
+
+
 def test_migrate_twice_is_migrate_once_and_keeps_crlf_and_bom(ways_root: Path) -> None:
     a = ways_root / "a" / "a.md"
     a.parent.mkdir()
@@ -103,3 +153,31 @@ def test_the_plan_shows_a_unified_diff(ways_root: Path) -> None:
         "-redisclose: 1",
         "+curve: {type: Exponential, half_life: 2000}",
     ]
+
+
+def test_the_diff_of_a_file_without_a_final_newline_applies_with_git(
+    ways_root: Path, tmp_path: Path
+) -> None:
+    """If the way file ends without a newline, then its last line is marked as such and the
+    printed diff applies cleanly (it does not run into the next file's header)."""
+    path = ways_root / "a" / "a.md"
+    path.parent.mkdir()
+    path.write_text("---\ndescription: A\nredisclose: 3\n---\nBody without a newline")
+    later = ways_root / "b" / "b.md"
+    later.parent.mkdir()
+    later.write_text("---\ndescription: B\nredisclose: 4\n---\nB")
+    plans, _ = migrate.plan([path, later], 30000)
+    diff = "".join(p.diff(f"x/{p.path.parent.name}.md") for p in plans)
+    assert diff.count("\\ No newline at end of file\n") == 2  # the last (context) line of each
+    assert "Body without a newline\n\\ No newline" in diff
+    work = tmp_path / "apply"
+    (work / "x").mkdir(parents=True)
+    (work / "x" / "a.md").write_text(path.read_text())
+    (work / "x" / "b.md").write_text(later.read_text())
+    (work / "change.diff").write_text(diff)
+    proc = subprocess.run(
+        ["git", "apply", "-p1", "change.diff"], cwd=work, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (work / "x" / "a.md").read_text() == plans[0].after
+    assert (work / "x" / "b.md").read_text() == plans[1].after

@@ -6,24 +6,9 @@ from pathlib import Path
 import pytest
 
 from gitflow_harness.firing import ActionPotential
-from gitflow_harness.store.documents import parse_document
-from gitflow_harness.ways.model import Lanes, Way, read_body, split_body
+from gitflow_harness.ways.model import Lanes, Way, read_body
 from gitflow_harness.ways.parse import parse_way_file
 from tests.ways.conftest import write_way
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "---\na: 1\n---\nbody\n",
-        "---\r\na: 1\r\n---\r\nbody\r\nmore\r\n",
-        "---\na: 1\n...\nbody with --- inside\n---\n",
-        "---\na: 1\n---",
-        "---  \na: 1\n---  \n\nbody\n",
-    ],
-)
-def test_split_body_agrees_with_the_document_parser(text: str, tmp_path: Path) -> None:
-    assert split_body(text) == parse_document(text, tmp_path / "x.md").body
 
 
 def test_read_body_drops_the_bom_and_frontmatter(ways_root: Path) -> None:

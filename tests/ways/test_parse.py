@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from gitflow_harness.firing import Exponential, ProgressiveStaircase
 from gitflow_harness.ways.model import Lanes
 from gitflow_harness.ways.parse import parse_way_file
@@ -93,6 +95,35 @@ def test_redisclose_is_one_error_pointing_at_migrate(ways_root: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("frontmatter", "expected"),
+    [
+        (
+            "when: {keywords: [x]}\ncurve: {type: Exponential, half_life: 3, redisclose: 3}\n",
+            "4: curve.redisclose is retired",
+        ),
+        (
+            "when:\n  keywords: [x]\n  redisclose: 2\ncurve: {type: Flat, suppression: 1}\n",
+            "5: when.redisclose is retired",
+        ),
+        ("when: {keywords: [x], redisclose: 2}\n", "3: when.redisclose is retired"),
+    ],
+)
+def test_redisclose_inside_a_block_is_the_same_one_error(
+    ways_root: Path, frontmatter: str, expected: str
+) -> None:
+    """If `redisclose` sits inside `curve:` or `when:`, then it is the retired field pointing at
+    `gfh ways migrate` — not an unknown lane or curve parameter, nor a missing curve."""
+    path = write_way(ways_root, "a", "description: A\n" + frontmatter)
+    assert _problems(path) == [f"{expected}: run `gfh ways migrate` to turn it into a curve"]
+
+
+def test_redisclose_inside_a_users_own_field_is_theirs(ways_root: Path) -> None:
+    frontmatter = "description: A\nwhen: {keywords: [x]}\nx-old: {redisclose: 1}\n" + EXP
+    way, problems = parse_way_file(str(write_way(ways_root, "a", frontmatter)), "a")
+    assert (way is not None, problems) == (True, [])
+
+
 def test_missing_description_and_curve_are_reported_at_the_frontmatter(ways_root: Path) -> None:
     path = write_way(ways_root, "a", "when: {keywords: [x]}\n")
     assert _problems(path) == [
@@ -107,7 +138,9 @@ def test_curve_errors_point_at_the_offending_nested_line(ways_root: Path) -> Non
         "a",
         "description: A\nwhen: {keywords: [x]}\ncurve:\n  type: Exponential\n  half_life: 0\n",
     )
-    assert _problems(path) == ["6: curve: half_life: expected an integer >= 1, got 0"]
+    assert _problems(path) == [
+        "6: curve: half_life: expected an integer from 1 to 1000000000000, got 0"
+    ]
 
 
 def test_staircase_violations_point_at_steps(ways_root: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -75,11 +76,30 @@ def test_file_size_postcheck_fires_for_a_file_past_500_lines(tmp_path: Path, fix
     big = tmp_path / "src" / "big.py"
     big.parent.mkdir()
     big.write_text("x = 1\n" * 501)
-    proc = _run(FILE_SIZE / "postcheck.sh", _payload(fixture, big, tmp_path), state, tmp_path)
+    payload = _payload(fixture, big, tmp_path)
+    proc = _run(FILE_SIZE / "postcheck.sh", payload, state, tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert (state / "long-file").read_text() == "src/big.py\t501\n"
-    macro = _run(FILE_SIZE / "macro.sh", "", state, tmp_path)
+    macro = _run(FILE_SIZE / "macro.sh", payload, state, tmp_path)
     assert macro.stdout == "`src/big.py` now has 501 lines.\n\n"
+
+
+def test_the_file_size_hand_off_holds_no_payload_text(tmp_path: Path) -> None:
+    """If the postcheck hands its macro a finding, then it is a count and a hash, never the
+    edited file's path (tool input); a macro given another payload does not name the file."""
+    state = tmp_path / "state"
+    state.mkdir()
+    big = tmp_path / "src" / "secret-name.py"
+    big.parent.mkdir()
+    big.write_text("x = 1\n" * 600)
+    payload = _payload("claude/PostToolUse.Write.json", big, tmp_path)
+    assert _run(FILE_SIZE / "postcheck.sh", payload, state, tmp_path).returncode == 0
+    handoff = (state / "long-file").read_text()
+    digest = hashlib.sha256(b"src/secret-name.py").hexdigest()
+    assert handoff == f"{digest}\t600\n"
+    assert "secret-name" not in handoff
+    other = _payload("claude/PostToolUse.Write.json", tmp_path / "other.py", tmp_path)
+    macro = _run(FILE_SIZE / "macro.sh", other, state, tmp_path)
+    assert macro.stdout == "A file you edited now has 600 lines.\n\n"
 
 
 @pytest.mark.parametrize(

@@ -88,6 +88,15 @@ def test_suggestions_round_to_500_half_up_and_never_below_500() -> None:
     assert suggested([1000, 3000]) == 2000
 
 
+def test_a_suggestion_never_exceeds_the_largest_half_life() -> None:
+    ticks = (0, 2 * 10**12, 4 * 10**12, 6 * 10**12)
+    (s,) = tune.suggest(
+        [_way("a", Exponential(1000))], [_match("a", t) for t in ticks], min_samples=3
+    )
+    assert s.suggested == 10**12
+    assert s.tuned_curve() == Exponential(10**12)
+
+
 def test_small_changes_are_not_flagged() -> None:
     events = [_match("w", t) for t in (0, 11000, 22000, 33000)]
     (s,) = tune.suggest([_way("w", Exponential(10000))], events, min_samples=3)
@@ -158,15 +167,38 @@ def test_apply_on_a_flow_curve_changes_only_the_number(ways_root: Path) -> None:
     )
 
 
-def test_apply_rewrites_the_block_when_the_number_is_ambiguous(ways_root: Path) -> None:
+def test_apply_skips_comments_when_it_looks_for_the_number_and_keeps_them(
+    ways_root: Path,
+) -> None:
+    """If the curve block's comments mention the parameter, then they are neither taken for
+    the value nor lost: only the number changes."""
+    frontmatter = (
+        "description: D\ncurve:\n  # half_life: 1 was too short\n  type: Exponential\n"
+        "  half_life: 30000 # tuned\nx-after: kept\n"
+    )
+    path = write_way(ways_root, "a", frontmatter)
+    way, _ = parse_way_file(str(path), "a")
+    assert way is not None
+    (s,) = tune.suggest([way], [_match("a", t) for t in (0, 8000, 16000, 24000)], min_samples=3)
+    tune.apply(s)
+    assert path.read_text() == (
+        "---\n"
+        + frontmatter.replace("half_life: 30000 #", "half_life: 8000 #")
+        + "---\nBody text.\n"
+    )
+
+
+def test_apply_rewrites_the_block_when_the_number_cannot_be_changed_in_place(
+    ways_root: Path,
+) -> None:
     path = write_way(
         ways_root,
         "a",
-        "description: D\ncurve:\n  # half_life: 5 was too short\n  type: Exponential\n"
-        "  half_life: 30000\nx-after: kept\n",
+        "description: D\ncurve:\n  type: Exponential\n  half_life: 0x7530\nx-after: kept\n",
     )
     way, _ = parse_way_file(str(path), "a")
     assert way is not None
+    assert way.curve.to_dict()["half_life"] == 30000
     (s,) = tune.suggest([way], [_match("a", t) for t in (0, 8000, 16000, 24000)], min_samples=3)
     tune.apply(s)
     assert path.read_text() == (

@@ -1,0 +1,46 @@
+"""What a hook call knows: paths made repo-relative, settings read with their declared defaults."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from gitflow_harness.agent.context import repo_relative
+from gitflow_harness.agent.repo import RepoInfo
+from gitflow_harness.agent.settings import setting
+
+
+def _repo(top: Path) -> RepoInfo:
+    return RepoInfo(top, top / ".git", top / ".git", "main")
+
+
+def test_paths_become_repo_relative_and_outside_ones_are_dropped(tmp_path: Path) -> None:
+    top = tmp_path / "repo"
+    (top / "src").mkdir(parents=True)
+    repo = _repo(top)
+    paths = (
+        f"{top}/src/a.py",
+        "../b.py",  # relative to the call's cwd, src/
+        "/other/a.py",
+        f"{tmp_path}/repository/a.py",  # a sibling whose name starts like the top
+        str(top),
+    )
+    assert repo_relative(paths, str(top / "src"), repo) == ("src/a.py", "b.py")
+    assert repo_relative(("c.py",), None, repo) == ("c.py",)
+    assert repo_relative(("c.py",), None, None) == ()
+
+
+def test_a_path_through_a_symlinked_top_is_still_inside(tmp_path: Path) -> None:
+    top = tmp_path / "repo"
+    top.mkdir()
+    link = tmp_path / "link"
+    os.symlink(top, link)
+    assert repo_relative((f"{link}/a.py",), None, _repo(top)) == ("a.py",)
+
+
+def test_a_setting_the_data_lacks_is_its_declared_default() -> None:
+    config = {"ways": {"floor": 0.25}}
+    assert setting(config, "ways", "floor") == 0.25
+    assert setting(config, "ways", "budget_chars") == 9000
+    assert setting({}, "ways", "postcheck_timeout_s") == 5.0
+    assert setting({}, "paths", "ways") == "hooks/ways"
