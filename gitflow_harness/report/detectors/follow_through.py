@@ -7,28 +7,70 @@ candidate's correlation with the firing decides what it means:
 - either session unknown, or different sessions on different surfaces: unknown, the episode
   is censored;
 - different sessions on the same surface: another agent's work, skipped.
-A firing with no session, or no branch where the rule needs one, is censored at once; so is an
-episode still open when history ends. Merges and rebases of the trunk found in a branch's reflog
-that no event recorded censor the episodes they fall in.
+A refused run follows nothing (it did nothing), though it still ends a chance. A firing with no
+session, or no branch where the rule needs one, is censored at once; so is an episode still
+open when history ends, and history ends for a session that shows no event for the horizon.
+Merges and rebases of the trunk found in a branch's reflog that no event recorded censor the
+episodes they fall in.
+
+What the detector keeps is bounded by the sessions with open episodes seen within the
+horizon, and at most one open record per (family, branch, session, surface): memory follows
+the activity of one day, not the length of the log.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any, Final
 
 from gitflow_harness.hints import FAMILIES, HINTS, FollowThrough
 from gitflow_harness.report.git_evidence import GitEvidence
 from gitflow_harness.report.model import DetectorResult, Finding, ReportContext
-from gitflow_harness.store.events import Event
+from gitflow_harness.store.events import Event, format_at, parse_at
 
 THRESHOLD: Final = 3  # resolved episodes a family needs before it is reported
+# A session that shows no event for this long (in log time) has ended: its open episodes are
+# censored then, as they would be at the end of the log. It bounds what the report keeps by the
+# sessions active within the horizon, not by every session the log ever saw.
+HORIZON: Final = timedelta(hours=24)
+SWEEP_EVERY: Final = HORIZON / 4  # how often (in log time) idle sessions are looked for
 
-# (fired_at, head then, trunk, branch) of an open episode
-Episode = tuple[str, str | None, str | None, str | None]
-# family -> scope (branch, or None) -> firing surface -> firing session -> open episodes
-OpenEpisodes = dict[str | None, dict[str, dict[str, list[Episode]]]]
+# (family, scope, surface): where one session's open episode lives; scope is the branch, or
+# None for a family that is not about a branch.
+Key = tuple[str, str | None, str]
+
+
+class Open:
+    """The open episodes of one (family, scope, surface, session).
+
+    The rules allow one at a time there, except in a family without a `refire` end
+    (main-worktree-first), whose repeated firings wait together: they are counted, and all
+    settle with the first one's window.
+    """
+
+    __slots__ = ("count", "fired_at", "head", "trunk")
+
+    def __init__(self, fired_at: str, head: str | None, trunk: str | None) -> None:
+        self.count = 1
+        self.fired_at = fired_at
+        self.head = head  # the branch's commit when it fired
+        self.trunk = trunk
+
+
+class Presence:
+    """A session with open episodes: when it was last seen, and where its episodes are."""
+
+    __slots__ = ("keys", "last")
+
+    def __init__(self, last: str) -> None:
+        self.last = last
+        self.keys: set[Key] = set()
+
+
+# scope -> firing surface -> firing session -> its open episodes, per family
+OpenEpisodes = dict[str | None, dict[str, dict[str, Open]]]
 
 
 @dataclass(slots=True)
@@ -40,6 +82,7 @@ class Tally:
     not_followed: int = 0
     censored: int = 0
     by_git: int = 0  # of `censored`: by reflog evidence
+    by_horizon: int = 0  # of `censored`: the session went quiet for the horizon
     by_hint: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -71,6 +114,8 @@ class HintFollowThrough:
         }
         self._tally = {name: Tally() for name in families}
         self._open: dict[str, OpenEpisodes] = {name: {} for name in families}
+        self._present: dict[str, Presence] = {}  # only sessions with open episodes
+        self._next_sweep = ""  # log time of the next look for idle sessions ("": at once)
         # evidence kind -> the rules it follows / ends
         self._follows: dict[str, list[FollowThrough]] = {}
         self._ends: dict[str, list[FollowThrough]] = {}
@@ -88,22 +133,33 @@ class HintFollowThrough:
     # -- streaming -------------------------------------------------------------------------
 
     def observe(self, event: Event) -> None:
+        at = event.at
+        if at >= self._next_sweep:
+            self._sweep(at)
+        session = event.session
+        if session is not None:
+            presence = self._present.get(session)
+            if presence is not None and at > presence.last:
+                presence.last = at
         kind = event.type
         if kind == "verb":
             data = event.data
             verb = data.get("verb")
             if type(verb) is not str:
                 return
-            kinds = ["verb:" + verb]
+            ids = data.get("hint_ids")
+            fired = [h for h in ids if type(h) is str] if type(ids) is list and ids else ()
+            # A refused run did nothing: it follows no advice (an update refused on a dirty
+            # tree integrated nothing), though it may still end a chance (a refused `done`).
+            kinds = ["verb:" + verb] if data.get("outcome") != "refused" else []
             trunk = data.get("trunk")
             if data.get("clean") is False and trunk is not None and event.branch == trunk:
                 kinds.append("dirty-trunk")
-            ids = data.get("hint_ids")
-            fired = [h for h in ids if type(h) is str] if type(ids) is list and ids else ()
-            if verb == "update":
+            if verb == "update" and data.get("outcome") == "ok":
                 self._note_update(event)
+            ends = ["verb:" + verb]
         elif kind == "git.update":
-            kinds = ["git.update"]
+            kinds = ends = ["git.update"]
             fired = ()
             self._note_update(event)
         else:
@@ -115,7 +171,7 @@ class HintFollowThrough:
                 if rule.family not in settled:
                     settled.add(rule.family)
                     self._candidate(rule, event, followed=True)
-        for k in [*kinds, *(["refire"] if families else [])]:
+        for k in [*ends, *kinds, *(["refire"] if families else [])]:
             for rule in self._ends.get(k, ()):
                 if rule.family in settled or (k == "refire" and rule.family not in families):
                     continue
@@ -139,65 +195,119 @@ class HintFollowThrough:
         tally.fired += 1
         tally.by_hint[hint_id] = tally.by_hint.get(hint_id, 0) + 1
         scope = event.branch if rule.same_branch else None
-        if event.session is None or (rule.same_branch and _missing(scope)):
+        session = event.session
+        if session is None or (rule.same_branch and _missing(scope)):
             tally.censored += 1
             return
-        episode = (event.at, _str(event.data.get("head")), _str(event.data.get("trunk")), scope)
-        by_surface = self._open[rule.family].setdefault(scope, {})
-        by_surface.setdefault(event.surface, {}).setdefault(event.session, []).append(episode)
+        sessions = self._open[rule.family].setdefault(scope, {}).setdefault(event.surface, {})
+        episode = sessions.get(session)
+        if episode is not None:
+            episode.count += 1
+            return
+        data = event.data
+        sessions[session] = Open(event.at, _str(data.get("head")), _str(data.get("trunk")))
+        presence = self._present.get(session)
+        if presence is None:
+            presence = self._present[session] = Presence(event.at)
+        presence.keys.add((rule.family, scope, event.surface))
 
     def _candidate(self, rule: FollowThrough, event: Event, *, followed: bool) -> None:
         scope = event.branch if rule.same_branch else None
         if rule.same_branch and _missing(scope):
             return  # a candidate without a branch is about no branch's episodes
-        opened = self._open[rule.family]
-        by_surface = opened.get(scope)
+        family = rule.family
+        by_surface = self._open[family].get(scope)
         if not by_surface:
             return
-        tally = self._tally[rule.family]
+        tally = self._tally[family]
         session = event.session
         for surface in list(by_surface):
             sessions = by_surface[surface]
             if session is not None:
                 mine = sessions.pop(session, None)
-                for episode in mine or ():
-                    self._settle(rule, tally, episode, event, followed)
+                if mine is not None:
+                    self._forget(session, (family, scope, surface))
+                    self._settle(rule, tally, mine, scope, event, followed)
             if session is None or surface != event.surface:
                 # Unknown correlation with every other session's episodes: censored.
-                tally.censored += sum(len(eps) for eps in sessions.values())
+                for other, episode in sessions.items():
+                    tally.censored += episode.count
+                    self._forget(other, (family, scope, surface))
                 sessions.clear()
             if not sessions:
                 del by_surface[surface]
         if not by_surface:
-            del opened[scope]
-            if scope is not None and not any(scope in self._open[f] for f in self._git_families):
-                self._recorded.pop(scope, None)
+            self._close_scope(family, scope)
 
     def _settle(
-        self, rule: FollowThrough, tally: Tally, episode: Episode, event: Event, followed: bool
+        self,
+        rule: FollowThrough,
+        tally: Tally,
+        episode: Open,
+        branch: str | None,
+        event: Event,
+        followed: bool,
     ) -> None:
-        fired_at, head, trunk, branch = episode
+        n = episode.count
         if "git.update" in rule.follow and branch is not None:
             recorded = self._recorded.get(branch, ())
             end = (event.at, _str(event.data.get("head")))
-            if self._git.unrecorded_between(branch, trunk, (fired_at, head), end, recorded):
-                tally.censored += 1
-                tally.by_git += 1
+            start = (episode.fired_at, episode.head)
+            if self._git.unrecorded_between(branch, episode.trunk, start, end, recorded):
+                tally.censored += n
+                tally.by_git += n
                 return
         if followed:
-            tally.followed += 1
+            tally.followed += n
         else:
-            tally.not_followed += 1
+            tally.not_followed += n
+
+    # -- the horizon -----------------------------------------------------------------------
+
+    def _sweep(self, now: str) -> None:
+        """Censor the open episodes of every session quiet for the horizon before `now`."""
+        try:
+            moment = parse_at(now)
+        except ValueError:
+            return  # not a time: it cannot say that anything ended
+        self._next_sweep = format_at(moment + SWEEP_EVERY)
+        cutoff = format_at(moment - HORIZON)
+        idle = [(s, p) for s, p in self._present.items() if p.last < cutoff]
+        for session, presence in idle:
+            for family, scope, surface in list(presence.keys):
+                by_surface = self._open[family].get(scope, {})
+                sessions = by_surface.get(surface, {})
+                episode = sessions.pop(session, None)
+                if episode is not None:
+                    tally = self._tally[family]
+                    tally.censored += episode.count
+                    tally.by_horizon += episode.count
+                if not sessions:
+                    by_surface.pop(surface, None)
+                if not by_surface:
+                    self._close_scope(family, scope)
+            del self._present[session]
+
+    def _forget(self, session: str, key: Key) -> None:
+        presence = self._present.get(session)
+        if presence is not None:
+            presence.keys.discard(key)
+            if not presence.keys:
+                del self._present[session]
+
+    def _close_scope(self, family: str, scope: str | None) -> None:
+        self._open[family].pop(scope, None)
+        if scope is not None and not any(scope in self._open[f] for f in self._git_families):
+            self._recorded.pop(scope, None)
 
     # -- the verdict -----------------------------------------------------------------------
 
     def finish(self, ctx: ReportContext) -> DetectorResult:
         for name, opened in self._open.items():
-            still = sum(
-                len(eps) for s in opened.values() for ss in s.values() for eps in ss.values()
-            )
+            still = sum(e.count for s in opened.values() for ss in s.values() for e in ss.values())
             self._tally[name].censored += still
             opened.clear()
+        self._present.clear()
         findings: list[Finding] = []
         notes: list[str] = []
         for name, tally in self._tally.items():
@@ -208,6 +318,12 @@ class HintFollowThrough:
                 notes.append(
                     f"{name}: {tally.resolved} resolved of {tally.fired} fired "
                     f"({THRESHOLD} needed to report)"
+                )
+        for name, tally in self._tally.items():
+            if tally.by_horizon:
+                notes.append(
+                    f"{name}: {tally.by_horizon} episode(s) censored after their session went "
+                    f"quiet for {HORIZON // timedelta(hours=1)} h"
                 )
         touched = sum(t.by_git for t in self._tally.values())
         notes.append(
