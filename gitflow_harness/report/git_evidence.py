@@ -20,12 +20,12 @@ from typing import Final
 
 from gitflow_harness import git
 from gitflow_harness.errors import GfhError
-from gitflow_harness.store.events import parse_at
+from gitflow_harness.store.events import format_at, parse_at
 from gitflow_harness.workflow.trunk_steps import Step, trunk_came_in
 
 BRANCHES_KEPT: Final = 256  # branches whose reflog stays read; more are read again on demand
 ANCESTRY_KEPT: Final = 65_536  # ancestry answers kept before the cache starts over
-_DAWN: Final = datetime.min.replace(tzinfo=UTC)
+_DAWN: Final = ""  # before every time
 
 
 class _Entry:
@@ -33,8 +33,8 @@ class _Entry:
 
     __slots__ = ("held", "judged", "step", "when")
 
-    def __init__(self, when: datetime, step: Step, held: frozenset[str]) -> None:
-        self.when = when  # whole seconds, as the reflog keeps them
+    def __init__(self, when: str, step: Step, held: frozenset[str]) -> None:
+        self.when = when  # "YYYY-MM-DDTHH:MM:SS" UTC: reflogs keep whole seconds
         self.step = step
         self.held = held  # commits the branch held from this step on, within the same second
         self.judged: tuple[str, bool] | None = None  # (trunk, brought it in), once judged
@@ -50,19 +50,23 @@ class _Reflog:
         self.times = [e.when for e in entries]
 
 
+_NO_REFLOG: Final = _Reflog([])
+
+
 class _TrunkHistory:
     """Where each trunk ref (local, remotes' copies) pointed, from its reflog, oldest first."""
 
     def __init__(self, refs: list[tuple[str, list[git.ReflogEntry]]], current: list[str]) -> None:
-        self._refs: list[tuple[list[datetime], list[str]]] = []
+        self._refs: list[tuple[list[str], list[str]]] = []
         for (_ref, entries), sha in zip(refs, current, strict=True):
             if not entries:  # no reflog for this ref: all we know is where it is now
                 self._refs.append(([_DAWN], [sha]))
                 continue
-            ordered = entries[::-1]
-            self._refs.append(([e.when for e in ordered], [e.sha for e in ordered]))
+            ordered = entries[::-1]  # oldest first: within one second, the order written
+            ordered.sort(key=lambda e: e.when)
+            self._refs.append(([_stamp(e.when) for e in ordered], [e.sha for e in ordered]))
 
-    def tips_at(self, when: datetime) -> list[str]:
+    def tips_at(self, when: str) -> list[str]:
         """The tips the trunk had at `when`: what each ref held coming into that second, and
         every value it took within it (reflog times have whole seconds)."""
         tips: list[str] = []
@@ -98,15 +102,14 @@ class GitEvidence:
         no event recorded (`recorded`: the commits recorded updates left the branch at)."""
         if trunk is None or self.repo is None:
             return False
+        reflog = self._reflog(branch)
+        if not reflog.entries:
+            return False
         start_at, start_head = start
         end_at, end_head = end
-        try:
-            first = parse_at(start_at).replace(microsecond=0)
-            last = parse_at(end_at)
-        except ValueError:
+        first, last = _second(start_at), _second(end_at)
+        if first is None or last is None:
             return False  # a time the log cannot vouch for: no window to look in
-        last_second = last.replace(microsecond=0)
-        reflog = self._reflog(branch)
         lo = bisect.bisect_left(reflog.times, first)
         hi = bisect.bisect_right(reflog.times, last)
         for entry in reflog.entries[lo:hi]:
@@ -124,7 +127,7 @@ class GitEvidence:
             ):
                 continue
             if (
-                entry.when == last_second
+                entry.when == last
                 and end_head is not None
                 and not self._before(sha, held, end_head)
             ):
@@ -160,6 +163,14 @@ class GitEvidence:
         if found is not None:
             self._reflogs.move_to_end(branch)
             return found
+        assert self.repo is not None
+        if self._branches is None:
+            try:
+                self._branches = git.local_branches(self.repo)
+            except GfhError:
+                self._branches = set()
+        if branch not in self._branches:
+            return _NO_REFLOG  # deleted long ago, most of them: nothing to read or keep
         found = self._read(branch)
         self._reflogs[branch] = found
         if len(self._reflogs) > BRANCHES_KEPT:
@@ -169,23 +180,20 @@ class GitEvidence:
     def _read(self, branch: str) -> _Reflog:
         assert self.repo is not None
         try:
-            if self._branches is None:
-                self._branches = git.local_branches(self.repo)
-            if branch not in self._branches:
-                return _Reflog([])
             newest_first = git.reflog(self.repo, f"refs/heads/{branch}")
         except GfhError:
-            return _Reflog([])
+            return _NO_REFLOG
         entries: list[_Entry] = []
-        second: datetime | None = None
+        second: str | None = None
         held: set[str] = set()  # the commits of this second's entries so far (newest first)
         for i, entry in enumerate(newest_first):
-            if entry.when != second:
-                second, held = entry.when, set()
+            when = _stamp(entry.when)
+            if when != second:
+                second, held = when, set()
             held.add(entry.sha)
             before = newest_first[i + 1].sha if i + 1 < len(newest_first) else None
             step = Step(entry.message, before, entry.sha)
-            entries.append(_Entry(entry.when, step, frozenset(held)))
+            entries.append(_Entry(when, step, frozenset(held)))
         entries.reverse()
         entries.sort(key=lambda e: e.when)  # stable: only a clock set back reorders anything
         return _Reflog(entries)
@@ -201,3 +209,22 @@ class GitEvidence:
                 tips, refs = [], []
             found = self._trunks[trunk] = _TrunkHistory(refs, [sha for _ref, sha in tips])
         return found
+
+
+def _stamp(moment: datetime) -> str:
+    """A reflog time as the second it names, comparable with an event's `at` cut to 19."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def _second(at: str) -> str | None:
+    """The second of an event's `at` ("YYYY-MM-DDTHH:MM:SS"), or None if it is not a time.
+
+    gfh writes `at` as RFC 3339 UTC with milliseconds and `Z`, so that is a slice; anything
+    else is parsed once, the slow way.
+    """
+    if len(at) == 24 and at[19] == "." and at[23] == "Z":
+        return at[:19]
+    try:
+        return format_at(parse_at(at))[:19]
+    except ValueError:
+        return None

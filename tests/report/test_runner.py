@@ -67,6 +67,20 @@ def test_the_log_is_streamed_once_for_all_detectors(
     assert [r.considered for r in result.results[:2]] == [5, 5]
 
 
+class VerbCounter(Counter):
+    id = "verb-counter"
+    types = frozenset({"verb"})
+
+
+def test_a_detector_that_declares_its_event_types_sees_only_those(repo: Path, seed: Seeder) -> None:
+    for _ in range(3):
+        seed.verb("status")
+        seed.event("tool.requested", {"tool": "Edit", "phase": "post"}, surface="hook")
+    seed.event("git.update", {"via": "merge", "trunk": "main", "onto": "c" * 40})
+    result = run_report(open_workspace(), detectors=[VerbCounter, Counter])
+    assert [r.considered for r in result.results] == [3, 7]
+
+
 def test_since_skips_earlier_events(repo: Path, gfh: CliRunner) -> None:
     october = Seeder(repo, datetime(2026, 10, 5, tzinfo=UTC))
     for _ in range(4):

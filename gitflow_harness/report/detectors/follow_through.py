@@ -37,10 +37,6 @@ THRESHOLD: Final = 3  # resolved episodes a family needs before it is reported
 HORIZON: Final = timedelta(hours=24)
 SWEEP_EVERY: Final = HORIZON / 4  # how often (in log time) idle sessions are looked for
 
-# (family, scope, surface): where one session's open episode lives; scope is the branch, or
-# None for a family that is not about a branch.
-Key = tuple[str, str | None, str]
-
 
 class Open:
     """The open episodes of one (family, scope, surface, session).
@@ -59,18 +55,13 @@ class Open:
         self.trunk = trunk
 
 
-class Presence:
-    """A session with open episodes: when it was last seen, and where its episodes are."""
-
-    __slots__ = ("keys", "last")
-
-    def __init__(self, last: str) -> None:
-        self.last = last
-        self.keys: set[Key] = set()
-
-
 # scope -> firing surface -> firing session -> its open episodes, per family
 OpenEpisodes = dict[str | None, dict[str, dict[str, Open]]]
+# What an event is a candidate for: (verb, refused, dirty trunk, families it fires) of a
+# `verb` event, or GIT_UPDATE; and the plan for it, (rule, followed) per family it settles.
+PlanKey = tuple[str, bool, bool, tuple[str, ...]]
+Plan = tuple[tuple[FollowThrough, bool], ...]
+GIT_UPDATE: Final[PlanKey] = ("", False, False, ("git.update",))
 
 
 @dataclass(slots=True)
@@ -114,8 +105,18 @@ class HintFollowThrough:
         }
         self._tally = {name: Tally() for name in families}
         self._open: dict[str, OpenEpisodes] = {name: {} for name in families}
-        self._present: dict[str, Presence] = {}  # only sessions with open episodes
+        # session -> when it was last seen, for sessions that opened episodes since the last
+        # sweep or still have some open: what the horizon is measured from
+        self._present: dict[str, str] = {}
         self._next_sweep = ""  # log time of the next look for idle sessions ("": at once)
+        self._plans: dict[PlanKey, Plan] = {}
+        # the verbs some family's rule names (as `verb:NAME`)
+        self._verbs = {
+            k.removeprefix("verb:")
+            for rule in families.values()
+            for k in (*rule.follow, *rule.end)
+            if k.startswith("verb:")
+        }
         # evidence kind -> the rules it follows / ends
         self._follows: dict[str, list[FollowThrough]] = {}
         self._ends: dict[str, list[FollowThrough]] = {}
@@ -128,67 +129,95 @@ class HintFollowThrough:
         # open episodes of a family that reads git history (memory must not grow with the log)
         self._recorded: dict[str, set[str]] = {}
         self._git_families = [r.family for r in families.values() if "git.update" in r.follow]
+        self._git_open = [self._open[family] for family in self._git_families]
         self._git = GitEvidence(ctx.workspace.repo)
 
     # -- streaming -------------------------------------------------------------------------
 
     def observe(self, event: Event) -> None:
-        at = event.at
+        # Every event is seen (a session shows itself by any event), so this path is lean.
+        _id, at, kind, _surface, session, _branch, _data = event
         if at >= self._next_sweep:
             self._sweep(at)
-        session = event.session
-        if session is not None:
-            presence = self._present.get(session)
-            if presence is not None and at > presence.last:
-                presence.last = at
-        kind = event.type
+        if session is not None and session in self._present:
+            self._present[session] = at
         if kind == "verb":
-            data = event.data
-            verb = data.get("verb")
-            if type(verb) is not str:
-                return
-            ids = data.get("hint_ids")
-            fired = [h for h in ids if type(h) is str] if type(ids) is list and ids else ()
-            # A refused run did nothing: it follows no advice (an update refused on a dirty
-            # tree integrated nothing), though it may still end a chance (a refused `done`).
-            kinds = ["verb:" + verb] if data.get("outcome") != "refused" else []
-            trunk = data.get("trunk")
-            if data.get("clean") is False and trunk is not None and event.branch == trunk:
-                kinds.append("dirty-trunk")
-            if verb == "update" and data.get("outcome") == "ok":
-                self._note_update(event)
-            ends = ["verb:" + verb]
+            self._verb(event)
         elif kind == "git.update":
-            kinds = ends = ["git.update"]
-            fired = ()
             self._note_update(event)
-        else:
+            for rule, followed in self._plan(GIT_UPDATE):
+                self._candidate(rule, event, followed)
+
+    def _verb(self, event: Event) -> None:
+        data = event.data
+        verb = data.get("verb")
+        if type(verb) is not str:
             return
-        families = {rule.family for hid in fired if (rule := self._members.get(hid)) is not None}
+        ids = data.get("hint_ids")
+        clean = data.get("clean")
+        if not ids and clean is not False and verb not in self._verbs:
+            return  # most `status` runs: no family hears of them
+        outcome = data.get("outcome")
+        branch = event.branch
+        dirty = clean is False and branch is not None and branch == data.get("trunk")
+        fired: list[tuple[FollowThrough, str]] = []
+        if ids and type(ids) is list:
+            members = self._members
+            fired = [(rule, h) for h in ids if type(h) is str and (rule := members.get(h))]
+        refired = tuple(sorted({rule.family for rule, _ in fired})) if fired else ()
+        if verb == "update" and outcome == "ok":
+            self._note_update(event)
+        key = (verb, outcome == "refused", dirty, refired)
+        plan = self._plans.get(key)
+        for rule, followed in self._plan(key) if plan is None else plan:
+            self._candidate(rule, event, followed)
+        for rule, hint_id in fired:
+            self._fire(rule, hint_id, event)
+
+    def _plan(self, key: PlanKey) -> Plan:
+        """The families an event is a candidate for, and whether it follows or ends each.
+
+        `key` is (verb, refused, dirty trunk, families it fires), or `GIT_UPDATE`. A refused run
+        did nothing: it follows no advice (an update refused on a dirty tree integrated
+        nothing), though it still ends a chance (a refused `done` is the next `done`). A family
+        is settled once per event, `follow` before `end`. Keys are few: each plan is worked out
+        once.
+        """
+        plan = self._plans.get(key)
+        if plan is not None:
+            return plan
+        refired: tuple[str, ...] = ()
+        if key == GIT_UPDATE:
+            follows = ends = ["git.update"]
+        else:
+            verb, refused, dirty, refired = key
+            follows = ([] if refused else [f"verb:{verb}"]) + (["dirty-trunk"] if dirty else [])
+            ends = [f"verb:{verb}", *follows, *(["refire"] if refired else [])]
+        found: list[tuple[FollowThrough, bool]] = []
         settled: set[str] = set()
-        for k in kinds:
+        for k in follows:
             for rule in self._follows.get(k, ()):
                 if rule.family not in settled:
                     settled.add(rule.family)
-                    self._candidate(rule, event, followed=True)
-        for k in [*ends, *kinds, *(["refire"] if families else [])]:
+                    found.append((rule, True))
+        for k in ends:
             for rule in self._ends.get(k, ()):
-                if rule.family in settled or (k == "refire" and rule.family not in families):
+                if rule.family in settled or (k == "refire" and rule.family not in refired):
                     continue
                 settled.add(rule.family)
-                self._candidate(rule, event, followed=False)
-        for hid in fired:
-            rule = self._members.get(hid)
-            if rule is not None:
-                self._fire(rule, hid, event)
+                found.append((rule, False))
+        plan = self._plans[key] = tuple(found)
+        return plan
 
     def _note_update(self, event: Event) -> None:
         head = event.data.get("head")
         branch = event.branch
         if branch is None or type(head) is not str:
             return
-        if any(branch in self._open[family] for family in self._git_families):
-            self._recorded.setdefault(branch, set()).add(head)
+        for opened in self._git_open:
+            if branch in opened:
+                self._recorded.setdefault(branch, set()).add(head)
+                return
 
     def _fire(self, rule: FollowThrough, hint_id: str, event: Event) -> None:
         tally = self._tally[rule.family]
@@ -199,22 +228,25 @@ class HintFollowThrough:
         if session is None or (rule.same_branch and _missing(scope)):
             tally.censored += 1
             return
-        sessions = self._open[rule.family].setdefault(scope, {}).setdefault(event.surface, {})
+        by_scope = self._open[rule.family]
+        by_surface = by_scope.get(scope)
+        if by_surface is None:
+            by_surface = by_scope[scope] = {}
+        sessions = by_surface.get(event.surface)
+        if sessions is None:
+            sessions = by_surface[event.surface] = {}
         episode = sessions.get(session)
         if episode is not None:
             episode.count += 1
             return
         data = event.data
         sessions[session] = Open(event.at, _str(data.get("head")), _str(data.get("trunk")))
-        presence = self._present.get(session)
-        if presence is None:
-            presence = self._present[session] = Presence(event.at)
-        presence.keys.add((rule.family, scope, event.surface))
+        self._present[session] = event.at
 
-    def _candidate(self, rule: FollowThrough, event: Event, *, followed: bool) -> None:
+    def _candidate(self, rule: FollowThrough, event: Event, followed: bool) -> None:
+        # A rule about a branch never opens an episode without one (or on a detached HEAD), so
+        # a candidate without a branch finds nothing here.
         scope = event.branch if rule.same_branch else None
-        if rule.same_branch and _missing(scope):
-            return  # a candidate without a branch is about no branch's episodes
         family = rule.family
         by_surface = self._open[family].get(scope)
         if not by_surface:
@@ -226,13 +258,10 @@ class HintFollowThrough:
             if session is not None:
                 mine = sessions.pop(session, None)
                 if mine is not None:
-                    self._forget(session, (family, scope, surface))
                     self._settle(rule, tally, mine, scope, event, followed)
             if session is None or surface != event.surface:
                 # Unknown correlation with every other session's episodes: censored.
-                for other, episode in sessions.items():
-                    tally.censored += episode.count
-                    self._forget(other, (family, scope, surface))
+                tally.censored += sum(episode.count for episode in sessions.values())
                 sessions.clear()
             if not sessions:
                 del by_surface[surface]
@@ -265,40 +294,49 @@ class HintFollowThrough:
     # -- the horizon -----------------------------------------------------------------------
 
     def _sweep(self, now: str) -> None:
-        """Censor the open episodes of every session quiet for the horizon before `now`."""
+        """Censor the open episodes of every session quiet for the horizon before `now`, and
+        forget the sessions that have no open episode left.
+
+        It visits every open episode, once per `SWEEP_EVERY` of log time: an episode stays open
+        at most for the horizon after its session's last event, so each is visited a bounded
+        number of times.
+        """
         try:
             moment = parse_at(now)
         except ValueError:
             return  # not a time: it cannot say that anything ended
         self._next_sweep = format_at(moment + SWEEP_EVERY)
         cutoff = format_at(moment - HORIZON)
-        idle = [(s, p) for s, p in self._present.items() if p.last < cutoff]
-        for session, presence in idle:
-            for family, scope, surface in list(presence.keys):
-                by_surface = self._open[family].get(scope, {})
-                sessions = by_surface.get(surface, {})
-                episode = sessions.pop(session, None)
-                if episode is not None:
-                    tally = self._tally[family]
-                    tally.censored += episode.count
-                    tally.by_horizon += episode.count
-                if not sessions:
-                    by_surface.pop(surface, None)
+        present = self._present
+        alive: dict[str, str] = {}
+        for family, by_scope in self._open.items():
+            tally = self._tally[family]
+            for scope in list(by_scope):
+                by_surface = by_scope[scope]
+                for surface in list(by_surface):
+                    sessions = by_surface[surface]
+                    for session in list(sessions):
+                        last = present.get(session, "")
+                        if last < cutoff:
+                            count = sessions.pop(session).count
+                            tally.censored += count
+                            tally.by_horizon += count
+                        else:
+                            alive[session] = last
+                    if not sessions:
+                        del by_surface[surface]
                 if not by_surface:
                     self._close_scope(family, scope)
-            del self._present[session]
-
-    def _forget(self, session: str, key: Key) -> None:
-        presence = self._present.get(session)
-        if presence is not None:
-            presence.keys.discard(key)
-            if not presence.keys:
-                del self._present[session]
+        self._present = alive
 
     def _close_scope(self, family: str, scope: str | None) -> None:
         self._open[family].pop(scope, None)
-        if scope is not None and not any(scope in self._open[f] for f in self._git_families):
-            self._recorded.pop(scope, None)
+        if scope is None or scope not in self._recorded:
+            return
+        for opened in self._git_open:
+            if scope in opened:
+                return
+        del self._recorded[scope]
 
     # -- the verdict -----------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ class SkippedPrepare:
     """Find branches with >= 4 `done` runs of the gate, >= 2 of them red, and no `prepare`."""
 
     id = "skipped-prepare"
+    types = frozenset({"verb"})
 
     def __init__(self, ctx: ReportContext) -> None:
         # branch -> [done runs, red done runs, prepare runs]
