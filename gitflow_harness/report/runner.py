@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gitflow_harness.errors import GfhError
 from gitflow_harness.report.detectors import DetectorFactory, factories
 from gitflow_harness.report.model import DetectorResult, Finding, ReportContext
 from gitflow_harness.store.events import Event, ReadStats
@@ -63,9 +64,17 @@ def run_report(
         for kind in getattr(d, "types", None) or ():
             by_type.setdefault(kind, []).append(d.observe)
     no_one: list[Callable[[Event], None]] = []
-    for event in ws.log.read(since=since, stats=stats):
-        for observe in every:
-            observe(event)
-        for observe in by_type.get(event.type, no_one):
-            observe(event)
+    try:
+        for event in ws.log.read(since=since, stats=stats):
+            for observe in every:
+                observe(event)
+            for observe in by_type.get(event.type, no_one):
+                observe(event)
+    except OSError as exc:
+        where = exc.filename or ws.log.directory
+        raise GfhError(
+            f"cannot read the event log at {where}: {exc.strerror or exc}; the log must be a "
+            "directory of readable files: fix its permissions, or move what is there aside so "
+            "gfh starts a new log"
+        ) from None
     return Report(tuple(d.finish(ctx) for d in running), stats, since)

@@ -142,3 +142,21 @@ def test_empty_log_reports_without_findings(repo: Path, gfh: CliRunner) -> None:
     assert doc["log"]["events"] == 0
     assert [d["status"] for d in doc["detectors"]] == ["insufficient-evidence"] * 4
     assert "0 events read; no lines skipped" in gfh("report").out
+
+
+def test_a_log_that_cannot_be_read_is_an_error_not_an_empty_report(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If the log's place holds something that is not a readable directory, the report says so
+    and exits 1, instead of reporting "0 events read"; a log never written is simply empty."""
+    assert gfh("report", "--json").json()["log"]["events"] == 0  # nothing logged yet: fine
+    state = repo / ".git" / "gitflow-harness"
+    state.mkdir()
+    (state / "events").write_text("not a directory\n")
+    result = gfh("report", "--json")
+    assert result.code == 1
+    assert result.out == ""
+    assert result.err.startswith(f"gfh: cannot read the event log at {state / 'events'}: ")
+    assert "Not a directory" in result.err
+    assert "move what is there aside" in result.err
+    assert len(result.err.splitlines()) == 1
