@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,12 +64,21 @@ def run_report(
         for kind in getattr(d, "types", None) or ():
             by_type.setdefault(kind, []).append(d.observe)
     no_one: list[Callable[[Event], None]] = []
+    for event in _read(ws, since, stats):
+        for observe in every:
+            observe(event)
+        for observe in by_type.get(event.type, no_one):
+            observe(event)
+    return Report(tuple(d.finish(ctx) for d in running), stats, since)
+
+
+def _read(ws: Workspace, since: str | None, stats: ReadStats) -> Iterator[Event]:
+    """Stream the log; a log that exists but cannot be read is an error, never an empty log.
+
+    Only the reading is guarded: what a detector raises is not the log's fault.
+    """
     try:
-        for event in ws.log.read(since=since, stats=stats):
-            for observe in every:
-                observe(event)
-            for observe in by_type.get(event.type, no_one):
-                observe(event)
+        yield from ws.log.read(since=since, stats=stats)
     except OSError as exc:
         where = exc.filename or ws.log.directory
         raise GfhError(
@@ -77,4 +86,3 @@ def run_report(
             "directory of readable files: fix its permissions, or move what is there aside so "
             "gfh starts a new log"
         ) from None
-    return Report(tuple(d.finish(ctx) for d in running), stats, since)
