@@ -84,3 +84,14 @@ def test_start_from_a_worktree_anchors_at_the_main_checkout(
 ) -> None:
     result = gfh("start", "second")
     assert Path(result.out.splitlines()[0]) == repo.parent / "repo.worktrees" / "second"
+
+
+def test_a_usage_refusal_under_json_prints_the_envelope_and_exits_2(
+    repo: Path, gfh: CliRunner
+) -> None:
+    result = gfh("start", "--json", "a..b")
+    assert result.code == 2
+    envelope = result.json()
+    assert (envelope["verb"], envelope["outcome"], envelope["hints"]) == ("start", "refused", [])
+    assert envelope["data"]["error"].startswith("'a..b' is not a valid branch name")
+    assert result.err.splitlines() == [f"gfh: {envelope['data']['error']}"]

@@ -3,6 +3,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from gitflow_harness.ritual.box import display_width
 from gitflow_harness.ritual.task import set_task
 from tests.helpers import CliRunner, commit, git, make_repo, read_events, write
@@ -195,3 +197,15 @@ def test_outside_a_repository_is_a_usage_error(tmp_path: Path, monkeypatch, gfh:
     assert result.code == 2
     assert "not a git repository" in result.err
     assert "Traceback" not in result.err
+
+
+def test_outside_a_repository_json_still_prints_one_object(
+    tmp_path: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = gfh("status", "--json")
+    assert result.code == 2
+    envelope = result.json()
+    assert (envelope["verb"], envelope["outcome"]) == ("status", "refused")
+    assert envelope["data"]["error"].startswith(f"not a git repository: {tmp_path}")
+    assert result.err == f"gfh: {envelope['data']['error']}\n"

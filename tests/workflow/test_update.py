@@ -150,3 +150,23 @@ def test_update_in_the_middle_of_a_rebase_is_refused_and_recorded(
     assert "git rebase --abort" in result.err
     [event] = verb_events(repo, "update")
     assert event["data"]["outcome"] == "refused"
+
+
+def test_a_refusal_by_error_under_json_still_prints_the_envelope(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If `gfh update --json` is refused by the repository's state (a detached HEAD), stdout
+    still carries one object, outcome refused with the reason; the exit code and the one line
+    on stderr stay as without --json."""
+    git(repo, "checkout", "-q", "--detach")
+    result = gfh("update", "--json")
+    assert result.code == 1
+    envelope = result.json()
+    assert envelope == {
+        "verb": "update",
+        "outcome": "refused",
+        "data": {"error": envelope["data"]["error"]},
+        "hints": [],
+    }
+    assert envelope["data"]["error"].startswith("HEAD is detached at ")
+    assert result.err == f"gfh: {envelope['data']['error']}\n"
