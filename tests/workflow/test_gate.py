@@ -195,3 +195,74 @@ def test_gate_commands_know_they_run_under_the_gate(
     gfh("test")
     assert marker.read_text().strip() == "1"
     assert "GFH_GATE" not in os.environ
+
+
+# A gate command that says "ready", then waits (boundedly) for a file the test creates only once
+# it has read "ready" from the live stream. Output held back until the command exits would
+# never let the test see it in time: the command gives up and fails, and so does the test.
+HANDSHAKE = (
+    "echo ready; i=0; "
+    'while [ ! -f "$GO" ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done; '
+    'test -f "$GO" && echo streamed'
+)
+
+
+class Watcher:
+    """A text stream without a file descriptor that creates `go` when it sees "ready"."""
+
+    def __init__(self, go: Path) -> None:
+        self.go = go
+        self.text = ""
+
+    def write(self, text: str) -> int:
+        self.text += text
+        if "ready\n" in self.text and not self.go.exists():
+            self.go.write_text("go\n")
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_gate_output_reaches_the_console_while_the_command_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the output were collected and written after the command exits, the command would wait
+    for its go file in vain and fail."""
+    from gitflow_harness.workflow.commands import Console, run_commands
+
+    go = tmp_path / "go"
+    monkeypatch.setenv("GO", str(go))
+    watcher = Watcher(go)
+    notes: list[str] = []
+    [run] = run_commands("test", [HANDSHAKE], cwd=tmp_path, console=Console(watcher, notes.append))  # type: ignore[arg-type]
+    assert run.exit_code == 0, f"the output was not streamed live: {watcher.text!r}"
+    assert watcher.text == "ready\nstreamed\n"
+
+
+@pytest.mark.slow
+def test_gate_output_reaches_the_terminal_while_the_command_runs(
+    feature: Path, tmp_path: Path
+) -> None:
+    """The same handshake through `gfh test` as a process, reading its stdout line by line."""
+    import subprocess
+
+    go = tmp_path / "go"
+    configure(feature, test=[HANDSHAKE])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gitflow_harness", "test"],
+        cwd=feature,
+        env={**os.environ, "GO": str(go)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None
+    lines = []
+    for line in proc.stdout:
+        lines.append(line.rstrip("\n"))
+        if line == "ready\n":
+            go.write_text("go\n")
+    assert proc.wait() == 0, (lines, proc.stderr.read() if proc.stderr else "")
+    assert lines[1:3] == ["ready", "streamed"]
