@@ -266,3 +266,29 @@ def test_gate_output_reaches_the_terminal_while_the_command_runs(
             go.write_text("go\n")
     assert proc.wait() == 0, (lines, proc.stderr.read() if proc.stderr else "")
     assert lines[1:3] == ["ready", "streamed"]
+
+
+def test_a_gate_index_that_cannot_be_written_keeps_the_run(
+    gated: Path, marker: Path, gfh: CliRunner
+) -> None:
+    """If the gate index cannot be written (its place holds a file), the commands' verdict is
+    not lost as an internal error: the run is recorded with its gate, as partial, and one line
+    says where the index is and how to fix it. A green `done` then offers no receipt."""
+    write(gated, "ok.txt", "green\n")
+    gates = gitmod.discover(gated).common_dir / "gitflow-harness" / "gates"
+    gates.parent.mkdir(parents=True, exist_ok=True)
+    gates.write_text("not a directory\n")
+    for verb in ("test", "done"):
+        result = gfh(verb, "--json")
+        assert result.code == 1, result.err
+        envelope = result.json()
+        assert envelope["outcome"] == "partial"
+        assert (envelope["data"]["gate"], envelope["data"]["receipt"]) == ("green", False)
+        assert str(gates) in envelope["data"]["index_error"]
+        assert "done-green-accept" not in [h["id"] for h in envelope["hints"]]
+        assert "internal error" not in result.err
+        [event] = verb_events(gated, verb)
+        assert (event["data"]["outcome"], event["data"]["gate"]) == ("partial", "green")
+    assert runs(marker) == ["test", "prepare", "test"]
+    text = gfh("test")
+    assert text.err.splitlines()[0].startswith("gfh test: partial: test: green (2 commands); ")
