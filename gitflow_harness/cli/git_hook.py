@@ -85,13 +85,13 @@ def gate_push(rev: str | None, as_json: bool) -> int:
 
 def _note_error(exc: BaseException) -> None:
     """Say in one line why nothing was recorded, and leave a `hook.error` in the log if we can."""
+    from gitflow_harness import git
     from gitflow_harness.errors import GfhError
 
     text = exc.message if isinstance(exc, GfhError) else str(exc)
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "no message")
+    first = git.first_line(text, "no message")
     click.echo(f"gfh: git.update not recorded: {type(exc).__name__}: {first}", err=True)
     try:
-        from gitflow_harness import git
         from gitflow_harness.store.events import EventLog
 
         repo = git.discover()

@@ -117,9 +117,7 @@ def _undo(
             facts=facts.refresh().snapshot(),
             message=f"{via} of {trunk} conflicts; undone",
         )
-    first = next(
-        (ln.strip() for ln in (proc.stderr + proc.stdout).splitlines() if ln.strip()), "no output"
-    )
+    first = git.first_line(proc.stderr + proc.stdout)
     return VerbResult(
         "update",
         "failed",

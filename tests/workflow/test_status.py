@@ -209,3 +209,19 @@ def test_outside_a_repository_json_still_prints_one_object(
     assert (envelope["verb"], envelope["outcome"]) == ("status", "refused")
     assert envelope["data"]["error"].startswith(f"not a git repository: {tmp_path}")
     assert result.err == f"gfh: {envelope['data']['error']}\n"
+
+
+def test_a_cherry_pick_in_progress_is_explained_as_the_refusals_explain_it(
+    repo: Path, feature: Path, gfh: CliRunner
+) -> None:
+    """If status's hint and a verb's refusal describe the same unfinished operation, they say
+    the same thing (one text, owned by the git gateway)."""
+    commit(feature, "ours", {"README.md": "ours\n"})
+    theirs = commit(repo, "theirs", {"README.md": "theirs\n"})
+    git(feature, "cherry-pick", theirs, check=False)
+    [h] = [h for h in gfh("status", "--json").json()["hints"] if h["id"] == "status-operation"]
+    refused = gfh("update")
+    assert refused.code == 1
+    how = h["text"].removeprefix("a cherry-pick is in progress here: ")
+    assert how == "finish it (`git cherry-pick --continue`) or abort it (`git cherry-pick --abort`)"
+    assert f"; {how} before `gfh update`" in refused.err
