@@ -20,12 +20,13 @@ def test_status_prints_the_box_within_100_columns(feature: Path, gfh: CliRunner)
     result = gfh("status")
     assert result.code == 0
     lines = result.out.splitlines()
-    assert lines[0].startswith("┌─ gfh · feature/x ")
+    assert lines[0].startswith("┌─ gfh · feature/x · worktree ─")
     box = lines[: next(i for i, ln in enumerate(lines) if ln.startswith("└")) + 1]
     assert all(display_width(ln) <= 100 for ln in box)
+    assert [ln[2:11].strip() for ln in box[1:-1]] == ["branch", "tree", "gate", "task", "session"]
     assert "│ branch   feature/x · 0 behind main · 0 ahead" in result.out
-    assert "│ where    worktree" in result.out  # the path itself may wrap
     assert "│ tree     clean" in result.out
+    assert gfh("status", "--json").json()["data"]["top"] == str(feature)
 
 
 def test_status_behind_fires_branch_update_hint_and_records_it(
