@@ -24,7 +24,10 @@ from gitflow_harness.store.locks import exclusive
 from gitflow_harness.workspace import Workspace
 
 GATES_DIR: Final = ("gitflow-harness", "gates")
-KEEP: Final = 512  # trees kept; the oldest beyond this are forgotten (their events remain)
+# At most KEEP trees: a write past KEEP forgets the oldest down to the newest KEEP // 2, so the
+# directory is scanned and pruned once per KEEP // 2 new trees, not on every write. Forgotten
+# trees keep their `verb` events; they are only judged again.
+KEEP: Final = 512
 _TREE: Final = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 
 Gate = Literal["green", "red"]
