@@ -128,8 +128,9 @@ class HintFollowThrough:
         # branch -> commits that recorded updates left it at, kept only while the branch has
         # open episodes of a family that reads git history (memory must not grow with the log)
         self._recorded: dict[str, set[str]] = {}
-        self._git_families = [r.family for r in families.values() if "git.update" in r.follow]
-        self._git_open = [self._open[family] for family in self._git_families]
+        self._git_open = [
+            self._open[r.family] for r in families.values() if "git.update" in r.follow
+        ]
         self._git = GitEvidence(ctx.workspace.repo)
 
     # -- streaming -------------------------------------------------------------------------
@@ -349,9 +350,8 @@ class HintFollowThrough:
         findings: list[Finding] = []
         notes: list[str] = []
         for name, tally in self._tally.items():
-            rule = self._families[name]
             if tally.resolved >= THRESHOLD:
-                findings.append(self._finding(rule, tally))
+                findings.append(self._finding(self._families[name], tally))
             elif tally.fired:
                 notes.append(
                     f"{name}: {tally.resolved} resolved of {tally.fired} fired "
