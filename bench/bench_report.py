@@ -3,10 +3,13 @@
 (flat memory: the report keeps what detectors need, never the log).
 
 The log is shaped like a busy repository's year: agent sessions come and go (a new one every
-few dozen events, most of them working through the CLI), each on one branch, and leave their
-last episode open when they end. The repository holds real branches whose reflogs have
-commits, merges of the trunk and rebases spread over the same year, so the report's git
-evidence is read and judged as it would be; most branch names in the log are long deleted.
+two dozen events or so, 40,000 in all), each on one branch and almost all through the CLI, and
+each leaves its last episodes open when it ends. Nothing else clears them in bulk: people
+without a session work on the trunk, MCP sessions and `git.update` events are rare. So what the
+report keeps must be bounded by the sessions still active, not by every session the log saw.
+The repository holds real branches whose reflogs have commits, merges of the trunk and rebases
+spread over the same year, so the report's git evidence is read and judged as it would be;
+most branch names in the log are long deleted.
 """
 
 from __future__ import annotations
@@ -210,14 +213,14 @@ def _git(repo: Path, *args: str, when: int | None = None) -> str:
 # -- the log -------------------------------------------------------------------------------
 
 SLOTS: Final = 12  # sessions at work at any moment
-LIFETIME: Final = 60  # a session's events, on average, before it ends and a new one starts
+LIFETIME: Final = 25  # a session's events, on average, before it ends and a new one starts
 
 
 def generate(directory: Path, count: int, *, seed: int = 7) -> int:
     """Write `count` host-shaped events over twelve monthly files, in time order, and return
     how many sessions they came from: sessions come and go, each on one branch, through the CLI
-    mostly; a few events have no session (a person at the terminal); the event types in roughly
-    the proportions a busy repository sees."""
+    mostly; a few have no session (a person at the terminal, on the trunk); the event types in
+    roughly the proportions a busy repository sees."""
     rng = random.Random(seed)
     slots = [_session(rng) for _ in range(SLOTS)]
     sessions = SLOTS
@@ -248,11 +251,14 @@ def generate(directory: Path, count: int, *, seed: int = 7) -> int:
 
 
 def _session(rng: random.Random) -> tuple[str | None, str, str]:
-    """A new session: its id (None for a person without one), its branch, its CLI surface."""
-    session = None if rng.random() < 0.05 else f"claude:{rng.getrandbits(64):016x}"
+    """A new session: its id, its branch, its CLI surface. An agent works on one branch (a live
+    one half the time); a person without a session works on the trunk in the main checkout."""
+    if rng.random() < 0.05:
+        return None, "main", "cli"
+    session = f"claude:{rng.getrandbits(64):016x}"
     live = rng.random() < 0.5
     branch = _branch(rng.randrange(LIVE_BRANCHES if live else BRANCHES))
-    surface = "mcp" if rng.random() < 0.1 else "cli"
+    surface = "mcp" if rng.random() < 0.02 else "cli"
     return session, branch, surface
 
 
@@ -279,7 +285,7 @@ def _event(rng: random.Random, at: str, session: str | None, branch: str, cli_su
             "salience": 1.0,
         }
         surface = "hook"
-    elif roll < 0.64:
+    elif roll < 0.625:
         kind = "git.update"
         data = {
             "via": "merge",
