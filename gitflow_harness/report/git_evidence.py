@@ -21,7 +21,7 @@ from typing import Final
 from gitflow_harness import git
 from gitflow_harness.errors import GfhError
 from gitflow_harness.store.events import format_at, parse_at
-from gitflow_harness.workflow.trunk_steps import Step, trunk_came_in
+from gitflow_harness.workflow.trunk_steps import ADDS_ONE_COMMIT, Step, trunk_came_in
 
 BRANCHES_KEPT: Final = 256  # branches whose reflog stays read; more are read again on demand
 ANCESTRY_KEPT: Final = 65_536  # ancestry answers kept before the cache starts over
@@ -193,7 +193,10 @@ class GitEvidence:
             held.add(entry.sha)
             before = newest_first[i + 1].sha if i + 1 < len(newest_first) else None
             step = Step(entry.message, before, entry.sha)
-            entries.append(_Entry(when, step, frozenset(held)))
+            if before is not None and step.action not in ADDS_ONE_COMMIT:
+                # Only steps that could bring something in are kept: most of a reflog is
+                # commits, and a branch with none of the rest needs no look at all.
+                entries.append(_Entry(when, step, frozenset(held)))
         entries.reverse()
         entries.sort(key=lambda e: e.when)  # stable: only a clock set back reorders anything
         return _Reflog(entries)

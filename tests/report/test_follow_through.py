@@ -203,6 +203,26 @@ def test_an_idle_sessions_episode_is_censored_at_the_horizon(seed: Seeder, gfh: 
     assert "branch-update: 1 episode(s) censored after their session went quiet for 24 h" in notes
 
 
+def test_the_horizon_is_exact_between_sweeps(seed: Seeder, gfh: CliRunner) -> None:
+    """If a session comes back 25 h after its last event, before the next periodic look for
+    idle sessions (every 6 h of log time), its episode is still censored: quiet for more than
+    the horizon is the rule, not "until someone looked"."""
+    start = seed.now
+    for n in range(3):
+        seed.verb("status", BEHIND, who=A, branch=f"feature/{n}")
+        seed.verb("update", who=A, branch=f"feature/{n}")
+    seed.now = start + timedelta(hours=1)
+    seed.verb("status", BEHIND, who=B, branch="feature/late")
+    for hours in (6, 12, 18, 24):  # each event here is a look; the last sees B quiet for 23 h
+        seed.now = start + timedelta(hours=hours)
+        seed.verb("status", who=A, branch="feature/other")
+    seed.now = start + timedelta(hours=26)  # 25 h after B's firing, 2 h after the last look
+    seed.verb("update", who=B, branch="feature/late")
+    assert family(report(gfh), "branch-update") == {
+        "fired": 4, "followed": 3, "not_followed": 0, "censored": 1,
+    }  # fmt: skip
+
+
 def test_what_the_detector_keeps_is_bounded_by_the_sessions_active_within_the_horizon(
     repo: Path,
 ) -> None:

@@ -21,38 +21,15 @@ the activity of one day, not the length of the log.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any, Final
 
 from gitflow_harness.hints import FAMILIES, HINTS, FollowThrough
+from gitflow_harness.report.detectors.episodes import HORIZON, Open, Tally, verdict
 from gitflow_harness.report.git_evidence import GitEvidence
-from gitflow_harness.report.model import DetectorResult, Finding, ReportContext
+from gitflow_harness.report.model import DetectorResult, ReportContext
 from gitflow_harness.store.events import Event, format_at, parse_at
 
-THRESHOLD: Final = 3  # resolved episodes a family needs before it is reported
-# A session that shows no event for this long (in log time) has ended: its open episodes are
-# censored then, as they would be at the end of the log. It bounds what the report keeps by the
-# sessions active within the horizon, not by every session the log ever saw.
-HORIZON: Final = timedelta(hours=24)
 SWEEP_EVERY: Final = HORIZON / 4  # how often (in log time) idle sessions are looked for
-
-
-class Open:
-    """The open episodes of one (family, scope, surface, session).
-
-    The rules allow one at a time there, except in a family without a `refire` end
-    (main-worktree-first), whose repeated firings wait together: they are counted, and all
-    settle with the first one's window.
-    """
-
-    __slots__ = ("count", "fired_at", "head", "trunk")
-
-    def __init__(self, fired_at: str, head: str | None, trunk: str | None) -> None:
-        self.count = 1
-        self.fired_at = fired_at
-        self.head = head  # the branch's commit when it fired
-        self.trunk = trunk
 
 
 # scope -> firing surface -> firing session -> its open episodes, per family
@@ -64,35 +41,15 @@ Plan = tuple[tuple[FollowThrough, bool], ...]
 GIT_UPDATE: Final[PlanKey] = ("", False, False, ("git.update",))
 
 
-@dataclass(slots=True)
-class Tally:
-    """The episodes of one family."""
-
-    fired: int = 0
-    followed: int = 0
-    not_followed: int = 0
-    censored: int = 0
-    by_git: int = 0  # of `censored`: by reflog evidence
-    by_horizon: int = 0  # of `censored`: the session went quiet for the horizon
-    by_hint: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def resolved(self) -> int:
-        return self.followed + self.not_followed
-
-    def evidence(self) -> dict[str, int]:
-        return {
-            "fired": self.fired,
-            "followed": self.followed,
-            "not_followed": self.not_followed,
-            "censored": self.censored,
-        }
-
-
 class HintFollowThrough:
     """Measure, per hint family, how often the advice was followed."""
 
     id = "hint-follow-through"
+    # It sees every event of the log: slots keep each attribute read on that path cheap.
+    __slots__ = (
+        "_at_risk", "_ends", "_families", "_follows", "_git", "_git_open", "_members",
+        "_next_sweep", "_open", "_plans", "_present", "_recorded", "_tally", "_verbs",
+    )  # fmt: skip
 
     def __init__(
         self, ctx: ReportContext, families: Mapping[str, FollowThrough] = FAMILIES
@@ -109,6 +66,7 @@ class HintFollowThrough:
         # sweep or still have some open: what the horizon is measured from
         self._present: dict[str, str] = {}
         self._next_sweep = ""  # log time of the next look for idle sessions ("": at once)
+        self._at_risk = ""  # sessions last seen before this may pass the horizon before then
         self._plans: dict[PlanKey, Plan] = {}
         # the verbs some family's rule names (as `verb:NAME`)
         self._verbs = {
@@ -140,14 +98,23 @@ class HintFollowThrough:
         _id, at, kind, _surface, session, _branch, _data = event
         if at >= self._next_sweep:
             self._sweep(at)
-        if session is not None and session in self._present:
-            self._present[session] = at
+        if session is not None:
+            last = self._present.get(session)
+            if last is not None:
+                if last < self._at_risk and _quiet_for_the_horizon(last, at):
+                    # Quiet for longer than the horizon, and back before a sweep noticed.
+                    self._present = self._censor({session})
+                else:
+                    self._present[session] = at
         if kind == "verb":
             self._verb(event)
         elif kind == "git.update":
             self._note_update(event)
             for rule, followed in self._plan(GIT_UPDATE):
-                self._candidate(rule, event, followed)
+                scope = event.branch if rule.same_branch else None
+                by_surface = self._open[rule.family].get(scope)
+                if by_surface:
+                    self._candidate(rule, event, followed, scope, by_surface)
 
     def _verb(self, event: Event) -> None:
         data = event.data
@@ -165,13 +132,24 @@ class HintFollowThrough:
         if ids and type(ids) is list:
             members = self._members
             fired = [(rule, h) for h in ids if type(h) is str and (rule := members.get(h))]
-        refired = tuple(sorted({rule.family for rule, _ in fired})) if fired else ()
+        if not fired:
+            refired: tuple[str, ...] = ()
+        elif len(fired) == 1:
+            refired = (fired[0][0].family,)
+        else:
+            refired = tuple(sorted({rule.family for rule, _ in fired}))
         if verb == "update" and outcome == "ok":
             self._note_update(event)
         key = (verb, outcome == "refused", dirty, refired)
         plan = self._plans.get(key)
+        opened = self._open
         for rule, followed in self._plan(key) if plan is None else plan:
-            self._candidate(rule, event, followed)
+            # A rule about a branch never opens an episode without one (or on a detached
+            # HEAD), so a candidate without a branch finds nothing.
+            scope = branch if rule.same_branch else None
+            by_surface = opened[rule.family].get(scope)
+            if by_surface:
+                self._candidate(rule, event, followed, scope, by_surface)
         for rule, hint_id in fired:
             self._fire(rule, hint_id, event)
 
@@ -244,14 +222,16 @@ class HintFollowThrough:
         sessions[session] = Open(event.at, _str(data.get("head")), _str(data.get("trunk")))
         self._present[session] = event.at
 
-    def _candidate(self, rule: FollowThrough, event: Event, followed: bool) -> None:
-        # A rule about a branch never opens an episode without one (or on a detached HEAD), so
-        # a candidate without a branch finds nothing here.
-        scope = event.branch if rule.same_branch else None
+    def _candidate(
+        self,
+        rule: FollowThrough,
+        event: Event,
+        followed: bool,
+        scope: str | None,
+        by_surface: dict[str, dict[str, Open]],
+    ) -> None:
+        """Settle, censor or skip the open episodes of `rule`'s family in `scope`."""
         family = rule.family
-        by_surface = self._open[family].get(scope)
-        if not by_surface:
-            return
         tally = self._tally[family]
         session = event.session
         for surface in list(by_surface):
@@ -300,14 +280,21 @@ class HintFollowThrough:
 
         It visits every open episode, once per `SWEEP_EVERY` of log time: an episode stays open
         at most for the horizon after its session's last event, so each is visited a bounded
-        number of times.
+        number of times. A session that comes back between two sweeps after more than the
+        horizon is caught as it comes back (`observe`), so the horizon is exact.
         """
         try:
             moment = parse_at(now)
         except ValueError:
             return  # not a time: it cannot say that anything ended
         self._next_sweep = format_at(moment + SWEEP_EVERY)
+        self._at_risk = format_at(moment + SWEEP_EVERY - HORIZON)
         cutoff = format_at(moment - HORIZON)
+        self._present = self._censor({s for s, last in self._present.items() if last < cutoff})
+
+    def _censor(self, ended: set[str]) -> dict[str, str]:
+        """Censor every open episode of the `ended` sessions; return the last-seen times of the
+        sessions that still have open episodes."""
         present = self._present
         alive: dict[str, str] = {}
         for family, by_scope in self._open.items():
@@ -317,18 +304,17 @@ class HintFollowThrough:
                 for surface in list(by_surface):
                     sessions = by_surface[surface]
                     for session in list(sessions):
-                        last = present.get(session, "")
-                        if last < cutoff:
+                        if session in ended:
                             count = sessions.pop(session).count
                             tally.censored += count
                             tally.by_horizon += count
                         else:
-                            alive[session] = last
+                            alive[session] = present.get(session, "")
                     if not sessions:
                         del by_surface[surface]
                 if not by_surface:
                     self._close_scope(family, scope)
-        self._present = alive
+        return alive
 
     def _close_scope(self, family: str, scope: str | None) -> None:
         self._open[family].pop(scope, None)
@@ -347,59 +333,18 @@ class HintFollowThrough:
             self._tally[name].censored += still
             opened.clear()
         self._present.clear()
-        findings: list[Finding] = []
-        notes: list[str] = []
-        for name, tally in self._tally.items():
-            if tally.resolved >= THRESHOLD:
-                findings.append(self._finding(self._families[name], tally))
-            elif tally.fired:
-                notes.append(
-                    f"{name}: {tally.resolved} resolved of {tally.fired} fired "
-                    f"({THRESHOLD} needed to report)"
-                )
-        for name, tally in self._tally.items():
-            if tally.by_horizon:
-                notes.append(
-                    f"{name}: {tally.by_horizon} episode(s) censored after their session went "
-                    f"quiet for {HORIZON // timedelta(hours=1)} h"
-                )
-        touched = sum(t.by_git for t in self._tally.values())
-        notes.append(
-            f"git history: {touched} episode(s) censored by merges or rebases of the trunk "
-            "that no event recorded"
-        )
-        considered = max((t.resolved for t in self._tally.values()), default=0)
-        return DetectorResult(
-            self.id,
-            "fired" if findings else "insufficient-evidence",
-            considered,
-            tuple(findings),
-            tuple(notes),
-        )
-
-    def _finding(self, rule: FollowThrough, tally: Tally) -> Finding:
-        members = ", ".join(f"{hid} ×{n}" for hid, n in sorted(tally.by_hint.items()))
-        observed = (
-            f"{rule.family} hints fired {tally.fired} times ({members}): {tally.followed} "
-            f"followed, {tally.not_followed} not followed, {tally.censored} censored"
-        )
-        if tally.by_git:
-            observed += f" ({tally.by_git} by git history)"
-        if tally.not_followed == 0:
-            tone: Any = "good"
-            step = f"Nothing to change: every resolved episode was followed ({rule.remedy})."
-        else:
-            tone = "attention"
-            step = (
-                f"{tally.not_followed} of {tally.resolved} resolved episodes were not followed: "
-                f"make the advice easier to act on ({rule.remedy}), or add a way that repeats "
-                "it where it is ignored."
-            )
-        return Finding(self.id, rule.family, tone, observed + ".", tally.evidence(), step)
+        return verdict(self.id, self._families, self._tally)
 
 
 def _str(value: Any) -> str | None:
     return value if type(value) is str else None
+
+
+def _quiet_for_the_horizon(last: str, at: str) -> bool:
+    try:
+        return parse_at(at) - parse_at(last) > HORIZON
+    except ValueError:
+        return False
 
 
 def _missing(branch: str | None) -> bool:
