@@ -1,15 +1,28 @@
 """`gfh report` over a generated log of 1,000,000 events, against a bare Python loop that only
 `json.loads` each line of the same files; and its peak memory at 100,000 and 1,000,000 events
-(flat memory: the report keeps what detectors need, never the log)."""
+(flat memory: the report keeps what detectors need, never the log).
+
+The log is shaped like a busy repository's year: agent sessions come and go (a new one every
+two dozen events or so, 40,000 in all), each on one branch and almost all through the CLI, and
+each leaves its last episodes open when it ends. Nothing else clears them in bulk: people
+without a session work on the trunk, MCP sessions and `git.update` events are rare. So what the
+report keeps must be bounded by the sessions still active, not by every session the log saw.
+The repository holds real branches whose reflogs have commits, merges of the trunk and rebases
+spread over the same year, so the report's git evidence is read and judged as it would be;
+most branch names in the log are long deleted.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import os
 import random
 import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Final
 
 from bench.runner import PYTHON, Measurement, compare
 
@@ -53,8 +66,8 @@ code = main(["report", "--json"])
 
 
 def run(work: Path) -> list[Measurement]:
-    big = _repo(work / "big", EVENTS)
-    small = _repo(work / "small", SMALL)
+    big, sessions = _repo(work / "big", EVENTS)
+    small, _ = _repo(work / "small", SMALL)
     events_dir = big / ".git" / "gitflow-harness" / "events"
     size = sum(p.stat().st_size for p in events_dir.glob("*.jsonl"))
     peaks: dict[str, list[int]] = {"report": [], "bare": []}
@@ -81,7 +94,9 @@ def run(work: Path) -> list[Measurement]:
     _, small_peak = measured([PYTHON, "-c", REPORT], small)
     big_peak = max(peaks["report"])
     result.notes.append(
-        f"log: {size / 1e6:.0f} MB in {len(list(events_dir.glob('*.jsonl')))} monthly files"
+        f"log: {size / 1e6:.0f} MB in {len(list(events_dir.glob('*.jsonl')))} monthly files, "
+        f"{sessions:,} sessions; repository: {LIVE_BRANCHES} live branches with "
+        f"{MONTHS} months of reflog (commits, merges and rebases of the trunk)"
     )
     result.notes.append(
         f"peak RSS: {small_peak / 1024:.1f} MiB at {SMALL:,} events, {big_peak / 1024:.1f} MiB "
@@ -105,54 +120,151 @@ def measured(argv: Sequence[str], cwd: Path) -> tuple[float, int]:
     return elapsed, peaks[-1] if peaks else 0
 
 
-def _repo(path: Path, count: int) -> Path:
+# -- the repository ------------------------------------------------------------------------
+
+MONTHS: Final = 12
+LIVE_BRANCHES: Final = 40  # of BRANCHES: the rest were accepted and deleted long ago
+BRANCHES: Final = 400
+YEAR_START: Final = int(dt.datetime(2026, 1, 1, tzinfo=dt.UTC).timestamp())
+MONTH_SECONDS: Final = 28 * 86400
+
+
+def _repo(path: Path, count: int) -> tuple[Path, int]:
     path.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    _git(path, "init", "-q", "-b", "main")
+    history(path)
     events = path / ".git" / "gitflow-harness" / "events"
     events.mkdir(parents=True)
-    generate(events, count)
-    return path
+    return path, generate(events, count)
 
 
-def generate(directory: Path, count: int, *, seed: int = 7) -> None:
-    """Write `count` host-shaped events over twelve monthly files: many sessions and branches,
-    the event types in roughly the proportions a busy repository sees."""
+def history(repo: Path, *, seed: int = 11) -> None:
+    """Give the trunk and the live branches a year of reflog: every few days the trunk moves,
+    and each live branch commits, merges the trunk or rebases onto it, at those times.
+
+    Plumbing (`commit-tree`, `update-ref -m`) writes the same reflog entries git's porcelain
+    does, with the times set through the committer date, in a fraction of the time.
+    """
     rng = random.Random(seed)
-    sessions = [f"claude:{rng.getrandbits(64):016x}" for _ in range(3000)] + [None] * 300
-    branches = [f"feature/topic-{i}" for i in range(400)]
-    surfaces = ["cli", "cli", "cli", "hook", "mcp"]
-    per_month = count // 12
+    tree = _git(repo, "write-tree").strip()  # the empty tree: the steps, not the files, matter
+    moments = sorted(rng.randrange(MONTHS * MONTH_SECONDS) for _ in range(MONTHS * 12))
+    trunk = _commit(repo, tree, [], "initial", YEAR_START)
+    _update(repo, "main", trunk, None, "commit (initial): initial", YEAR_START)
+    tips: dict[str, str] = {}
+    for i in range(LIVE_BRANCHES):
+        tips[_branch(i)] = trunk
+        _update(repo, _branch(i), trunk, None, "branch: Created from main", YEAR_START)
+    for n, offset in enumerate(moments):
+        when = YEAR_START + offset
+        new = _commit(repo, tree, [trunk], f"trunk {n}", when)
+        _update(repo, "main", new, trunk, f"commit: trunk {n}", when)
+        trunk = new
+        for name in rng.sample(sorted(tips), LIVE_BRANCHES // 4):
+            old = tips[name]
+            when += 1 + rng.randrange(3600)
+            roll = rng.random()
+            if roll < 0.5:
+                tip = _commit(repo, tree, [old], f"{name} work", when)
+                message = f"commit: {name} work"
+            elif roll < 0.85:
+                tip = _commit(repo, tree, [old, trunk], "Merge branch 'main'", when)
+                message = "merge main: Merge made by the 'ort' strategy."
+            else:
+                tip = _commit(repo, tree, [trunk], f"{name} work, rebased", when)
+                message = f"rebase (finish): refs/heads/{name} onto {trunk}"
+            _update(repo, name, tip, old, message, when)
+            tips[name] = tip
+
+
+def _branch(i: int) -> str:
+    return f"feature/topic-{i}"
+
+
+def _commit(repo: Path, tree: str, parents: list[str], message: str, when: int) -> str:
+    args = ["commit-tree", tree, "-m", message]
+    for parent in parents:
+        args += ["-p", parent]
+    return _git(repo, *args, when=when).strip()
+
+
+def _update(repo: Path, branch: str, new: str, old: str | None, message: str, when: int) -> None:
+    args = ["update-ref", "--create-reflog", "-m", message, f"refs/heads/{branch}", new]
+    _git(repo, *args, *([old] if old else []), when=when)
+
+
+def _git(repo: Path, *args: str, when: int | None = None) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "Bench",
+        "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+        "GIT_COMMITTER_NAME": "Bench",
+        "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+    }
+    if when is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{when} +0000"
+    proc = subprocess.run(
+        ["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=False
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)} failed: {proc.stderr.strip()}")
+    return proc.stdout
+
+
+# -- the log -------------------------------------------------------------------------------
+
+SLOTS: Final = 12  # sessions at work at any moment
+LIFETIME: Final = 25  # a session's events, on average, before it ends and a new one starts
+
+
+def generate(directory: Path, count: int, *, seed: int = 7) -> int:
+    """Write `count` host-shaped events over twelve monthly files, in time order, and return
+    how many sessions they came from: sessions come and go, each on one branch, through the CLI
+    mostly; a few have no session (a person at the terminal, on the trunk); the event types in
+    roughly the proportions a busy repository sees."""
+    rng = random.Random(seed)
+    slots = [_session(rng) for _ in range(SLOTS)]
+    sessions = SLOTS
+    per_month = count // MONTHS
     written = 0
-    for month in range(12):
-        n = per_month if month < 11 else count - written
+    for month in range(MONTHS):
+        n = per_month if month < MONTHS - 1 else count - written
         with open(directory / f"2026-{month + 1:02d}.jsonl", "w", encoding="utf-8") as fh:
             lines = []
             for i in range(n):
-                second = i * (28 * 86400) // max(n, 1)
+                second = i * MONTH_SECONDS // max(n, 1)
                 at = (
                     f"2026-{month + 1:02d}-{1 + second // 86400:02d}T"
                     f"{second % 86400 // 3600:02d}:{second % 3600 // 60:02d}:{second % 60:02d}."
                     f"{i % 1000:03d}Z"
                 )
-                lines.append(_event(rng, at, sessions, branches, surfaces))
+                slot = rng.randrange(SLOTS)
+                if rng.random() < 1 / LIFETIME:
+                    slots[slot] = _session(rng)
+                    sessions += 1
+                lines.append(_event(rng, at, *slots[slot]))
                 if len(lines) >= 10_000:
                     fh.write("".join(lines))
                     lines.clear()
             fh.write("".join(lines))
         written += n
+    return sessions
 
 
-def _event(
-    rng: random.Random,
-    at: str,
-    sessions: list[str | None],
-    branches: list[str],
-    surfaces: list[str],
-) -> str:
+def _session(rng: random.Random) -> tuple[str | None, str, str]:
+    """A new session: its id, its branch, its CLI surface. An agent works on one branch (a live
+    one half the time); a person without a session works on the trunk in the main checkout."""
+    if rng.random() < 0.05:
+        return None, "main", "cli"
+    session = f"claude:{rng.getrandbits(64):016x}"
+    live = rng.random() < 0.5
+    branch = _branch(rng.randrange(LIVE_BRANCHES if live else BRANCHES))
+    surface = "mcp" if rng.random() < 0.02 else "cli"
+    return session, branch, surface
+
+
+def _event(rng: random.Random, at: str, session: str | None, branch: str, cli_surface: str) -> str:
     roll = rng.random()
-    session = rng.choice(sessions)
-    branch = rng.choice(branches)
-    surface = rng.choice(surfaces)
+    surface = cli_surface
     if roll < 0.45:
         kind, data = (
             "tool.requested",
@@ -173,9 +285,15 @@ def _event(
             "salience": 1.0,
         }
         surface = "hook"
-    elif roll < 0.64:
+    elif roll < 0.625:
         kind = "git.update"
-        data = {"via": "merge", "trunk": "main", "onto": f"{rng.getrandbits(160):040x}"}
+        data = {
+            "via": "merge",
+            "trunk": "main",
+            "onto": f"{rng.getrandbits(160):040x}",
+            "head": f"{rng.getrandbits(160):040x}",
+        }
+        surface = "git"
     else:
         kind, data = "verb", _verb(rng)
     envelope = {

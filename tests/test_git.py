@@ -206,3 +206,9 @@ def test_git_error_names_command_exit_and_stderr(repo: Path) -> None:
         "`git rev-parse --verify no-such-ref` failed with exit code 128: fatal:"
     )
     assert "exit code: 128" in err.value.details()
+
+
+def test_first_line_is_the_first_non_blank_line_stripped() -> None:
+    assert git.first_line("\n   \n  fatal: bad thing  \nhint: more\n") == "fatal: bad thing"
+    assert git.first_line(" \n\n") == "no output"
+    assert git.first_line("", "no message") == "no message"

@@ -36,8 +36,13 @@ def run_verb(
     started = time.perf_counter()
     hints.drain()  # whatever an earlier run in this process left is not this run's to deliver
     flag_names = [*flags, *(["--json"] if as_json else [])]
-    ws = open_workspace()
-    label = ws.head().label
+    try:
+        ws = open_workspace()
+        label = ws.head().label
+    except GfhError as exc:
+        if as_json:  # not a repository, a bad configuration: still one object, not recorded
+            echo_json(VerbResult(verb, "refused", {"error": exc.message}).envelope())
+        raise
     # Under --json, stdout carries exactly one object: live output goes to stderr.
     console = Console(
         sys.stderr if as_json else sys.stdout, lambda line: click.echo(line, err=as_json)
@@ -48,6 +53,10 @@ def run_verb(
     except GfhError as exc:
         hints.drain()
         refused = VerbResult(verb, "refused", {"error": exc.message}, facts=Facts(ws).snapshot())
+        if as_json:
+            # Every verb with --json prints one object, a refusal too; the error boundary
+            # still says why in one line on stderr and sets the exit code.
+            echo_json(refused.envelope())
         _record(ws, refused, label, started, flag_names, ())
         raise
     shown = hints.deliverable(result.hints, agent=agent)

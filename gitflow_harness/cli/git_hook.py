@@ -21,12 +21,14 @@ def git_hook() -> None:
 @git_hook.command("record-update")
 @json_option
 def record_update(as_json: bool) -> int:
-    """Record a `git.update` when the merge or rebase that just finished brought in the trunk.
+    """Record a `git.update` when the step that just finished brought in the trunk.
 
-    Run by the post-merge and post-rewrite hooks. It always exits 0: the git command already
-    happened, and a hook that cannot record must not make it look failed. It prints what it
-    recorded, or why nothing (pre-commit shows that with --verbose); a failure to record is one
-    line on stderr and a `hook.error` event when the log can take one.
+    Run by the post-merge, post-rewrite and post-commit hooks (post-commit: a merge that stopped
+    on conflicts, finished with `git commit`; an ordinary commit records nothing). It always
+    exits 0: the git command already happened, and a hook that cannot record must not make it
+    look failed. It prints what it recorded, or why nothing (pre-commit shows that with
+    --verbose); a failure to record is one line on stderr and a `hook.error` event when the log
+    can take one.
     """
     from gitflow_harness.workflow.git_hooks import record_trunk_update
     from gitflow_harness.workspace import open_workspace
@@ -83,13 +85,13 @@ def gate_push(rev: str | None, as_json: bool) -> int:
 
 def _note_error(exc: BaseException) -> None:
     """Say in one line why nothing was recorded, and leave a `hook.error` in the log if we can."""
+    from gitflow_harness import git
     from gitflow_harness.errors import GfhError
 
     text = exc.message if isinstance(exc, GfhError) else str(exc)
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "no message")
+    first = git.first_line(text, "no message")
     click.echo(f"gfh: git.update not recorded: {type(exc).__name__}: {first}", err=True)
     try:
-        from gitflow_harness import git
         from gitflow_harness.store.events import EventLog
 
         repo = git.discover()

@@ -77,7 +77,7 @@ def update(rebase: bool, as_json: bool) -> int:
     from gitflow_harness.workflow.update import update as run
 
     def action(ws: Workspace, console: Console) -> VerbResult:
-        return run(ws, rebase=rebase)
+        return run(ws, rebase=rebase, surface="cli")
 
     flags = ["--rebase"] if rebase else []
     return run_verb("update", action, as_json=as_json, flags=flags, render=_render_update)

@@ -12,11 +12,13 @@ the submodules only keep each part short: `core` (running git, discovery, states
 """
 
 from gitflow_harness.git.core import (
+    HOW_TO_FINISH,
     GitError,
     Head,
     NotARepository,
     Repo,
     discover,
+    first_line,
     head,
     operation_in_progress,
     require,
@@ -69,6 +71,7 @@ from gitflow_harness.git.tree import (
 )
 
 __all__ = [
+    "HOW_TO_FINISH",
     "AheadBehind",
     "Change",
     "GitError",
@@ -88,6 +91,7 @@ __all__ = [
     "detect_trunk",
     "discover",
     "fast_forward_checkout",
+    "first_line",
     "head",
     "integrate",
     "is_ancestor",

@@ -7,6 +7,8 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
+from typing import Final
 
 from gitflow_harness.errors import GfhError, RepoStateError, UsageError
 
@@ -19,7 +21,7 @@ class GitError(GfhError):
         self.returncode = returncode
         self.stdout = stdout
         self.stderr = stderr
-        first = next((ln.strip() for ln in stderr.splitlines() if ln.strip()), "no output")
+        first = first_line(stderr)
         super().__init__(f"`git {' '.join(args)}` failed with exit code {returncode}: {first}")
 
     def details(self) -> str:
@@ -59,6 +61,11 @@ def run(
     if check and proc.returncode != 0:
         raise GitError(args, proc.returncode, proc.stdout, proc.stderr)
     return proc
+
+
+def first_line(text: str, default: str = "no output") -> str:
+    """Return the first non-blank line of a command's output (stripped), or `default`."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), default)
 
 
 def split_z(output: str) -> list[str]:
@@ -211,15 +218,19 @@ def operation_in_progress(repo: Repo) -> str | None:
     return None
 
 
-_HOW_TO_FINISH = {
-    "rebase": "finish it (`git rebase --continue`) or abort it (`git rebase --abort`)",
-    "merge": "commit it or abort it (`git merge --abort`)",
-    "cherry-pick": (
-        "finish it (`git cherry-pick --continue`) or abort it (`git cherry-pick --abort`)"
-    ),
-    "revert": "finish it (`git revert --continue`) or abort it (`git revert --abort`)",
-    "bisect": "end it (`git bisect reset`)",
-}
+# How to get out of each operation `operation_in_progress` names: the refusals here and the
+# status hint say the same thing.
+HOW_TO_FINISH: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "rebase": "finish it (`git rebase --continue`) or abort it (`git rebase --abort`)",
+        "merge": "commit it or abort it (`git merge --abort`)",
+        "cherry-pick": (
+            "finish it (`git cherry-pick --continue`) or abort it (`git cherry-pick --abort`)"
+        ),
+        "revert": "finish it (`git revert --continue`) or abort it (`git revert --abort`)",
+        "bisect": "end it (`git bisect reset`)",
+    }
+)
 
 
 def require(
@@ -240,7 +251,7 @@ def require(
         operation = operation_in_progress(repo)
         if operation is not None:
             raise RepoStateError(
-                f"a {operation} is in progress in {repo.top}; {_HOW_TO_FINISH[operation]} "
+                f"a {operation} is in progress in {repo.top}; {HOW_TO_FINISH[operation]} "
                 f"before `{what}`"
             )
     current = head(repo)

@@ -68,7 +68,11 @@ class ReportContext:
 
 
 class Detector(Protocol):
-    """A streaming detector."""
+    """A streaming detector.
+
+    A detector may also set `types`, a frozenset of the event types it reads: the report then
+    calls its `observe` only for those (without it, for every event).
+    """
 
     id: str
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gitflow_harness.errors import GfhError
 from gitflow_harness.report.detectors import DetectorFactory, factories
 from gitflow_harness.report.model import DetectorResult, Finding, ReportContext
-from gitflow_harness.store.events import ReadStats
+from gitflow_harness.store.events import Event, ReadStats
 from gitflow_harness.workspace import Workspace
 
 
@@ -53,8 +54,35 @@ def run_report(
     stats = ReadStats()
     ctx = ReportContext(workspace=ws, stats=stats, since=since)
     running = [make(ctx) for make in (factories() if detectors is None else detectors)]
-    observers = [d.observe for d in running]
-    for event in ws.log.read(since=since, stats=stats):
-        for observe in observers:
+    # A detector that declares the event types it reads is not called for the others: most
+    # of a log is hook traffic that only some detectors look at.
+    every: list[Callable[[Event], None]] = [
+        d.observe for d in running if getattr(d, "types", None) is None
+    ]
+    by_type: dict[str, list[Callable[[Event], None]]] = {}
+    for d in running:
+        for kind in getattr(d, "types", None) or ():
+            by_type.setdefault(kind, []).append(d.observe)
+    no_one: list[Callable[[Event], None]] = []
+    for event in _read(ws, since, stats):
+        for observe in every:
+            observe(event)
+        for observe in by_type.get(event.type, no_one):
             observe(event)
     return Report(tuple(d.finish(ctx) for d in running), stats, since)
+
+
+def _read(ws: Workspace, since: str | None, stats: ReadStats) -> Iterator[Event]:
+    """Stream the log; a log that exists but cannot be read is an error, never an empty log.
+
+    Only the reading is guarded: what a detector raises is not the log's fault.
+    """
+    try:
+        yield from ws.log.read(since=since, stats=stats)
+    except OSError as exc:
+        where = exc.filename or ws.log.directory
+        raise GfhError(
+            f"cannot read the event log at {where}: {exc.strerror or exc}; the log must be a "
+            "directory of readable files: fix its permissions, or move what is there aside so "
+            "gfh starts a new log"
+        ) from None

@@ -1,6 +1,6 @@
 """The status box: the frame `gfh status` prints and the end-of-turn ritual looks for.
 
-    ┌─ gfh · feature/parser ─────────────────────────────┐
+    ┌─ gfh · feature/parser · worktree ──────────────────┐
     │ branch   feature/parser · 2 behind main · 1 ahead  │
     │ tree     clean                                     │
     └────────────────────────────────────────────────────┘
@@ -87,18 +87,19 @@ def render_box(subject: str, rows: Sequence[tuple[str, str]], *, max_width: int 
 
 
 def status_box(data: dict[str, Any]) -> str:
-    """Render the status box from `status`'s envelope data."""
-    return render_box(data.get("branch") or "HEAD", status_rows(data))
+    """Render the status box from `status`'s envelope data.
+
+    The title names the branch and where it is checked out (`worktree` or `main checkout`);
+    the rows are DESIGN §5's, in its order. The path itself is in the `--json` data (`top`).
+    """
+    where = "worktree" if data["location"] == "worktree" else "main checkout"
+    return render_box(f"{data.get('branch') or 'HEAD'} · {where}", status_rows(data))
 
 
 def status_rows(data: dict[str, Any]) -> list[tuple[str, str]]:
     """The rows of the status box, from `status`'s envelope data."""
     return [
         ("branch", _branch_row(data)),
-        (
-            "where",
-            f"{'worktree' if data['location'] == 'worktree' else 'main checkout'} {data['top']}",
-        ),
         ("tree", _tree_row(data)),
         ("gate", _gate_row(data)),
         ("task", _task_row(data["task"])),

@@ -225,10 +225,22 @@ class EventLog:
         return self.append(make_event(type, data, surface=surface, session=session, branch=branch))
 
     def files(self) -> list[Path]:
-        """Return the monthly files, oldest first."""
-        if not self.directory.is_dir():
+        """Return the monthly files, oldest first; none when nothing was ever logged.
+
+        A log directory that exists but cannot be listed (not a directory, no permission)
+        raises OSError: an unreadable log is not an empty one.
+        """
+        try:
+            names = os.listdir(self.directory)
+        except FileNotFoundError:
             return []
-        return sorted(p for p in self.directory.glob("*.jsonl") if p.is_file())
+        return sorted(
+            path
+            for name in names
+            if name.endswith(".jsonl")
+            and not name.startswith(".")
+            and (path := self.directory / name).is_file()
+        )
 
     def read(self, *, since: str | None = None, stats: ReadStats | None = None) -> Iterator[Event]:
         """Stream every event, oldest file first; count what is not an event into `stats`.

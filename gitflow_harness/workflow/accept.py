@@ -80,7 +80,7 @@ def accept(ws: Workspace) -> VerbResult:
             )
         proc = git.fast_forward_checkout(trunk_tree.path, head.sha)
         if proc.returncode != 0:
-            first = _first_line(proc.stderr + proc.stdout)
+            first = git.first_line(proc.stderr + proc.stdout)
             return VerbResult(
                 "accept",
                 "failed",
@@ -99,19 +99,19 @@ def accept(ws: Workspace) -> VerbResult:
             removed = str(branch_tree.path)
         else:
             left.append(
-                f"the worktree {branch_tree.path} stays: {_first_line(proc.stderr)}; "
+                f"the worktree {branch_tree.path} stays: {git.first_line(proc.stderr)}; "
                 f"remove it with `git worktree remove {branch_tree.path}`"
             )
     elif branch_tree is not None:
         proc = git.switch(main_path, trunk)
         if proc.returncode != 0:
-            left.append(f"the main checkout stays on {branch}: {_first_line(proc.stderr)}")
+            left.append(f"the main checkout stays on {branch}: {git.first_line(proc.stderr)}")
     deleted = False
     if not left:
         proc = git.delete_branch(main, branch)
         deleted = proc.returncode == 0
         if not deleted:
-            left.append(f"branch {branch} stays: {_first_line(proc.stderr)}")
+            left.append(f"branch {branch} stays: {git.first_line(proc.stderr)}")
     else:
         left.append(f"branch {branch} stays; delete it with `git branch -d {branch}` once free")
     outcome: Outcome = "ok" if not left else "partial"
@@ -132,7 +132,3 @@ def accept(ws: Workspace) -> VerbResult:
         message=f"{trunk} fast-forwarded {old_trunk[:7]}..{head.sha[:7]}"
         + ("" if not left else "; " + "; ".join(left)),
     )
-
-
-def _first_line(text: str) -> str:
-    return next((ln.strip() for ln in text.splitlines() if ln.strip()), "no output")

@@ -8,7 +8,8 @@ from gitflow_harness import git
 from gitflow_harness.hints import Hint, hint
 from gitflow_harness.workflow.commands import Console, run_commands
 from gitflow_harness.workflow.facts import Facts
-from gitflow_harness.workflow.gate_index import read_gate, write_gate
+from gitflow_harness.workflow.gate import judged, store_gate
+from gitflow_harness.workflow.gate_index import read_gate
 from gitflow_harness.workflow.result import Gate, VerbResult
 from gitflow_harness.workspace import Workspace
 
@@ -61,11 +62,13 @@ def done(ws: Workspace, console: Console, *, rerun: bool = False) -> VerbResult:
         runs += run_commands("test", ws.config.gate.test, cwd=ws.top, console=console)
     failed = next((r for r in runs if not r.ok), None)
     gate: Gate = "red" if failed else "green"
-    record = write_gate(ws, tree, gate, verb="done", branch=head.branch, head=head.sha)
-    data.update({"commands": [r.to_dict() for r in runs], "gate": gate, "receipt": record.receipt})
-    hints: tuple[Hint, ...]
+    record, unwritten = store_gate(ws, tree, gate, verb="done", head=head)
+    receipt = record.receipt if record is not None else False
+    data.update({"commands": [r.to_dict() for r in runs], "gate": gate, "receipt": receipt})
+    hints: tuple[Hint, ...] = ()
     if failed is None:
-        hints = (hint("done-green-accept", trunk=trunk),)
+        if receipt:
+            hints = (hint("done-green-accept", trunk=trunk),)
         if not ws.config.gate.prepare and not ws.config.gate.test:
             hints += (hint("gate-not-configured", stage="prepare and test"),)
         message = f"green for tree {tree[:10]}: receipt written"
@@ -73,9 +76,12 @@ def done(ws: Workspace, console: Console, *, rerun: bool = False) -> VerbResult:
         which = "gate-failure-prepare" if failed.stage == "prepare" else "gate-failure-test"
         hints = (hint(which, command=failed.command),)
         message = f"red: `{failed.command}` exited {failed.exit_code}"
+    if unwritten is not None:
+        data["index_error"] = unwritten
+        message = unwritten if failed is None else f"{message}; {unwritten}"
     return VerbResult(
         "done",
-        "ok" if failed is None else "failed",
+        judged(failed is not None, unwritten),
         data,
         hints=hints,
         facts=snapshot,

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from gitflow_harness import git
 from gitflow_harness.hints import Hint, hint
 from gitflow_harness.workflow.commands import CommandRun, Console, run_commands
 from gitflow_harness.workflow.facts import Facts
-from gitflow_harness.workflow.gate_index import write_gate
-from gitflow_harness.workflow.result import Gate, VerbResult
+from gitflow_harness.workflow.gate_index import GateIndexError, GateRecord, write_gate
+from gitflow_harness.workflow.result import Gate, Outcome, VerbResult
 from gitflow_harness.workspace import Workspace
 
 
@@ -42,27 +45,53 @@ def test(ws: Workspace, console: Console) -> VerbResult:
     runs = run_commands("test", commands, cwd=ws.top, console=console)
     failed = _failure(runs)
     gate: Gate = "red" if failed else "green"
-    record = write_gate(ws, tree, gate, verb="test", branch=facts.head.label, head=facts.head.sha)
+    record, unwritten = store_gate(ws, tree, gate, verb="test", head=facts.head)
     hints: tuple[Hint, ...] = ()
     if failed is not None:
         hints = (hint("gate-failure-test", command=failed.command),)
     elif not commands:
         hints = (hint("gate-not-configured", stage="test"),)
+    data: dict[str, Any] = {
+        "commands": [r.to_dict() for r in runs],
+        "configured": len(commands),
+        "tree": tree,
+        "gate": gate,
+        "receipt": record.receipt if record is not None else False,
+    }
+    message = _summary("test", runs, failed)
+    if unwritten is not None:
+        data["index_error"] = unwritten
+        message = f"{message}; {unwritten}"
     return VerbResult(
         "test",
-        "failed" if failed else "ok",
-        {
-            "commands": [r.to_dict() for r in runs],
-            "configured": len(commands),
-            "tree": tree,
-            "gate": gate,
-            "receipt": record.receipt,
-        },
+        judged(failed is not None, unwritten),
+        data,
         hints=hints,
         facts=snapshot,
         gate=gate,
-        message=_summary("test", runs, failed),
+        message=message,
     )
+
+
+def store_gate(
+    ws: Workspace, tree: str, gate: Gate, *, verb: str, head: git.Head
+) -> tuple[GateRecord | None, str | None]:
+    """Write the judgement to the gate index; return it, or why it could not be written.
+
+    The commands ran and their verdict goes into the `verb` event either way: a gate index
+    that cannot be written does not lose the run, it makes it `partial`.
+    """
+    try:
+        return write_gate(ws, tree, gate, verb=verb, branch=head.label, head=head.sha), None
+    except GateIndexError as exc:
+        return None, exc.message
+
+
+def judged(red: bool, unwritten: str | None) -> Outcome:
+    """The outcome of a run of the gate: red fails; green whose index write failed is partial."""
+    if red:
+        return "failed"
+    return "ok" if unwritten is None else "partial"
 
 
 def _failure(runs: list[CommandRun]) -> CommandRun | None:

@@ -17,16 +17,24 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from gitflow_harness import git
+from gitflow_harness.errors import GfhError
 from gitflow_harness.store.events import now_at
 from gitflow_harness.store.fsutil import ensure_private_dir, write_private
 from gitflow_harness.store.locks import exclusive
 from gitflow_harness.workspace import Workspace
 
 GATES_DIR: Final = ("gitflow-harness", "gates")
-KEEP: Final = 512  # trees kept; the oldest beyond this are forgotten (their events remain)
+# At most KEEP trees: a write past KEEP forgets the oldest down to the newest KEEP // 2, so the
+# directory is scanned and pruned once per KEEP // 2 new trees, not on every write. Forgotten
+# trees keep their `verb` events; they are only judged again.
+KEEP: Final = 512
 _TREE: Final = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 
 Gate = Literal["green", "red"]
+
+
+class GateIndexError(GfhError):
+    """The gate index cannot be written: the judgement stands in the log, not in the index."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,16 +103,26 @@ def write_gate(
     """
     if not _TREE.match(tree):
         raise ValueError(f"not a tree id: {tree!r}")
-    directory = ensure_private_dir(gates_dir(where))
-    path = directory / f"{tree}.json"
-    with exclusive(directory / ".lock"):
-        previous = read_gate(where, tree)
-        receipt = gate == "green" and (
-            verb == "done" or (previous is not None and previous.receipt)
-        )
-        record = GateRecord(tree, gate, verb, now_at(), branch, head, receipt)
-        write_private(path, json.dumps(record.to_dict(), separators=(",", ":")) + "\n")
-        _prune(directory)
+    directory = gates_dir(where)
+    try:
+        ensure_private_dir(directory)
+        with exclusive(directory / ".lock"):
+            previous = read_gate(where, tree)
+            receipt = gate == "green" and (
+                verb == "done" or (previous is not None and previous.receipt)
+            )
+            record = GateRecord(tree, gate, verb, now_at(), branch, head, receipt)
+            path = directory / f"{tree}.json"
+            write_private(path, json.dumps(record.to_dict(), separators=(",", ":")) + "\n")
+            with contextlib.suppress(OSError):  # housekeeping: the judgement is written
+                _prune(directory)
+    except OSError as exc:
+        where_ = exc.filename or directory
+        raise GateIndexError(
+            f"the {gate} gate of tree {tree[:10]} could not be written to the gate index at "
+            f"{where_}: {exc.strerror or exc}; it must be a directory gfh can write: fix its "
+            f"permissions, or move what is there aside, then run `gfh {verb}` again"
+        ) from None
     return record
 
 

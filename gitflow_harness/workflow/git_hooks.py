@@ -1,8 +1,9 @@
 """What the git-stage pre-commit hooks decide, from git's own facts.
 
-`gfh-record-update` (post-merge, post-rewrite): was the trunk just merged or rebased into the
-current branch? Then the branch took in the trunk without `gfh update`, and a `git.update`
-event says so. `gfh-gate-push` (pre-push): was the tree about to be pushed judged red?
+`gfh-record-update` (post-merge, post-rewrite, post-commit): did the step that just finished
+(a merge, a rebase, a merge commit finished by hand) bring the trunk into the current branch?
+Then the branch took in the trunk without `gfh update`, and a `git.update` event says so.
+`gfh-gate-push` (pre-push): was the tree about to be pushed judged red?
 
 Both read only git (the branch's reflog, the trunk's tips, ancestry, the pushed commit's tree)
 and what pre-commit passes in the environment; neither trusts a message an agent wrote.
@@ -20,6 +21,7 @@ from gitflow_harness.errors import UsageError
 from gitflow_harness.store.events import Event
 from gitflow_harness.workflow.gate_index import Gate, read_gate
 from gitflow_harness.workflow.record import record_update
+from gitflow_harness.workflow.trunk_steps import ADDS_ONE_COMMIT, Step, trunk_came_in
 from gitflow_harness.workspace import Workspace
 
 # What pre-commit exports to the hooks of each stage (PROTOCOLS.md §4).
@@ -69,13 +71,17 @@ def find_trunk_update(
     *,
     rewrite_command: str | None = None,
     squash: bool = False,
+    stage: str | None = None,
 ) -> UpdateCheck:
-    """Decide whether the merge or rebase that just finished brought the trunk into HEAD's branch.
+    """Decide whether the step that just finished brought the trunk into HEAD's branch.
 
-    It did when the branch's last step is a merge, pull or rebase (its reflog says which) and
-    a tip of the trunk (local, or a remote's copy) is in the branch now but was not before
-    that step. Merging an unrelated branch, amending, a squash merge (nothing is committed
-    yet) and work on the trunk itself are not updates.
+    The step is the branch's newest reflog entry (a merge, a pull, a rebase, a merge commit
+    finished by hand, ...); it brought the trunk in when a tip of the trunk (local, or a
+    remote's copy) is in the branch now and was not before it (`trunk_steps`). Merging an
+    unrelated branch, an ordinary commit, amending, a squash merge (nothing is committed yet)
+    and work on the trunk itself are not updates. `stage` is the git hook that asks
+    (`post-merge`, `post-rewrite`, `post-commit`; None by hand): without a reflog, only the
+    first two say what the step was.
     """
     if rewrite_command is not None and rewrite_command != "rebase":
         return UpdateCheck(None, f"`{rewrite_command}` rewrote commits; it brings nothing in")
@@ -89,22 +95,21 @@ def find_trunk_update(
         return UpdateCheck(None, "no trunk found (set [repository] trunk in .gitflow-harness.toml)")
     if head.branch == trunk:
         return UpdateCheck(None, f"{trunk} is the trunk")
-    step = _last_step(repo, head.branch, head.sha, rewrite_command=rewrite_command)
+    step = _last_step(repo, head.branch, head.sha, stage=stage)
     if step is None:
-        return UpdateCheck(None, f"the last step of {head.branch} was not a merge, pull or rebase")
-    via, before = step
-    if before is None:
-        return UpdateCheck(None, f"cannot tell where {head.branch} was before the {via}")
-    came_in = [
-        (ref, sha)
-        for ref, sha in git.trunk_tips(repo, trunk)
-        if git.is_ancestor(repo, sha, head.sha) and not git.is_ancestor(repo, sha, before)
-    ]
-    if not came_in:
-        return UpdateCheck(None, f"the {via} brought no new commits of {trunk} into {head.branch}")
-    onto = _newest(repo, came_in)
-    update = TrunkUpdate(head.branch, via, trunk, onto, head.sha)
-    return UpdateCheck(update, f"{head.branch} took in {trunk} at {git.short(onto)} by {via}")
+        return UpdateCheck(None, f"cannot tell what the last step of {head.branch} was")
+    if step.before is None and step.action not in ADDS_ONE_COMMIT:
+        return UpdateCheck(
+            None, f"cannot tell where {head.branch} was before its last step ({step.verb})"
+        )
+    tips = [sha for _ref, sha in git.trunk_tips(repo, trunk)]
+    onto = trunk_came_in(step, tips, lambda a, d: git.is_ancestor(repo, a, d))
+    if onto is None:
+        return UpdateCheck(
+            None, f"the {step.verb} brought no new commits of {trunk} into {head.branch}"
+        )
+    update = TrunkUpdate(head.branch, step.via, trunk, onto, head.sha)
+    return UpdateCheck(update, f"{head.branch} took in {trunk} at {git.short(onto)} by {step.via}")
 
 
 def record_trunk_update(ws: Workspace, env: Mapping[str, str]) -> UpdateCheck:
@@ -118,6 +123,7 @@ def record_trunk_update(ws: Workspace, env: Mapping[str, str]) -> UpdateCheck:
         ws.config.repository.trunk,
         rewrite_command=env.get(REWRITE_ENV) or None,
         squash=env.get(SQUASH_ENV) == "1",
+        stage=stage_of(env),
     )
     update = found.update
     if update is None:
@@ -138,46 +144,34 @@ def record_trunk_update(ws: Workspace, env: Mapping[str, str]) -> UpdateCheck:
     return UpdateCheck(update, f"recorded: {found.reason}", event)
 
 
-def _last_step(
-    repo: git.Repo, branch: str, head: str, *, rewrite_command: str | None
-) -> tuple[str, str | None] | None:
-    """Return (via, the branch's commit before) of the step that left `branch` at `head`."""
-    entries = git.reflog(repo, f"refs/heads/{branch}", limit=2)
-    if entries and entries[0].sha == head:
-        via = _via(entries[0].message)
-        if via is None:
-            return None
-        before = entries[1].sha if len(entries) > 1 else git.resolve(repo, "ORIG_HEAD")
-        return via, before
-    # No reflog for the branch (core.logAllRefUpdates off, or expired): the stage says what
-    # ran, and git leaves the branch's previous commit in ORIG_HEAD for merges and rebases.
-    if entries:
-        return None
-    via = "rebase" if rewrite_command == "rebase" else "merge"
-    return via, git.resolve(repo, "ORIG_HEAD")
-
-
-def _via(message: str) -> str | None:
-    """Classify a reflog message: "merge main: …", "pull --rebase (finish): …", "rebase …"."""
-    action = message.partition(":")[0].split()
-    if not action:
-        return None
-    if action[0] == "pull":
-        return "pull"
-    if action[0] == "merge":
-        return "merge"
-    if action[0] == "rebase" and "(finish)" in action:
-        return "rebase"
+def stage_of(env: Mapping[str, str]) -> str | None:
+    """Return `post-rewrite` or `post-merge` from what pre-commit exports to them, else None
+    (post-commit exports nothing, and neither does a run by hand)."""
+    if env.get(REWRITE_ENV):
+        return "post-rewrite"
+    if env.get(SQUASH_ENV):
+        return "post-merge"
     return None
 
 
-def _newest(repo: git.Repo, tips: list[tuple[str, str]]) -> str:
-    """Return the tip the others lead to (the local trunk when they diverged): what came in."""
-    newest = tips[0][1]
-    for _ref, sha in tips[1:]:
-        if sha != newest and git.is_ancestor(repo, newest, sha):
-            newest = sha
-    return newest
+def _last_step(repo: git.Repo, branch: str, head: str, *, stage: str | None) -> Step | None:
+    """Return the step that left `branch` at `head`: its newest reflog entry, or None."""
+    entries = git.reflog(repo, f"refs/heads/{branch}", limit=2)
+    if entries and entries[0].sha == head:
+        if len(entries) > 1:
+            before = entries[1].sha
+        elif entries[0].message.startswith("branch: Created"):
+            before = None  # the branch began here: there was no "before"
+        else:  # the older entries expired: merges and rebases leave it in ORIG_HEAD
+            before = git.resolve(repo, "ORIG_HEAD")
+        return Step(entries[0].message, before, head)
+    # No reflog for the branch (core.logAllRefUpdates off, or expired): a post-merge or
+    # post-rewrite stage says what ran, and git leaves the branch's previous commit in
+    # ORIG_HEAD for merges and rebases. After a commit ORIG_HEAD is stale: nothing to say.
+    if entries or stage not in ("post-merge", "post-rewrite"):
+        return None
+    action = "rebase (finish)" if stage == "post-rewrite" else "merge"
+    return Step(f"{action}: (no reflog)", git.resolve(repo, "ORIG_HEAD"), head)
 
 
 # -- pre-push ------------------------------------------------------------------------------

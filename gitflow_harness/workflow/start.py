@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from gitflow_harness import git
-from gitflow_harness.errors import UsageError
+from gitflow_harness.errors import RepoStateError, UsageError
 from gitflow_harness.hints import hint
 from gitflow_harness.workflow.facts import Facts
 from gitflow_harness.workflow.result import VerbResult
@@ -34,6 +34,17 @@ def start(ws: Workspace, name: str, *, base: str | None = None) -> VerbResult:
             "try something like feature/parser"
         )
     if base is None:
+        head = facts.head
+        configured = ws.config.repository.trunk
+        if head.unborn and git.local_trunk(repo, configured) is None:
+            # Not "no trunk": the trunk is there, it only has no commit to branch from yet.
+            unborn = head.branch or "HEAD"
+            if unborn == configured or (not configured and unborn in ("main", "master")):
+                what = f"the trunk {unborn!r} has no commits yet; make a first commit on it"
+            else:
+                what = f"this repository has no commits yet (HEAD is the unborn {unborn!r}); "
+                what += "make a first commit"
+            raise RepoStateError(f"{what}, then run `gfh start {name}` again")
         start_point = git.require_trunk(repo, ws.config.repository.trunk)
     else:
         if not git.ref_exists(repo, base):

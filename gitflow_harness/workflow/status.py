@@ -4,20 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from gitflow_harness import git
 from gitflow_harness.errors import GfhError
 from gitflow_harness.hints import Hint, hint
 from gitflow_harness.workflow.facts import Facts
 from gitflow_harness.workflow.gate_index import read_gate
 from gitflow_harness.workflow.result import VerbResult
 from gitflow_harness.workspace import Workspace
-
-HOW_TO_FINISH = {
-    "rebase": "finish it (`git rebase --continue`) or abort it (`git rebase --abort`)",
-    "merge": "commit it or abort it (`git merge --abort`)",
-    "cherry-pick": "finish it (`git cherry-pick --continue`) or abort it",
-    "revert": "finish it (`git revert --continue`) or abort it",
-    "bisect": "end it with `git bisect reset`",
-}
 
 
 def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
@@ -92,7 +85,7 @@ def _hints(data: dict[str, Any]) -> tuple[Hint, ...]:
             hint(
                 "status-operation",
                 operation=data["operation"],
-                how=HOW_TO_FINISH[data["operation"]],
+                how=git.HOW_TO_FINISH[data["operation"]],
             )
         )
     if data["behind"] and not data["on_trunk"] and data["branch"] is not None:

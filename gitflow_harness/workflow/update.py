@@ -13,8 +13,12 @@ from gitflow_harness.workflow.result import VerbResult
 from gitflow_harness.workspace import Workspace
 
 
-def update(ws: Workspace, *, rebase: bool = False) -> VerbResult:
-    """Merge (or rebase onto) the local trunk; refuse a dirty tree; undo a conflict."""
+def update(ws: Workspace, *, surface: str, rebase: bool = False) -> VerbResult:
+    """Merge (or rebase onto) the local trunk; refuse a dirty tree; undo a conflict.
+
+    `surface` is the entry point's channel (`cli`, `mcp`): the `git.update` this records
+    carries it, as the entry point's `verb` event does.
+    """
     repo = ws.repo
     head = git.require(repo, "gfh update")
     trunk = git.require_trunk(repo, ws.config.repository.trunk)
@@ -58,7 +62,7 @@ def update(ws: Workspace, *, rebase: bool = False) -> VerbResult:
         trunk=trunk,
         onto=onto,
         head=after,
-        surface="cli",
+        surface=surface,
         env={},
     )
     fresh = facts.refresh()
@@ -113,9 +117,7 @@ def _undo(
             facts=facts.refresh().snapshot(),
             message=f"{via} of {trunk} conflicts; undone",
         )
-    first = next(
-        (ln.strip() for ln in (proc.stderr + proc.stdout).splitlines() if ln.strip()), "no output"
-    )
+    first = git.first_line(proc.stderr + proc.stdout)
     return VerbResult(
         "update",
         "failed",

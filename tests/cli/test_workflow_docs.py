@@ -39,3 +39,12 @@ def test_every_detector_is_documented() -> None:
     assert len(ids) == len(DETECTORS)
     for detector_id in ids:
         assert f"## {detector_id}" in REPORT
+
+
+def test_the_gate_index_limits_are_the_codes() -> None:
+    """If the index prunes down to half its limit, the docs say both numbers."""
+    from gitflow_harness.workflow.gate_index import KEEP
+
+    text = " ".join(WORKFLOW.split())
+    assert f"at most {KEEP} trees: a write that goes past {KEEP} forgets the oldest" in text
+    assert f"down to the newest {KEEP // 2}" in text

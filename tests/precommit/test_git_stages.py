@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import CliRunner, commit, git, read_events
-from tests.precommit.conftest import Published, install, run_git
+from tests.precommit.conftest import Published, install, pre_commit, run_git
 
 SESSION = "claude:4e0b7d2c-session"
 
@@ -64,6 +64,34 @@ def test_a_real_merge_and_a_real_rebase_of_the_trunk_each_append_one_update(
     assert second["data"]["onto"] == onto
     assert second["data"]["head"] == git(recording, "rev-parse", "HEAD").strip()
     assert len(updates(recording)) == 2
+
+
+def test_a_conflicted_merge_finished_with_git_commit_appends_one_update(recording: Path) -> None:
+    """If `git merge main` stops on conflicts and the agent resolves them and runs `git commit`
+    (what update-conflict prescribes), git runs post-commit, not post-merge: the hook records
+    the update there. An ordinary commit and an amend afterwards record nothing."""
+    installed = pre_commit(recording, "install", "-t", "post-commit")
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    git(recording, "switch", "-q", "main")
+    onto = commit(recording, "trunk edits the feature's file", {"feature.txt": "trunk\n"})
+    git(recording, "switch", "-q", "feature")
+    stopped = run_git(recording, "merge", "--no-edit", "main")
+    assert stopped.returncode == 1, stopped.stdout + stopped.stderr
+    assert updates(recording) == []
+    (recording / "feature.txt").write_text("resolved\n")
+    git(recording, "add", "feature.txt")
+    finished = run_git(recording, "commit", "--no-edit", env={"GFH_SESSION": SESSION})
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    [update] = updates(recording)
+    head = git(recording, "rev-parse", "HEAD").strip()
+    assert update["session"] == SESSION
+    assert update["data"] == {"via": "merge", "trunk": "main", "onto": onto, "head": head}
+
+    commit(recording, "more feature work", {"more.txt": "m\n"})
+    amend = run_git(recording, "commit", "--amend", "-m", "more feature work, reworded")
+    assert amend.returncode == 0, amend.stdout + amend.stderr
+    assert len(updates(recording)) == 1
+    assert [e["type"] for e in read_events(recording)] == ["git.update"]
 
 
 def test_merging_an_unrelated_branch_appends_nothing(recording: Path) -> None:

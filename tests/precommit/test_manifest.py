@@ -67,7 +67,9 @@ def test_no_hook_is_spawned_for_an_unrelated_commit(hook: dict[str, Any]) -> Non
 
 def test_the_git_stage_hooks_run_where_git_tells_them_what_happened() -> None:
     published = hooks()
-    assert published["gfh-record-update"]["stages"] == ["post-merge", "post-rewrite"]
+    # post-commit: a merge that stopped on conflicts is finished by `git commit`, which runs no
+    # post-merge hook.
+    assert published["gfh-record-update"]["stages"] == ["post-merge", "post-rewrite", "post-commit"]
     assert published["gfh-gate-push"]["stages"] == ["pre-push"]
     assert published["gfh-ways-lint"]["pass_filenames"] is True  # lint only the changed ways
     assert published["gfh-graduate"]["pass_filenames"] is False

@@ -47,11 +47,12 @@ class Seeder:
         gate: str | None = None,
         clean: bool = True,
         trunk: str = "main",
+        outcome: str | None = None,
         **envelope: Any,
     ) -> None:
         data: dict[str, Any] = {
             "verb": verb,
-            "outcome": "ok" if gate != "red" else "failed",
+            "outcome": outcome or ("ok" if gate != "red" else "failed"),
             "hint_ids": list(hints),
             "trunk": trunk,
             "clean": clean,

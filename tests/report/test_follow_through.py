@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from gitflow_harness.store.events import format_at
 from tests.helpers import CliRunner
 from tests.report.conftest import A, B, Seeder, detector, family, report
 
@@ -178,3 +180,115 @@ def test_settled_episodes_leave_no_state_behind(repo: Path) -> None:
     assert all(not opened for opened in detector_._open.values())
     assert detector_._recorded == {}
     assert detector_._tally["branch-update"].followed == 2000
+
+
+def test_an_idle_sessions_episode_is_censored_at_the_horizon(seed: Seeder, gfh: CliRunner) -> None:
+    """If a session shows no event for the horizon (24 h of log time), its history has ended:
+    its open episode is censored then, and a late update from the same session id does not
+    settle it. A session quiet for less than the horizon still settles its episode."""
+    for n in range(3):
+        seed.verb("status", BEHIND, who=A, branch=f"feature/{n}")
+        seed.now += timedelta(hours=23)  # quiet, but within the horizon
+        seed.verb("update", who=A, branch=f"feature/{n}")  # followed
+    seed.verb("status", BEHIND, who=A, branch="feature/idle")
+    for _ in range(5):  # the log goes on with other sessions' work
+        seed.now += timedelta(hours=6)
+        seed.verb("status", who=B, branch="feature/other")
+    seed.verb("update", who=A, branch="feature/idle")  # 30 h later: that history had ended
+    doc = report(gfh)
+    assert family(doc, "branch-update") == {
+        "fired": 4, "followed": 3, "not_followed": 0, "censored": 1,
+    }  # fmt: skip
+    notes = detector(doc, "hint-follow-through")["notes"]
+    assert "branch-update: 1 episode(s) censored after their session went quiet for 24 h" in notes
+
+
+def test_the_horizon_is_exact_between_sweeps(seed: Seeder, gfh: CliRunner) -> None:
+    """If a session comes back 25 h after its last event, before the next periodic look for
+    idle sessions (every 6 h of log time), its episode is still censored: quiet for more than
+    the horizon is the rule, not "until someone looked"."""
+    start = seed.now
+    for n in range(3):
+        seed.verb("status", BEHIND, who=A, branch=f"feature/{n}")
+        seed.verb("update", who=A, branch=f"feature/{n}")
+    seed.now = start + timedelta(hours=1)
+    seed.verb("status", BEHIND, who=B, branch="feature/late")
+    for hours in (6, 12, 18, 24):  # each event here is a look; the last sees B quiet for 23 h
+        seed.now = start + timedelta(hours=hours)
+        seed.verb("status", who=A, branch="feature/other")
+    seed.now = start + timedelta(hours=26)  # 25 h after B's firing, 2 h after the last look
+    seed.verb("update", who=B, branch="feature/late")
+    assert family(report(gfh), "branch-update") == {
+        "fired": 4, "followed": 3, "not_followed": 0, "censored": 1,
+    }  # fmt: skip
+
+
+def test_what_the_detector_keeps_is_bounded_by_the_sessions_active_within_the_horizon(
+    repo: Path,
+) -> None:
+    """If short sessions come and go for days, each leaving its last episode open, then the
+    detector keeps only the sessions seen within the horizon, not every session of the log."""
+    from gitflow_harness.report.detectors.follow_through import HintFollowThrough
+    from gitflow_harness.report.model import ReportContext
+    from gitflow_harness.store.events import ReadStats, make_event
+    from gitflow_harness.workspace import open_workspace
+
+    detector_ = HintFollowThrough(ReportContext(open_workspace(), ReadStats()))
+    start = datetime(2026, 11, 2, tzinfo=UTC)
+    hours = 24 * 10
+    for i in range(hours * 4):  # a new session every 15 minutes, for ten days
+        at = format_at(start + timedelta(minutes=15 * i))
+        data = {"verb": "status", "hint_ids": ["status-branch-behind"], "head": f"{i:040x}"}
+        detector_.observe(
+            make_event("verb", data, surface="cli", session=f"claude:{i}", branch="main2", at=at)
+        )
+    open_now = sum(
+        len(sessions)
+        for by_scope in detector_._open.values()
+        for by_surface in by_scope.values()
+        for sessions in by_surface.values()
+    )
+    horizon_and_sweep = (24 + 6) * 4
+    assert 24 * 4 <= open_now <= horizon_and_sweep
+    assert len(detector_._present) == open_now
+    tally = detector_._tally["branch-update"]
+    # Another session on the same surface is skipped: every episode waits for its own session.
+    assert (tally.fired, tally.resolved) == (hours * 4, 0)
+    assert tally.censored == tally.by_horizon == hours * 4 - open_now
+
+
+def test_a_refused_run_follows_no_advice(seed: Seeder, gfh: CliRunner) -> None:
+    """If `gfh update` is refused (a dirty tree: nothing was integrated), it does not follow
+    status-branch-behind; an update that failed on a conflict did act on the hint and does."""
+    for _ in range(3):
+        seed.verb("status", BEHIND)
+        seed.verb("update", outcome="refused")
+    for _ in range(2):
+        seed.verb("status", BEHIND)
+        seed.verb("update", outcome="failed")
+    assert family(report(gfh), "branch-update") == {
+        "fired": 5, "followed": 2, "not_followed": 3, "censored": 0,
+    }  # fmt: skip
+
+
+def test_a_refused_start_does_not_follow_but_a_refused_done_still_ends(
+    seed: Seeder, gfh: CliRunner
+) -> None:
+    """If `gfh start` is refused (the branch exists), no worktree was made: the episode waits
+    for dirty-trunk work, which ends it. A refused `done` (the same red tree again) is still
+    the next `done`: the red gate's advice was not followed."""
+    first = ("ensure-main-worktree-first",)
+    for _ in range(3):
+        seed.verb("ensure", first, branch="main")
+        seed.verb("start", branch="main", outcome="refused")
+        seed.verb("status", branch="main", clean=False)
+    for _ in range(3):
+        seed.verb("done", ("gate-failure-test",), gate="red")
+        seed.verb("done", gate="red", outcome="refused")
+    doc = report(gfh)
+    assert family(doc, "main-worktree-first") == {
+        "fired": 3, "followed": 0, "not_followed": 3, "censored": 0,
+    }  # fmt: skip
+    assert family(doc, "red-gate-remedy") == {
+        "fired": 3, "followed": 0, "not_followed": 3, "censored": 0,
+    }  # fmt: skip

@@ -5,7 +5,7 @@ from pathlib import Path
 import freezegun
 import pytest
 
-from tests.helpers import CliRunner, commit, git
+from tests.helpers import CliRunner, commit, git, write
 from tests.report.conftest import detector, family, report
 
 
@@ -106,4 +106,72 @@ def test_recorded_updates_in_one_second_across_a_rebase_are_all_followed(
             assert gfh("update", *flags).code == 0
     assert family(report(gfh), "branch-update") == {
         "fired": 3, "followed": 3, "not_followed": 0, "censored": 0,
+    }  # fmt: skip
+
+
+def test_a_conflicted_merge_finished_with_commit_counts_as_git_evidence(
+    repo: Path, feature: Path, gfh: CliRunner, session: str
+) -> None:
+    """If `git merge main` stops on conflicts and the agent finishes it with `git commit` (the
+    manual path update-conflict prescribes), the reflog says `commit (merge)`: the trunk came in
+    all the same, so the episode is censored, not read as not followed."""
+    commit(feature, "work", {"c.txt": "feature\n"})
+    commit(repo, "trunk edits the same file", {"c.txt": "trunk\n"})
+    fire(gfh)
+    assert git(feature, "merge", "main", check=False) != ""
+    write(feature, "c.txt", "resolved\n")
+    git(feature, "commit", "-q", "-a", "--no-edit")
+    assert git(feature, "reflog", "-n1", "--format=%gs", "feature/x").startswith("commit (merge)")
+    for n in range(3):
+        trunk_moves(repo, n)
+        fire(gfh)
+        git(feature, "merge", "-q", "--no-edit", "main")
+    trunk_moves(repo, 9)
+    fire(gfh)
+    notes = detector(report(gfh), "hint-follow-through")["notes"]
+    assert "branch-update: 0 resolved of 5 fired (3 needed to report)" in notes
+    assert any(n.startswith("git history: 4 episode(s) censored") for n in notes)
+
+
+def test_a_pull_of_the_upstream_trunk_counts_as_git_evidence(
+    repo: Path, feature: Path, gfh: CliRunner, session: str, tmp_path: Path
+) -> None:
+    """If the branch tracks the remote's trunk, `git pull` logs `pull -q --no-edit: Merge made
+    by ...`, naming no trunk: what it merged decides, as for the hook."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    git(repo, "fetch", "-q", "origin")
+    git(feature, "branch", "-q", "--set-upstream-to", "origin/main")
+    commit(feature, "work", {"work.txt": "w\n"})
+    for n in range(3):
+        trunk_moves(repo, n)
+        git(repo, "push", "-q", "origin", "main")
+        fire(gfh)
+        git(feature, "pull", "-q", "--no-rebase", "--no-edit")
+    assert git(feature, "reflog", "-n1", "--format=%gs", "feature/x").startswith("pull ")
+    trunk_moves(repo, 9)
+    fire(gfh)
+    notes = detector(report(gfh), "hint-follow-through")["notes"]
+    assert "branch-update: 0 resolved of 4 fired (3 needed to report)" in notes
+    assert any(n.startswith("git history: 3 episode(s) censored") for n in notes)
+
+
+def test_merging_a_branch_whose_name_ends_like_the_trunk_is_not_an_update(
+    repo: Path, feature: Path, gfh: CliRunner, session: str
+) -> None:
+    """If the agent merges `topic/main`, a branch that brings in no trunk commit, the name says
+    nothing: the episode reads as not followed."""
+    commit(feature, "work", {"work.txt": "w\n"})
+    git(repo, "branch", "topic/main", "feature/x")
+    trunk_moves(repo, 1)
+    for n in range(3):
+        git(repo, "switch", "-q", "topic/main")
+        commit(repo, f"topic {n}", {f"topic{n}.txt": "t\n"})
+        git(repo, "switch", "-q", "main")
+        fire(gfh)
+        git(feature, "merge", "-q", "--no-edit", "topic/main")
+    fire(gfh)
+    assert family(report(gfh), "branch-update") == {
+        "fired": 4, "followed": 0, "not_followed": 3, "censored": 1,
     }  # fmt: skip

@@ -67,6 +67,20 @@ def test_the_log_is_streamed_once_for_all_detectors(
     assert [r.considered for r in result.results[:2]] == [5, 5]
 
 
+class VerbCounter(Counter):
+    id = "verb-counter"
+    types = frozenset({"verb"})
+
+
+def test_a_detector_that_declares_its_event_types_sees_only_those(repo: Path, seed: Seeder) -> None:
+    for _ in range(3):
+        seed.verb("status")
+        seed.event("tool.requested", {"tool": "Edit", "phase": "post"}, surface="hook")
+    seed.event("git.update", {"via": "merge", "trunk": "main", "onto": "c" * 40})
+    result = run_report(open_workspace(), detectors=[VerbCounter, Counter])
+    assert [r.considered for r in result.results] == [3, 7]
+
+
 def test_since_skips_earlier_events(repo: Path, gfh: CliRunner) -> None:
     october = Seeder(repo, datetime(2026, 10, 5, tzinfo=UTC))
     for _ in range(4):
@@ -128,3 +142,21 @@ def test_empty_log_reports_without_findings(repo: Path, gfh: CliRunner) -> None:
     assert doc["log"]["events"] == 0
     assert [d["status"] for d in doc["detectors"]] == ["insufficient-evidence"] * 4
     assert "0 events read; no lines skipped" in gfh("report").out
+
+
+def test_a_log_that_cannot_be_read_is_an_error_not_an_empty_report(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If the log's place holds something that is not a readable directory, the report says so
+    and exits 1, instead of reporting "0 events read"; a log never written is simply empty."""
+    assert gfh("report", "--json").json()["log"]["events"] == 0  # nothing logged yet: fine
+    state = repo / ".git" / "gitflow-harness"
+    state.mkdir()
+    (state / "events").write_text("not a directory\n")
+    result = gfh("report", "--json")
+    assert result.code == 1
+    assert result.out == ""
+    assert result.err.startswith(f"gfh: cannot read the event log at {state / 'events'}: ")
+    assert "Not a directory" in result.err
+    assert "move what is there aside" in result.err
+    assert len(result.err.splitlines()) == 1

@@ -6,8 +6,8 @@ from tests.report.conftest import Seeder, detector, report
 
 def test_fires_on_four_dones_two_red_and_no_prepare(seed: Seeder, gfh: CliRunner) -> None:
     seed.verb("done", ("gate-failure-test",), gate="red")
-    seed.verb("done", ("done-unchanged-tree-red",), gate="red")
-    seed.verb("done", ("gate-failure-merge",))
+    seed.verb("done", ("gate-failure-prepare",), gate="red")
+    seed.verb("done", ("done-green-accept",), gate="green")
     seed.verb("done", ("done-green-accept",), gate="green")
     doc = report(gfh)
     found = detector(doc, "skipped-prepare")
@@ -46,3 +46,18 @@ def test_needs_two_red_and_four_dones(seed: Seeder, gfh: CliRunner) -> None:
 def test_no_branch_with_enough_dones_is_insufficient_evidence(gfh: CliRunner, repo) -> None:  # type: ignore[no-untyped-def]
     found = detector(report(gfh), "skipped-prepare")
     assert found == {"id": "skipped-prepare", "status": "insufficient-evidence", "considered": 0}
+
+
+def test_refused_dones_ran_no_gate_and_are_not_counted(seed: Seeder, gfh: CliRunner) -> None:
+    """If `done` refuses to run (the same red tree again, or the trunk not merged), it judged
+    nothing: one red run and three refusals are one `done` run, not four runs, four red. The
+    refusal's event keeps the tree's recorded gate (red): that is the tree's state."""
+    seed.verb("done", ("gate-failure-test",), gate="red", outcome="failed")
+    for _ in range(3):
+        seed.verb("done", ("done-unchanged-tree-red",), gate="red", outcome="refused")
+    seed.verb("done", ("gate-failure-merge",), outcome="refused")
+    doc = report(gfh)
+    assert detector(doc, "skipped-prepare") == {
+        "id": "skipped-prepare", "status": "insufficient-evidence", "considered": 0,
+    }  # fmt: skip
+    assert [f for f in doc["findings"] if f["detector"] == "skipped-prepare"] == []

@@ -122,13 +122,24 @@ def status_data(**over: Any) -> dict[str, Any]:
 
 
 def test_status_box_rows_from_status_data() -> None:
+    """The rows are exactly DESIGN §5's, in its order; where the branch is checked out is in
+    the title, and its path only in the --json data."""
     box = status_box(status_data())
-    assert box.splitlines()[0].startswith("┌─ gfh · feature/parser ")
+    assert box.splitlines()[0].startswith("┌─ gfh · feature/parser · worktree ─")
     assert "│ branch   feature/parser · 2 behind main · 1 ahead" in box
     assert "│ gate     red for this tree" in box
     assert "│ task     fix the frontmatter parser" in box
     assert "│ session  claude:8f3a…" in box
-    assert "worktree /w/repo.worktrees/feature-parser" in box
+    assert list(rows(box, key_width=len("session") + 2)) == [
+        "branch", "tree", "gate", "task", "session",
+    ]  # fmt: skip
+    assert "/w/repo.worktrees" not in box
+
+
+def test_the_title_says_main_checkout_in_the_main_checkout() -> None:
+    box = status_box(status_data(location="main", branch="main", on_trunk=True))
+    assert box.splitlines()[0].startswith("┌─ gfh · main · main checkout ─")
+    assert status_box(status_data(branch=None)).splitlines()[0].startswith("┌─ gfh · HEAD · ")
 
 
 @pytest.mark.parametrize(

@@ -60,7 +60,7 @@ def test_a_new_file_is_valid_for_pre_commit(tmp_path: Path) -> None:
     hooks = {h["id"]: h for h in yaml.safe_load(text)["repos"][0]["hooks"]}
     assert hooks["gfh-ways-lint"]["files"] == "^hooks/ways/"
     assert all(h["language"] == "system" for h in hooks.values())
-    assert hooks["gfh-record-update"]["stages"] == ["post-merge", "post-rewrite"]
+    assert hooks["gfh-record-update"]["stages"] == ["post-merge", "post-rewrite", "post-commit"]
     assert hooks["gfh-gate-push"]["always_run"] is True
 
 

@@ -70,6 +70,19 @@ def test_events_go_to_the_file_of_their_month(log: EventLog) -> None:
     assert [e.at[:7] for e in log.read(since="2026-11-01")] == ["2026-11"]
 
 
+def test_a_log_never_written_has_no_files_but_an_unreadable_one_raises(log: EventLog) -> None:
+    """If nothing was ever logged the log is empty; if its place holds something that is not a
+    directory, reading it fails rather than looking empty."""
+    assert log.files() == []
+    assert list(log.read()) == []
+    log.directory.parent.mkdir(parents=True)
+    log.directory.write_text("not a directory\n")
+    with pytest.raises(NotADirectoryError):
+        log.files()
+    with pytest.raises(NotADirectoryError):
+        list(log.read())
+
+
 def test_files_and_dirs_are_owner_only_even_with_umask_022(log: EventLog) -> None:
     old = os.umask(0o022)
     try:

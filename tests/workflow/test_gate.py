@@ -195,3 +195,100 @@ def test_gate_commands_know_they_run_under_the_gate(
     gfh("test")
     assert marker.read_text().strip() == "1"
     assert "GFH_GATE" not in os.environ
+
+
+# A gate command that says "ready", then waits (boundedly) for a file the test creates only once
+# it has read "ready" from the live stream. Output held back until the command exits would
+# never let the test see it in time: the command gives up and fails, and so does the test.
+HANDSHAKE = (
+    "echo ready; i=0; "
+    'while [ ! -f "$GO" ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done; '
+    'test -f "$GO" && echo streamed'
+)
+
+
+class Watcher:
+    """A text stream without a file descriptor that creates `go` when it sees "ready"."""
+
+    def __init__(self, go: Path) -> None:
+        self.go = go
+        self.text = ""
+
+    def write(self, text: str) -> int:
+        self.text += text
+        if "ready\n" in self.text and not self.go.exists():
+            self.go.write_text("go\n")
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_gate_output_reaches_the_console_while_the_command_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the output were collected and written after the command exits, the command would wait
+    for its go file in vain and fail."""
+    from gitflow_harness.workflow.commands import Console, run_commands
+
+    go = tmp_path / "go"
+    monkeypatch.setenv("GO", str(go))
+    watcher = Watcher(go)
+    notes: list[str] = []
+    [run] = run_commands("test", [HANDSHAKE], cwd=tmp_path, console=Console(watcher, notes.append))  # type: ignore[arg-type]
+    assert run.exit_code == 0, f"the output was not streamed live: {watcher.text!r}"
+    assert watcher.text == "ready\nstreamed\n"
+
+
+@pytest.mark.slow
+def test_gate_output_reaches_the_terminal_while_the_command_runs(
+    feature: Path, tmp_path: Path
+) -> None:
+    """The same handshake through `gfh test` as a process, reading its stdout line by line."""
+    import subprocess
+
+    go = tmp_path / "go"
+    configure(feature, test=[HANDSHAKE])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gitflow_harness", "test"],
+        cwd=feature,
+        env={**os.environ, "GO": str(go)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None
+    lines = []
+    for line in proc.stdout:
+        lines.append(line.rstrip("\n"))
+        if line == "ready\n":
+            go.write_text("go\n")
+    assert proc.wait() == 0, (lines, proc.stderr.read() if proc.stderr else "")
+    assert lines[1:3] == ["ready", "streamed"]
+
+
+def test_a_gate_index_that_cannot_be_written_keeps_the_run(
+    gated: Path, marker: Path, gfh: CliRunner
+) -> None:
+    """If the gate index cannot be written (its place holds a file), the commands' verdict is
+    not lost as an internal error: the run is recorded with its gate, as partial, and one line
+    says where the index is and how to fix it. A green `done` then offers no receipt."""
+    write(gated, "ok.txt", "green\n")
+    gates = gitmod.discover(gated).common_dir / "gitflow-harness" / "gates"
+    gates.parent.mkdir(parents=True, exist_ok=True)
+    gates.write_text("not a directory\n")
+    for verb in ("test", "done"):
+        result = gfh(verb, "--json")
+        assert result.code == 1, result.err
+        envelope = result.json()
+        assert envelope["outcome"] == "partial"
+        assert (envelope["data"]["gate"], envelope["data"]["receipt"]) == ("green", False)
+        assert str(gates) in envelope["data"]["index_error"]
+        assert "done-green-accept" not in [h["id"] for h in envelope["hints"]]
+        assert "internal error" not in result.err
+        [event] = verb_events(gated, verb)
+        assert (event["data"]["outcome"], event["data"]["gate"]) == ("partial", "green")
+    assert runs(marker) == ["test", "prepare", "test"]
+    text = gfh("test")
+    assert text.err.splitlines()[0].startswith("gfh test: partial: test: green (2 commands); ")

@@ -70,3 +70,15 @@ def test_concurrent_writers_lose_nothing(repo: Path) -> None:
         pool.map(_write_many, [(common, n * 10) for n in range(4)])
     r = git.discover(repo)
     assert all(latest_gate(r, f"{i:040x}") == ("red" if i % 2 else "green") for i in range(40))
+
+
+def test_an_index_that_cannot_be_written_is_a_clear_error(repo: Path) -> None:
+    directory = repo / ".git" / "gitflow-harness" / "gates"
+    directory.parent.mkdir(parents=True)
+    directory.write_text("not a directory\n")
+    with pytest.raises(gate_index.GateIndexError) as raised:
+        write_gate(git.discover(repo), TREE, "green", verb="test", branch="b", head=None)
+    message = raised.value.message
+    assert message.startswith(f"the green gate of tree {TREE[:10]} could not be written to ")
+    assert str(directory) in message
+    assert "move what is there aside, then run `gfh test` again" in message

@@ -92,6 +92,36 @@ def test_a_pull_of_the_remote_trunk_is_an_update_onto_the_remote_tip(
     assert found.onto == sha(behind, "origin/main") != sha(behind, "main")
 
 
+def test_a_conflicted_merge_finished_with_commit_is_an_update(behind: Path) -> None:
+    """If `git merge main` stops on conflicts and is finished with `git commit`, post-commit
+    (which sets no PRE_COMMIT_* variable) sees `commit (merge)`: the trunk came in."""
+    run_git(behind, "switch", "-q", "main")
+    onto = commit(behind, "trunk edits the same file", {"feature.txt": "trunk\n"})
+    run_git(behind, "switch", "-q", "feature")
+    run_git(behind, "merge", "--no-edit", "main", check=False)
+    write(behind, "feature.txt", "resolved\n")
+    run_git(behind, "commit", "-q", "-a", "--no-edit")
+    found = check(behind).update
+    assert found is not None
+    assert (found.via, found.onto, found.head) == ("merge", onto, sha(behind, "HEAD"))
+
+
+def test_an_amend_after_a_merge_is_not_an_update_at_post_commit(behind: Path) -> None:
+    run_git(behind, "merge", "-q", "--no-edit", "main")
+    run_git(behind, "commit", "-q", "--amend", "-m", "merge the trunk")
+    assert "commit (amend)" in run_git(behind, "reflog", "-n1", "--format=%gs", "feature")
+    assert check(behind).reason == "the commit brought no new commits of main into feature"
+
+
+def test_merging_a_branch_named_like_the_trunk_is_not_an_update(behind: Path) -> None:
+    run_git(behind, "branch", "topic/main", "HEAD")
+    run_git(behind, "switch", "-q", "topic/main")
+    commit(behind, "topic work", {"topic.txt": "t\n"})
+    run_git(behind, "switch", "-q", "feature")
+    run_git(behind, "merge", "-q", "--no-edit", "topic/main")
+    assert check(behind).update is None
+
+
 def test_merging_an_unrelated_branch_is_not_an_update(behind: Path) -> None:
     run_git(behind, "branch", "side", "HEAD~1")
     run_git(behind, "switch", "-q", "side")
@@ -151,7 +181,9 @@ def test_without_a_trunk_nothing_is_decided(tmp_path: Path) -> None:
     path = make_repo(tmp_path / "r", branch="trunkless")
     run_git(path, "switch", "-q", "-c", "feature")
     assert "no trunk found" in check(path).reason
-    assert check(path, configured_trunk="trunkless").reason.startswith("the last step")
+    assert check(path, configured_trunk="trunkless").reason == (
+        "cannot tell where feature was before its last step (branch)"
+    )
 
 
 def test_a_commit_after_the_merge_is_not_an_update(behind: Path) -> None:
@@ -159,7 +191,7 @@ def test_a_commit_after_the_merge_is_not_an_update(behind: Path) -> None:
     not the merge, and nothing is decided from an older step."""
     run_git(behind, "merge", "-q", "--no-edit", "main")
     commit(behind, "more", {"more.txt": "m\n"})
-    assert check(behind).reason == "the last step of feature was not a merge, pull or rebase"
+    assert check(behind).reason == "the commit brought no new commits of main into feature"
 
 
 def test_without_a_reflog_orig_head_says_where_the_branch_was(behind: Path) -> None:
@@ -168,11 +200,14 @@ def test_without_a_reflog_orig_head_says_where_the_branch_was(behind: Path) -> N
     onto = sha(behind, "main")
     run_git(behind, "merge", "-q", "--no-edit", "main")
     assert run_git(behind, "reflog", "show", "refs/heads/feature") == ""
-    found = check(behind).update
+    assert check(behind).update is None  # after a commit ORIG_HEAD is stale: no stage, no guess
+    found = check(behind, stage="post-merge").update
     assert found is not None
     assert (found.via, found.onto) == ("merge", onto)
     (behind / ".git" / "ORIG_HEAD").unlink()
-    assert check(behind).reason == "cannot tell where feature was before the merge"
+    assert check(behind, stage="post-merge").reason == (
+        "cannot tell where feature was before its last step (merge)"
+    )
 
 
 def test_a_configured_trunk_is_used(behind: Path) -> None:

@@ -84,3 +84,36 @@ def test_start_from_a_worktree_anchors_at_the_main_checkout(
 ) -> None:
     result = gfh("start", "second")
     assert Path(result.out.splitlines()[0]) == repo.parent / "repo.worktrees" / "second"
+
+
+def test_a_usage_refusal_under_json_prints_the_envelope_and_exits_2(
+    repo: Path, gfh: CliRunner
+) -> None:
+    result = gfh("start", "--json", "a..b")
+    assert result.code == 2
+    envelope = result.json()
+    assert (envelope["verb"], envelope["outcome"], envelope["hints"]) == ("start", "refused", [])
+    assert envelope["data"]["error"].startswith("'a..b' is not a valid branch name")
+    assert result.err.splitlines() == [f"gfh: {envelope['data']['error']}"]
+
+
+def test_start_in_a_repository_without_commits_says_so(
+    tmp_path: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If `main` exists but has no commit yet, the trunk is not missing: the message says the
+    repository has no commits, not that there is no `main`."""
+    repo = tmp_path / "new"
+    git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    monkeypatch.chdir(repo)
+    result = gfh("start", "feature/x")
+    assert result.code == 1
+    assert result.err == (
+        "gfh: the trunk 'main' has no commits yet; make a first commit on it, then run "
+        "`gfh start feature/x` again\n"
+    )
+    assert not (tmp_path / "new.worktrees").exists()
+    git(repo, "switch", "-q", "--orphan", "scratch")
+    assert gfh("start", "x").err == (
+        "gfh: this repository has no commits yet (HEAD is the unborn 'scratch'); make a first "
+        "commit, then run `gfh start x` again\n"
+    )

@@ -3,6 +3,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from gitflow_harness.ritual.box import display_width
 from gitflow_harness.ritual.task import set_task
 from tests.helpers import CliRunner, commit, git, make_repo, read_events, write
@@ -18,12 +20,13 @@ def test_status_prints_the_box_within_100_columns(feature: Path, gfh: CliRunner)
     result = gfh("status")
     assert result.code == 0
     lines = result.out.splitlines()
-    assert lines[0].startswith("┌─ gfh · feature/x ")
+    assert lines[0].startswith("┌─ gfh · feature/x · worktree ─")
     box = lines[: next(i for i, ln in enumerate(lines) if ln.startswith("└")) + 1]
     assert all(display_width(ln) <= 100 for ln in box)
+    assert [ln[2:11].strip() for ln in box[1:-1]] == ["branch", "tree", "gate", "task", "session"]
     assert "│ branch   feature/x · 0 behind main · 0 ahead" in result.out
-    assert "│ where    worktree" in result.out  # the path itself may wrap
     assert "│ tree     clean" in result.out
+    assert gfh("status", "--json").json()["data"]["top"] == str(feature)
 
 
 def test_status_behind_fires_branch_update_hint_and_records_it(
@@ -195,3 +198,31 @@ def test_outside_a_repository_is_a_usage_error(tmp_path: Path, monkeypatch, gfh:
     assert result.code == 2
     assert "not a git repository" in result.err
     assert "Traceback" not in result.err
+
+
+def test_outside_a_repository_json_still_prints_one_object(
+    tmp_path: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = gfh("status", "--json")
+    assert result.code == 2
+    envelope = result.json()
+    assert (envelope["verb"], envelope["outcome"]) == ("status", "refused")
+    assert envelope["data"]["error"].startswith(f"not a git repository: {tmp_path}")
+    assert result.err == f"gfh: {envelope['data']['error']}\n"
+
+
+def test_a_cherry_pick_in_progress_is_explained_as_the_refusals_explain_it(
+    repo: Path, feature: Path, gfh: CliRunner
+) -> None:
+    """If status's hint and a verb's refusal describe the same unfinished operation, they say
+    the same thing (one text, owned by the git gateway)."""
+    commit(feature, "ours", {"README.md": "ours\n"})
+    theirs = commit(repo, "theirs", {"README.md": "theirs\n"})
+    git(feature, "cherry-pick", theirs, check=False)
+    [h] = [h for h in gfh("status", "--json").json()["hints"] if h["id"] == "status-operation"]
+    refused = gfh("update")
+    assert refused.code == 1
+    how = h["text"].removeprefix("a cherry-pick is in progress here: ")
+    assert how == "finish it (`git cherry-pick --continue`) or abort it (`git cherry-pick --abort`)"
+    assert f"; {how} before `gfh update`" in refused.err

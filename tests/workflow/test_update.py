@@ -33,8 +33,21 @@ def test_update_merges_the_trunk_and_records_the_update(
     assert events[0]["data"] == {"via": "merge", "trunk": "main", "onto": onto, "head": head}
     assert events[0]["session"] == session
     assert events[0]["branch"] == "feature/x"
+    assert events[0]["surface"] == events[1]["surface"] == "cli"
     assert events[1]["data"]["behind"] == 0
     assert events[1]["data"]["head"] == head
+
+
+def test_the_git_update_carries_the_surface_of_the_entry_point(repo: Path, feature: Path) -> None:
+    """If another entry point (the MCP server) runs the update, its `git.update` says so."""
+    from gitflow_harness.workflow.update import update
+    from gitflow_harness.workspace import open_workspace
+
+    behind(repo, feature)
+    result = update(open_workspace(), surface="mcp")
+    assert result.data["result"] == "merged"
+    [event] = read_events(repo)
+    assert (event["type"], event["surface"]) == ("git.update", "mcp")
 
 
 def test_update_rebase(repo: Path, feature: Path, gfh: CliRunner) -> None:
@@ -150,3 +163,23 @@ def test_update_in_the_middle_of_a_rebase_is_refused_and_recorded(
     assert "git rebase --abort" in result.err
     [event] = verb_events(repo, "update")
     assert event["data"]["outcome"] == "refused"
+
+
+def test_a_refusal_by_error_under_json_still_prints_the_envelope(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If `gfh update --json` is refused by the repository's state (a detached HEAD), stdout
+    still carries one object, outcome refused with the reason; the exit code and the one line
+    on stderr stay as without --json."""
+    git(repo, "checkout", "-q", "--detach")
+    result = gfh("update", "--json")
+    assert result.code == 1
+    envelope = result.json()
+    assert envelope == {
+        "verb": "update",
+        "outcome": "refused",
+        "data": {"error": envelope["data"]["error"]},
+        "hints": [],
+    }
+    assert envelope["data"]["error"].startswith("HEAD is detached at ")
+    assert result.err == f"gfh: {envelope['data']['error']}\n"

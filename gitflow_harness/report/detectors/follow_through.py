@@ -7,58 +7,49 @@ candidate's correlation with the firing decides what it means:
 - either session unknown, or different sessions on different surfaces: unknown, the episode
   is censored;
 - different sessions on the same surface: another agent's work, skipped.
-A firing with no session, or no branch where the rule needs one, is censored at once; so is an
-episode still open when history ends. Merges and rebases of the trunk found in a branch's reflog
-that no event recorded censor the episodes they fall in.
+A refused run follows nothing (it did nothing), though it still ends a chance. A firing with no
+session, or no branch where the rule needs one, is censored at once; so is an episode still
+open when history ends, and history ends for a session that shows no event for the horizon.
+Merges and rebases of the trunk found in a branch's reflog that no event recorded censor the
+episodes they fall in.
+
+What the detector keeps is bounded by the sessions with open episodes seen within the
+horizon, and at most one open record per (family, branch, session, surface): memory follows
+the activity of one day, not the length of the log.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from gitflow_harness.hints import FAMILIES, HINTS, FollowThrough
+from gitflow_harness.report.detectors.episodes import HORIZON, Open, Tally, verdict
 from gitflow_harness.report.git_evidence import GitEvidence
-from gitflow_harness.report.model import DetectorResult, Finding, ReportContext
-from gitflow_harness.store.events import Event
+from gitflow_harness.report.model import DetectorResult, ReportContext
+from gitflow_harness.store.events import Event, format_at, parse_at
 
-THRESHOLD: Final = 3  # resolved episodes a family needs before it is reported
-
-# (fired_at, head then, trunk, branch) of an open episode
-Episode = tuple[str, str | None, str | None, str | None]
-# family -> scope (branch, or None) -> firing surface -> firing session -> open episodes
-OpenEpisodes = dict[str | None, dict[str, dict[str, list[Episode]]]]
+SWEEP_EVERY: Final = HORIZON / 4  # how often (in log time) idle sessions are looked for
 
 
-@dataclass(slots=True)
-class Tally:
-    """The episodes of one family."""
-
-    fired: int = 0
-    followed: int = 0
-    not_followed: int = 0
-    censored: int = 0
-    by_git: int = 0  # of `censored`: by reflog evidence
-    by_hint: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def resolved(self) -> int:
-        return self.followed + self.not_followed
-
-    def evidence(self) -> dict[str, int]:
-        return {
-            "fired": self.fired,
-            "followed": self.followed,
-            "not_followed": self.not_followed,
-            "censored": self.censored,
-        }
+# scope -> firing surface -> firing session -> its open episodes, per family
+OpenEpisodes = dict[str | None, dict[str, dict[str, Open]]]
+# What an event is a candidate for: (verb, refused, dirty trunk, families it fires) of a
+# `verb` event, or GIT_UPDATE; and the plan for it, (rule, followed) per family it settles.
+PlanKey = tuple[str, bool, bool, tuple[str, ...]]
+Plan = tuple[tuple[FollowThrough, bool], ...]
+GIT_UPDATE: Final[PlanKey] = ("", False, False, ("git.update",))
 
 
 class HintFollowThrough:
     """Measure, per hint family, how often the advice was followed."""
 
     id = "hint-follow-through"
+    # It sees every event of the log: slots keep each attribute read on that path cheap.
+    __slots__ = (
+        "_at_risk", "_ends", "_families", "_follows", "_git", "_git_open", "_members",
+        "_next_sweep", "_open", "_plans", "_present", "_recorded", "_tally", "_verbs",
+    )  # fmt: skip
 
     def __init__(
         self, ctx: ReportContext, families: Mapping[str, FollowThrough] = FAMILIES
@@ -71,6 +62,19 @@ class HintFollowThrough:
         }
         self._tally = {name: Tally() for name in families}
         self._open: dict[str, OpenEpisodes] = {name: {} for name in families}
+        # session -> when it was last seen, for sessions that opened episodes since the last
+        # sweep or still have some open: what the horizon is measured from
+        self._present: dict[str, str] = {}
+        self._next_sweep = ""  # log time of the next look for idle sessions ("": at once)
+        self._at_risk = ""  # sessions last seen before this may pass the horizon before then
+        self._plans: dict[PlanKey, Plan] = {}
+        # the verbs some family's rule names (as `verb:NAME`)
+        self._verbs = {
+            k.removeprefix("verb:")
+            for rule in families.values()
+            for k in (*rule.follow, *rule.end)
+            if k.startswith("verb:")
+        }
         # evidence kind -> the rules it follows / ends
         self._follows: dict[str, list[FollowThrough]] = {}
         self._ends: dict[str, list[FollowThrough]] = {}
@@ -82,170 +86,265 @@ class HintFollowThrough:
         # branch -> commits that recorded updates left it at, kept only while the branch has
         # open episodes of a family that reads git history (memory must not grow with the log)
         self._recorded: dict[str, set[str]] = {}
-        self._git_families = [r.family for r in families.values() if "git.update" in r.follow]
+        self._git_open = [
+            self._open[r.family] for r in families.values() if "git.update" in r.follow
+        ]
         self._git = GitEvidence(ctx.workspace.repo)
 
     # -- streaming -------------------------------------------------------------------------
 
     def observe(self, event: Event) -> None:
-        kind = event.type
+        # Every event is seen (a session shows itself by any event), so this path is lean.
+        _id, at, kind, _surface, session, _branch, _data = event
+        if at >= self._next_sweep:
+            self._sweep(at)
+        if session is not None:
+            last = self._present.get(session)
+            if last is not None:
+                if last < self._at_risk and _quiet_for_the_horizon(last, at):
+                    # Quiet for longer than the horizon, and back before a sweep noticed.
+                    self._present = self._censor({session})
+                else:
+                    self._present[session] = at
         if kind == "verb":
-            data = event.data
-            verb = data.get("verb")
-            if type(verb) is not str:
-                return
-            kinds = ["verb:" + verb]
-            trunk = data.get("trunk")
-            if data.get("clean") is False and trunk is not None and event.branch == trunk:
-                kinds.append("dirty-trunk")
-            ids = data.get("hint_ids")
-            fired = [h for h in ids if type(h) is str] if type(ids) is list and ids else ()
-            if verb == "update":
-                self._note_update(event)
+            self._verb(event)
         elif kind == "git.update":
-            kinds = ["git.update"]
-            fired = ()
             self._note_update(event)
-        else:
+            for rule, followed in self._plan(GIT_UPDATE):
+                scope = event.branch if rule.same_branch else None
+                by_surface = self._open[rule.family].get(scope)
+                if by_surface:
+                    self._candidate(rule, event, followed, scope, by_surface)
+
+    def _verb(self, event: Event) -> None:
+        data = event.data
+        verb = data.get("verb")
+        if type(verb) is not str:
             return
-        families = {rule.family for hid in fired if (rule := self._members.get(hid)) is not None}
+        ids = data.get("hint_ids")
+        clean = data.get("clean")
+        if not ids and clean is not False and verb not in self._verbs:
+            return  # most `status` runs: no family hears of them
+        outcome = data.get("outcome")
+        branch = event.branch
+        dirty = clean is False and branch is not None and branch == data.get("trunk")
+        fired: list[tuple[FollowThrough, str]] = []
+        if ids and type(ids) is list:
+            members = self._members
+            fired = [(rule, h) for h in ids if type(h) is str and (rule := members.get(h))]
+        if not fired:
+            refired: tuple[str, ...] = ()
+        elif len(fired) == 1:
+            refired = (fired[0][0].family,)
+        else:
+            refired = tuple(sorted({rule.family for rule, _ in fired}))
+        if verb == "update" and outcome == "ok":
+            self._note_update(event)
+        key = (verb, outcome == "refused", dirty, refired)
+        plan = self._plans.get(key)
+        opened = self._open
+        for rule, followed in self._plan(key) if plan is None else plan:
+            # A rule about a branch never opens an episode without one (or on a detached
+            # HEAD), so a candidate without a branch finds nothing.
+            scope = branch if rule.same_branch else None
+            by_surface = opened[rule.family].get(scope)
+            if by_surface:
+                self._candidate(rule, event, followed, scope, by_surface)
+        for rule, hint_id in fired:
+            self._fire(rule, hint_id, event)
+
+    def _plan(self, key: PlanKey) -> Plan:
+        """The families an event is a candidate for, and whether it follows or ends each.
+
+        `key` is (verb, refused, dirty trunk, families it fires), or `GIT_UPDATE`. A refused run
+        did nothing: it follows no advice (an update refused on a dirty tree integrated
+        nothing), though it still ends a chance (a refused `done` is the next `done`). A family
+        is settled once per event, `follow` before `end`. Keys are few: each plan is worked out
+        once.
+        """
+        plan = self._plans.get(key)
+        if plan is not None:
+            return plan
+        refired: tuple[str, ...] = ()
+        if key == GIT_UPDATE:
+            follows = ends = ["git.update"]
+        else:
+            verb, refused, dirty, refired = key
+            follows = ([] if refused else [f"verb:{verb}"]) + (["dirty-trunk"] if dirty else [])
+            ends = [f"verb:{verb}", *follows, *(["refire"] if refired else [])]
+        found: list[tuple[FollowThrough, bool]] = []
         settled: set[str] = set()
-        for k in kinds:
+        for k in follows:
             for rule in self._follows.get(k, ()):
                 if rule.family not in settled:
                     settled.add(rule.family)
-                    self._candidate(rule, event, followed=True)
-        for k in [*kinds, *(["refire"] if families else [])]:
+                    found.append((rule, True))
+        for k in ends:
             for rule in self._ends.get(k, ()):
-                if rule.family in settled or (k == "refire" and rule.family not in families):
+                if rule.family in settled or (k == "refire" and rule.family not in refired):
                     continue
                 settled.add(rule.family)
-                self._candidate(rule, event, followed=False)
-        for hid in fired:
-            rule = self._members.get(hid)
-            if rule is not None:
-                self._fire(rule, hid, event)
+                found.append((rule, False))
+        plan = self._plans[key] = tuple(found)
+        return plan
 
     def _note_update(self, event: Event) -> None:
         head = event.data.get("head")
         branch = event.branch
         if branch is None or type(head) is not str:
             return
-        if any(branch in self._open[family] for family in self._git_families):
-            self._recorded.setdefault(branch, set()).add(head)
+        for opened in self._git_open:
+            if branch in opened:
+                self._recorded.setdefault(branch, set()).add(head)
+                return
 
     def _fire(self, rule: FollowThrough, hint_id: str, event: Event) -> None:
         tally = self._tally[rule.family]
         tally.fired += 1
         tally.by_hint[hint_id] = tally.by_hint.get(hint_id, 0) + 1
         scope = event.branch if rule.same_branch else None
-        if event.session is None or (rule.same_branch and _missing(scope)):
+        session = event.session
+        if session is None or (rule.same_branch and _missing(scope)):
             tally.censored += 1
             return
-        episode = (event.at, _str(event.data.get("head")), _str(event.data.get("trunk")), scope)
-        by_surface = self._open[rule.family].setdefault(scope, {})
-        by_surface.setdefault(event.surface, {}).setdefault(event.session, []).append(episode)
-
-    def _candidate(self, rule: FollowThrough, event: Event, *, followed: bool) -> None:
-        scope = event.branch if rule.same_branch else None
-        if rule.same_branch and _missing(scope):
-            return  # a candidate without a branch is about no branch's episodes
-        opened = self._open[rule.family]
-        by_surface = opened.get(scope)
-        if not by_surface:
+        by_scope = self._open[rule.family]
+        by_surface = by_scope.get(scope)
+        if by_surface is None:
+            by_surface = by_scope[scope] = {}
+        sessions = by_surface.get(event.surface)
+        if sessions is None:
+            sessions = by_surface[event.surface] = {}
+        episode = sessions.get(session)
+        if episode is not None:
+            episode.count += 1
             return
-        tally = self._tally[rule.family]
+        data = event.data
+        sessions[session] = Open(event.at, _str(data.get("head")), _str(data.get("trunk")))
+        self._present[session] = event.at
+
+    def _candidate(
+        self,
+        rule: FollowThrough,
+        event: Event,
+        followed: bool,
+        scope: str | None,
+        by_surface: dict[str, dict[str, Open]],
+    ) -> None:
+        """Settle, censor or skip the open episodes of `rule`'s family in `scope`."""
+        family = rule.family
+        tally = self._tally[family]
         session = event.session
         for surface in list(by_surface):
             sessions = by_surface[surface]
             if session is not None:
                 mine = sessions.pop(session, None)
-                for episode in mine or ():
-                    self._settle(rule, tally, episode, event, followed)
+                if mine is not None:
+                    self._settle(rule, tally, mine, scope, event, followed)
             if session is None or surface != event.surface:
                 # Unknown correlation with every other session's episodes: censored.
-                tally.censored += sum(len(eps) for eps in sessions.values())
+                tally.censored += sum(episode.count for episode in sessions.values())
                 sessions.clear()
             if not sessions:
                 del by_surface[surface]
         if not by_surface:
-            del opened[scope]
-            if scope is not None and not any(scope in self._open[f] for f in self._git_families):
-                self._recorded.pop(scope, None)
+            self._close_scope(family, scope)
 
     def _settle(
-        self, rule: FollowThrough, tally: Tally, episode: Episode, event: Event, followed: bool
+        self,
+        rule: FollowThrough,
+        tally: Tally,
+        episode: Open,
+        branch: str | None,
+        event: Event,
+        followed: bool,
     ) -> None:
-        fired_at, head, trunk, branch = episode
+        n = episode.count
         if "git.update" in rule.follow and branch is not None:
             recorded = self._recorded.get(branch, ())
             end = (event.at, _str(event.data.get("head")))
-            if self._git.unrecorded_between(branch, trunk, (fired_at, head), end, recorded):
-                tally.censored += 1
-                tally.by_git += 1
+            start = (episode.fired_at, episode.head)
+            if self._git.unrecorded_between(branch, episode.trunk, start, end, recorded):
+                tally.censored += n
+                tally.by_git += n
                 return
         if followed:
-            tally.followed += 1
+            tally.followed += n
         else:
-            tally.not_followed += 1
+            tally.not_followed += n
+
+    # -- the horizon -----------------------------------------------------------------------
+
+    def _sweep(self, now: str) -> None:
+        """Censor the open episodes of every session quiet for the horizon before `now`, and
+        forget the sessions that have no open episode left.
+
+        It visits every open episode, once per `SWEEP_EVERY` of log time: an episode stays open
+        at most for the horizon after its session's last event, so each is visited a bounded
+        number of times. A session that comes back between two sweeps after more than the
+        horizon is caught as it comes back (`observe`), so the horizon is exact.
+        """
+        try:
+            moment = parse_at(now)
+        except ValueError:
+            return  # not a time: it cannot say that anything ended
+        self._next_sweep = format_at(moment + SWEEP_EVERY)
+        self._at_risk = format_at(moment + SWEEP_EVERY - HORIZON)
+        cutoff = format_at(moment - HORIZON)
+        self._present = self._censor({s for s, last in self._present.items() if last < cutoff})
+
+    def _censor(self, ended: set[str]) -> dict[str, str]:
+        """Censor every open episode of the `ended` sessions; return the last-seen times of the
+        sessions that still have open episodes."""
+        present = self._present
+        alive: dict[str, str] = {}
+        for family, by_scope in self._open.items():
+            tally = self._tally[family]
+            for scope in list(by_scope):
+                by_surface = by_scope[scope]
+                for surface in list(by_surface):
+                    sessions = by_surface[surface]
+                    for session in list(sessions):
+                        if session in ended:
+                            count = sessions.pop(session).count
+                            tally.censored += count
+                            tally.by_horizon += count
+                        else:
+                            alive[session] = present.get(session, "")
+                    if not sessions:
+                        del by_surface[surface]
+                if not by_surface:
+                    self._close_scope(family, scope)
+        return alive
+
+    def _close_scope(self, family: str, scope: str | None) -> None:
+        self._open[family].pop(scope, None)
+        if scope is None or scope not in self._recorded:
+            return
+        for opened in self._git_open:
+            if scope in opened:
+                return
+        del self._recorded[scope]
 
     # -- the verdict -----------------------------------------------------------------------
 
     def finish(self, ctx: ReportContext) -> DetectorResult:
         for name, opened in self._open.items():
-            still = sum(
-                len(eps) for s in opened.values() for ss in s.values() for eps in ss.values()
-            )
+            still = sum(e.count for s in opened.values() for ss in s.values() for e in ss.values())
             self._tally[name].censored += still
             opened.clear()
-        findings: list[Finding] = []
-        notes: list[str] = []
-        for name, tally in self._tally.items():
-            rule = self._families[name]
-            if tally.resolved >= THRESHOLD:
-                findings.append(self._finding(rule, tally))
-            elif tally.fired:
-                notes.append(
-                    f"{name}: {tally.resolved} resolved of {tally.fired} fired "
-                    f"({THRESHOLD} needed to report)"
-                )
-        touched = sum(t.by_git for t in self._tally.values())
-        notes.append(
-            f"git history: {touched} episode(s) censored by merges or rebases of the trunk "
-            "that no event recorded"
-        )
-        considered = max((t.resolved for t in self._tally.values()), default=0)
-        return DetectorResult(
-            self.id,
-            "fired" if findings else "insufficient-evidence",
-            considered,
-            tuple(findings),
-            tuple(notes),
-        )
-
-    def _finding(self, rule: FollowThrough, tally: Tally) -> Finding:
-        members = ", ".join(f"{hid} ×{n}" for hid, n in sorted(tally.by_hint.items()))
-        observed = (
-            f"{rule.family} hints fired {tally.fired} times ({members}): {tally.followed} "
-            f"followed, {tally.not_followed} not followed, {tally.censored} censored"
-        )
-        if tally.by_git:
-            observed += f" ({tally.by_git} by git history)"
-        if tally.not_followed == 0:
-            tone: Any = "good"
-            step = f"Nothing to change: every resolved episode was followed ({rule.remedy})."
-        else:
-            tone = "attention"
-            step = (
-                f"{tally.not_followed} of {tally.resolved} resolved episodes were not followed: "
-                f"make the advice easier to act on ({rule.remedy}), or add a way that repeats "
-                "it where it is ignored."
-            )
-        return Finding(self.id, rule.family, tone, observed + ".", tally.evidence(), step)
+        self._present.clear()
+        return verdict(self.id, self._families, self._tally)
 
 
 def _str(value: Any) -> str | None:
     return value if type(value) is str else None
+
+
+def _quiet_for_the_horizon(last: str, at: str) -> bool:
+    try:
+        return parse_at(at) - parse_at(last) > HORIZON
+    except ValueError:
+        return False
 
 
 def _missing(branch: str | None) -> bool:

@@ -1,5 +1,8 @@
 """`skipped-prepare`: a branch judged by `done` again and again, red, with no `prepare` run.
 
+Only `done` runs that ran the gate count; a refused `done` (an unchanged red tree, a branch
+without the trunk) judged nothing.
+
 Kept apart from hint follow-through on purpose: it needs no hint to have fired, and it reads a
 habit (iterating with the whole gate) rather than the answer to one piece of advice.
 """
@@ -16,9 +19,10 @@ MIN_RED: Final = 2
 
 
 class SkippedPrepare:
-    """Find branches with >= 4 `done` runs, >= 2 of them red, and no `prepare`."""
+    """Find branches with >= 4 `done` runs of the gate, >= 2 of them red, and no `prepare`."""
 
     id = "skipped-prepare"
+    types = frozenset({"verb"})
 
     def __init__(self, ctx: ReportContext) -> None:
         # branch -> [done runs, red done runs, prepare runs]
@@ -29,6 +33,10 @@ class SkippedPrepare:
             return
         verb = event.data.get("verb")
         if verb == "done":
+            # A refused `done` ran nothing (its `gate` is the tree's earlier verdict): it is
+            # not a run of the gate, red or otherwise.
+            if event.data.get("outcome") == "refused":
+                return
             counts = self._counts(event.branch)
             counts[0] += 1
             if event.data.get("gate") == "red":
