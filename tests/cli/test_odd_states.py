@@ -42,6 +42,14 @@ def test_mid_merge_refuses_update(repo: Path, gfh: CliRunner) -> None:
     _one_line(gfh("update"), 1, "a merge is in progress")
 
 
+def test_unborn_branch_refuses_start(
+    tmp_path: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    monkeypatch.chdir(tmp_path)
+    _one_line(gfh("start", "feature"), 1, "no commits")
+
+
 def test_bare_repository_is_a_usage_error(
     tmp_path: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -132,7 +132,14 @@ TYPES = precommit.install_types(WANTED)
 
 
 def test_the_install_types_are_the_git_hooks_gfhs_checks_run_at() -> None:
-    assert TYPES == ["pre-commit", "pre-merge-commit", "post-merge", "post-rewrite", "pre-push"]
+    assert TYPES == [
+        "pre-commit",
+        "pre-merge-commit",
+        "post-commit",
+        "post-merge",
+        "post-rewrite",
+        "pre-push",
+    ]
 
 
 def test_a_config_without_install_types_gets_the_list_before_repos(tmp_path: Path) -> None:
@@ -142,7 +149,10 @@ def test_a_config_without_install_types_gets_the_list_before_repos(tmp_path: Pat
     merged, _ = precommit.merge(USER, WANTED)
     text, added = precommit.ensure_install_types(merged, TYPES)
     assert added == TYPES
-    line = "default_install_hook_types: [pre-commit, pre-merge-commit, post-merge, post-rewrite, "
+    line = (
+        "default_install_hook_types: [pre-commit, pre-merge-commit, post-commit, post-merge, "
+        "post-rewrite, "
+    )
     assert text == merged.replace("repos:\n", line + "pre-push]\nrepos:\n", 1)
     (tmp_path / "c.yaml").write_text(text)
     _validate(tmp_path / "c.yaml")
@@ -155,20 +165,20 @@ def test_a_config_without_install_types_gets_the_list_before_repos(tmp_path: Pat
         (
             "default_install_hook_types: [commit-msg, pre-push]  # mine\n",
             "default_install_hook_types: [commit-msg, pre-push, pre-commit, pre-merge-commit, "
-            "post-merge, post-rewrite]  # mine\n",
+            "post-commit, post-merge, post-rewrite]  # mine\n",
         ),
         ("default_install_hook_types: []\n", f"default_install_hook_types: [{', '.join(TYPES)}]\n"),
         (
             "default_install_hook_types:\n  - commit-msg   # for the message check\n"
             "  # a note\n  - pre-commit\n",
             "default_install_hook_types:\n  - commit-msg   # for the message check\n"
-            "  # a note\n  - pre-commit\n  - pre-merge-commit\n  - post-merge\n"
+            "  # a note\n  - pre-commit\n  - pre-merge-commit\n  - post-commit\n  - post-merge\n"
             "  - post-rewrite\n  - pre-push\n",
         ),
         (
             "default_install_hook_types:\n- commit-msg\n",
             "default_install_hook_types:\n- commit-msg\n- pre-commit\n- pre-merge-commit\n"
-            "- post-merge\n- post-rewrite\n- pre-push\n",
+            "- post-commit\n- post-merge\n- post-rewrite\n- pre-push\n",
         ),
     ],
 )
@@ -197,7 +207,7 @@ def test_a_plain_pre_commit_install_then_installs_every_stage_gfh_uses(
     repo: Path, gfh: CliRunner
 ) -> None:
     """If a user runs `gfh init --pre-commit` and then the `pre-commit install` it prints, then
-    git's pre-commit, post-merge, post-rewrite and pre-push hooks are all in place."""
+    git's pre-commit, post-commit, post-merge, post-rewrite and pre-push hooks are all in place."""
     result = gfh("init", "--pre-commit")
     assert result.code == 0, result.err
     assert "run `pre-commit install` once" in result.out + result.err
@@ -206,4 +216,5 @@ def test_a_plain_pre_commit_install_then_installs_every_stage_gfh_uses(
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     hooks = {p.name for p in (repo / ".git" / "hooks").iterdir()}
-    assert {"pre-commit", "pre-merge-commit", "post-merge", "post-rewrite", "pre-push"} <= hooks
+    expected = {"pre-commit", "pre-merge-commit", "post-commit", "post-merge", "post-rewrite"}
+    assert expected | {"pre-push"} <= hooks
