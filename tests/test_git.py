@@ -212,3 +212,20 @@ def test_first_line_is_the_first_non_blank_line_stripped() -> None:
     assert git.first_line("\n   \n  fatal: bad thing  \nhint: more\n") == "fatal: bad thing"
     assert git.first_line(" \n\n") == "no output"
     assert git.first_line("", "no message") == "no message"
+
+
+def test_a_whole_reflog_read_from_its_file_matches_git(repo: Path) -> None:
+    """If the report reads a branch's reflog file in Python, it sees what `git reflog` shows."""
+    run_git(repo, "switch", "-q", "-c", "topic")
+    commit(repo, "t", {"t.txt": "t\n"})
+    run_git(repo, "switch", "-q", "main")
+    commit(repo, "m", {"m.txt": "m\n"})
+    run_git(repo, "switch", "-q", "topic")
+    run_git(repo, "merge", "-q", "--no-edit", "main")
+    run_git(repo, "rebase", "-q", "main")
+    r = git.discover(repo)
+    from_file = git.reflog(r, "refs/heads/topic")
+    from_git = git.reflog(r, "refs/heads/topic", limit=100)
+    assert from_file == from_git
+    assert len(from_file) >= 4
+    assert git.reflog(r, "refs/heads/topic", limit=1) == from_file[:1]

@@ -24,9 +24,14 @@ class ReflogEntry:
 def reflog(repo: Repo, ref: str, *, limit: int | None = None) -> list[ReflogEntry]:
     """Return the reflog of `ref` (e.g. `refs/heads/topic`), newest first; [] when none.
 
-    `limit` reads only the newest entries: a hook that runs after every merge or rebase needs
-    the last step or two, not the whole history.
+    `limit` reads only the newest entries, through `git reflog`: a hook that runs after every
+    merge or rebase needs the last step or two, not the whole history. A whole reflog is read
+    from its file (see `_reflog_file`), falling back to `git reflog` where refs are not files.
     """
+    if limit is None:
+        whole = _reflog_file(repo, ref)
+        if whole is not None:
+            return whole
     count = [f"-n{limit}"] if limit is not None else []
     proc = run(
         ["reflog", "show", *count, "--date=unix", "--format=%H%x1f%gd%x1f%gs", ref, "--"],
@@ -45,6 +50,36 @@ def reflog(repo: Repo, ref: str, *, limit: int | None = None) -> list[ReflogEntr
             continue
         entries.append(ReflogEntry(sha=sha, when=when, message=message))
     return entries
+
+
+def _reflog_file(repo: Repo, ref: str) -> list[ReflogEntry] | None:
+    """Read a ref's whole reflog file with GitPython's pure-Python reflog parser.
+
+    This is the history walk GitPython pays for: `gfh report` reads the reflog of every branch
+    an episode touched and of every copy of the trunk, and one import (~100 ms) replaces a `git`
+    process per ref. None where reflogs are not plain files (the reftable backend) or the file
+    cannot be parsed: the caller asks git instead.
+    """
+    if not ref.startswith("refs/") or (repo.common_dir / "reftable").exists():
+        return None
+    path = repo.common_dir / "logs" / ref
+    if not path.is_file():
+        return [] if not (repo.common_dir / "logs" / ref).exists() else None
+    os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")  # git itself is checked elsewhere
+    from git.refs.log import RefLog
+
+    try:
+        log = RefLog.from_file(str(path))
+    except (OSError, ValueError):
+        return None
+    return [
+        ReflogEntry(
+            sha=entry.newhexsha,
+            when=datetime.fromtimestamp(entry.time[0], UTC),
+            message=entry.message,
+        )
+        for entry in reversed(log)
+    ]
 
 
 def commits_touching(repo: Repo, since: datetime) -> Iterator[tuple[datetime, list[str]]]:
