@@ -50,33 +50,7 @@ TOKENS = "codex"  # the rollout's `token_count` events give the context position
 
 def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
     """Turn one Codex payload into a `HookEvent`."""
-    kind = EVENTS.get(name)
-    tool = ev.name_or_none(payload.get("tool_name"))
-    command, paths = ev.tool_facts(payload.get("tool_input"))
-    if tool not in FILE_TOOLS:
-        paths = ()
-    message = None
-    if kind in (ev.SUBAGENT_STOP, ev.STOP):
-        message = ev.text_or_none(payload.get("last_assistant_message"))
-    return ev.HookEvent(
-        NAME,
-        name,
-        kind,
-        payload=payload,
-        raw=raw,
-        host_session=ev.name_or_none(payload.get("session_id")),
-        cwd=ev.text_or_none(payload.get("cwd")),
-        transcript=ev.text_or_none(payload.get("transcript_path")),
-        prompt=ev.text_or_none(payload.get("prompt")) if kind == ev.PROMPT else None,
-        tool=tool,
-        command=command,
-        paths=paths,
-        role=ev.name_or_none(payload.get("agent_type")),
-        agent=ev.name_or_none(payload.get("agent_id")),
-        message=message,
-        source=ev.name_or_none(payload.get("source") if kind == ev.SESSION_START else None),
-        model=ev.name_or_none(payload.get("model")),
-    )
+    return ev.parse_claude_shape(NAME, EVENTS, FILE_TOOLS, name, payload, raw)
 
 
 def can_inject(name: str) -> bool:

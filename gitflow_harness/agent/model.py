@@ -184,6 +184,48 @@ def first_str(payload: dict[str, Any], *keys: str) -> str | None:
     return None
 
 
+def parse_claude_shape(
+    adapter: str,
+    events: dict[str, str],
+    file_tools: frozenset[str],
+    name: str,
+    payload: dict[str, Any],
+    raw: bytes,
+) -> HookEvent:
+    """Turn a payload shaped as Claude Code sends it into a `HookEvent`.
+
+    Codex hooks use the same field names (PROTOCOLS.md §3b), so one parser serves both; each
+    adapter brings its event names and the tools whose paths feed the files lane.
+    """
+    kind = events.get(name)
+    tool = name_or_none(payload.get("tool_name"))
+    command, paths = tool_facts(payload.get("tool_input"))
+    if tool not in file_tools:
+        paths = ()
+    message = None
+    if kind in (SUBAGENT_STOP, STOP):
+        message = text_or_none(payload.get("last_assistant_message"))
+    return HookEvent(
+        adapter,
+        name,
+        kind,
+        payload=payload,
+        raw=raw,
+        host_session=name_or_none(payload.get("session_id")),
+        cwd=text_or_none(payload.get("cwd")),
+        transcript=text_or_none(payload.get("transcript_path")),
+        prompt=text_or_none(payload.get("prompt")) if kind == PROMPT else None,
+        tool=tool,
+        command=command,
+        paths=paths,
+        role=name_or_none(payload.get("agent_type")),
+        agent=name_or_none(payload.get("agent_id")),
+        message=message,
+        source=name_or_none(payload.get("source") if kind == SESSION_START else None),
+        model=name_or_none(payload.get("model")),
+    )
+
+
 class Offer:
     """A piece of context a source wants delivered at this event.
 
