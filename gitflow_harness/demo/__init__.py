@@ -138,6 +138,9 @@ def demo_env(root: Path) -> dict[str, str]:
             "GIT_COMMITTER_EMAIL": "agent@example.invalid",
             "GFH_STATE_HOME": str(root / "state"),
             "PYTHONIOENCODING": "utf-8",
+            # The hooks the demo installs run `gfh` by name, as an agent's would: put the `gfh`
+            # of this interpreter's environment first on PATH.
+            "PATH": os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")]),
         }
     )
     return env
