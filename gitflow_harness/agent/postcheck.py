@@ -10,7 +10,8 @@ never an input to the firing decision.
 from __future__ import annotations
 
 from gitflow_harness.agent import scripts
-from gitflow_harness.agent.scripts import FAILED, MODIFIED, TIMEOUT, UNTRACKED, Run, Script
+from gitflow_harness.agent.scripts import FAILED, TIMEOUT, Run, Script
+from gitflow_harness.git.tree import MODIFIED, UNTRACKED
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False

@@ -30,6 +30,8 @@ import threading
 import time
 from pathlib import Path
 
+from gitflow_harness.git.tree import UNTRACKED, committed
+
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,11 +48,7 @@ MAX_OUTPUT = 64 * 1024  # more than any host takes as context: a script this lou
 # What became of a script.
 EXITED = "exited"  # ran to its end: see the exit code
 TIMEOUT = "timeout"  # killed at the deadline
-UNTRACKED = "untracked"  # not a file in HEAD's tree: never run
-MODIFIED = "modified"  # differs from the blob committed at HEAD: never run
 FAILED = "failed"  # could not be started
-
-_FILE_MODES = ("100644", "100755")  # a regular file in a tree; not a symlink, not a submodule
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
@@ -83,36 +81,6 @@ class Run:
 
     def __repr__(self) -> str:
         return f"Run({self.way!r}, {self.status}, code={self.code})"
-
-
-def committed(top: Path, paths: Sequence[str]) -> dict[str, str | bytes]:
-    """Return path -> its content when it may run (the blob committed at HEAD), else why not
-    (`UNTRACKED`, `MODIFIED`)."""
-    from gitflow_harness import git
-
-    blobs = git.blobs_at_head(top, paths)
-    verdicts: dict[str, str | bytes] = {}
-    for path in paths:
-        blob = blobs.get(path)
-        if blob is None or blob[0] not in _FILE_MODES:
-            verdicts[path] = UNTRACKED
-            continue
-        content = _read_regular(top / path)
-        if content is None or blob_id(content, len(blob[1])) != blob[1]:
-            verdicts[path] = MODIFIED
-        else:
-            verdicts[path] = content
-    return verdicts
-
-
-def blob_id(content: bytes, width: int = 40) -> str:
-    """Return the id git gives `content` as a blob: SHA-1, or SHA-256 for 64-digit ids."""
-    import hashlib
-
-    digest = hashlib.sha256() if width == 64 else hashlib.sha1()  # git names blobs by SHA-1
-    digest.update(b"blob %d\0" % len(content))
-    digest.update(content)
-    return digest.hexdigest()
 
 
 def run_scripts(
@@ -302,24 +270,6 @@ class _Reader(threading.Thread):
                 stream.close()
         if len(data) <= MAX_OUTPUT:
             self.data = data
-
-
-def _read_regular(path: Path) -> bytes | None:
-    """Return the content of a regular file, never through a symlink or a FIFO; else None."""
-    import stat
-
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError:
-        return None
-    with open(fd, "rb") as fh:
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None
-            return fh.read()
-        except OSError:
-            return None
 
 
 def _size(entry: os.DirEntry[str]) -> int:

@@ -52,11 +52,15 @@ from gitflow_harness.git.refs import (
     valid_branch_name,
 )
 from gitflow_harness.git.tree import (
+    MODIFIED,
+    UNTRACKED,
     Change,
     Worktree,
     abort,
+    blob_id,
     blobs_at_head,
     changes,
+    committed,
     conflicted,
     fast_forward_checkout,
     integrate,
@@ -72,6 +76,8 @@ from gitflow_harness.git.tree import (
 
 __all__ = [
     "HOW_TO_FINISH",
+    "MODIFIED",
+    "UNTRACKED",
     "AheadBehind",
     "Change",
     "GitError",
@@ -82,10 +88,12 @@ __all__ = [
     "Worktree",
     "abort",
     "ahead_behind",
+    "blob_id",
     "blobs_at_head",
     "branch_exists",
     "changes",
     "commits_touching",
+    "committed",
     "conflicted",
     "delete_branch",
     "detect_trunk",

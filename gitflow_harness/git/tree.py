@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -180,3 +181,61 @@ def blobs_at_head(cwd: Path, paths: Sequence[str]) -> dict[str, tuple[str, str]]
         if path in wanted and len(fields) == 3 and fields[1] == "blob":
             found[path] = (fields[0], fields[2])
     return found
+
+
+# What may run of a script a way ships (see `committed`).
+UNTRACKED = "untracked"  # not a regular file in HEAD's tree: never run
+MODIFIED = "modified"  # differs from the blob committed at HEAD: never run
+_FILE_MODES = ("100644", "100755")  # a regular file in a tree; not a symlink, not a submodule
+
+
+def committed(top: Path, paths: Sequence[str]) -> dict[str, str | bytes]:
+    """Return path -> its content when it is exactly the blob HEAD holds, else why not
+    (`UNTRACKED`, `MODIFIED`).
+
+    One `git ls-tree` for all `paths`, then each working file is read (never through a symlink
+    or a FIFO) and hashed as git hashes a blob, with no clean filter or line-ending conversion:
+    the bytes that would run are the bytes HEAD holds. The hook runs only such scripts, and
+    `gfh ways lint` warns about every other one by the same test.
+    """
+    blobs = blobs_at_head(top, paths)
+    verdicts: dict[str, str | bytes] = {}
+    for path in paths:
+        blob = blobs.get(path)
+        if blob is None or blob[0] not in _FILE_MODES:
+            verdicts[path] = UNTRACKED
+            continue
+        content = _read_regular(top / path)
+        if content is None or blob_id(content, len(blob[1])) != blob[1]:
+            verdicts[path] = MODIFIED
+        else:
+            verdicts[path] = content
+    return verdicts
+
+
+def blob_id(content: bytes, width: int = 40) -> str:
+    """Return the id git gives `content` as a blob: SHA-1, or SHA-256 for 64-digit ids."""
+    import hashlib
+
+    digest = hashlib.sha256() if width == 64 else hashlib.sha1()  # git names blobs by SHA-1
+    digest.update(b"blob %d\0" % len(content))
+    digest.update(content)
+    return digest.hexdigest()
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """Return the content of a regular file, never through a symlink or a FIFO; else None."""
+    import stat
+
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    with open(fd, "rb") as fh:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            return fh.read()
+        except OSError:
+            return None

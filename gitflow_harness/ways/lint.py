@@ -70,14 +70,14 @@ def lint(
                 f"{stray.stem}",
             )
         )
-    tracked, changed = _tracked(repo)
+    tracked = _tracked(repo)
     top = repo.top if repo is not None else None
     for target in targets:
         report.files += 1
         if fix:
             removed = _fix(target.file)
             report.fixed.extend((str(target.file), key) for key in removed)
-        report.problems.extend(_lint_one(target, tracked, changed, top))
+        report.problems.extend(_lint_one(target, tracked, top))
     # `path:line: severity: message` always: a file that cannot be read is named at its line 1.
     report.problems = [
         p if p.line is not None else Problem(p.path, 1, p.severity, p.message)
@@ -140,16 +140,14 @@ def _is_stray(path: Path, root: Path) -> bool:
     return not (path.parent / f"{path.parent.name}.md").is_file()
 
 
-def _tracked(repo: git.Repo | None) -> tuple[set[str] | None, set[str]]:
-    """Return the tracked paths, and those whose content is not what HEAD holds."""
+def _tracked(repo: git.Repo | None) -> set[str] | None:
+    """Return the tracked paths (None outside a working tree)."""
     if repo is None or repo.top is None:
-        return None, set()
-    return git.tracked(repo), {c.path for c in git.changes(repo)}
+        return None
+    return git.tracked(repo)
 
 
-def _lint_one(
-    target: _Target, tracked: set[str] | None, changed: set[str], top: Path | None
-) -> list[Problem]:
+def _lint_one(target: _Target, tracked: set[str] | None, top: Path | None) -> list[Problem]:
     file = target.file
     where = str(file)
     macro = file.parent / MACRO_FILE
@@ -212,24 +210,27 @@ def _lint_one(
         rel = _relative(script, top)
         if rel is None:
             continue
-        if rel not in tracked:
+        # The same test the hook applies before it runs a script: exactly HEAD's blob.
+        verdict = git.committed(top, [rel])[rel]
+        if verdict == git.UNTRACKED:
             problems.append(
                 Problem(
                     str(script),
                     1,
                     "warning",
-                    f"{script.name} is not committed; the hook runs only what is committed at "
-                    "HEAD: git add and commit it",
+                    f"{script.name} is not committed as a regular file (a new file, or a "
+                    "symlink); the hook runs only what HEAD holds: commit the script itself",
                 )
             )
-        elif rel in changed:
+        elif verdict == git.MODIFIED:
             problems.append(
                 Problem(
                     str(script),
                     1,
                     "warning",
-                    f"{script.name} has changes that are not committed; the hook runs it only "
-                    "while it is exactly what HEAD holds: commit them",
+                    f"{script.name} is not byte for byte what HEAD holds (an uncommitted edit, "
+                    "or a checkout filter such as eol=crlf); the hook runs it only when it is: "
+                    "commit it, or drop the filter for it",
                 )
             )
     return sorted(problems, key=lambda p: (p.path, p.line or 0))
@@ -258,8 +259,10 @@ def _glob_warnings(doc: Document, globs: Sequence[str], tracked: set[str]) -> li
 
 
 def _relative(path: Path, top: Path) -> str | None:
+    """The repo-relative path of `path` itself: its folder is resolved, a symlink it is is not
+    (the hook looks the script up by this name and refuses a link)."""
     try:
-        return path.resolve().relative_to(top.resolve()).as_posix()
+        return (path.parent.resolve() / path.name).relative_to(top.resolve()).as_posix()
     except ValueError:
         return None
 

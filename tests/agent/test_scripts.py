@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from gitflow_harness.agent import scripts
-from gitflow_harness.agent.scripts import Script, blob_id, handoff_dir, prune_handoff, run_scripts
+from gitflow_harness.agent.scripts import Script, handoff_dir, prune_handoff, run_scripts
+from gitflow_harness.git.tree import MODIFIED, UNTRACKED, blob_id
 from tests.helpers import commit, git, write
 
 PAYLOAD = b'{"hook_event_name": "PostToolUse", "tool_name": "Write"}'
@@ -49,10 +50,10 @@ def test_only_the_blob_committed_at_head_may_run(repo: Path, tmp_path: Path) -> 
     ]
     assert _run(repo, items, tmp_path) == [
         scripts.EXITED,
-        scripts.MODIFIED,
-        scripts.UNTRACKED,
-        scripts.UNTRACKED,
-        scripts.UNTRACKED,  # HEAD holds a symlink, not a file
+        MODIFIED,
+        UNTRACKED,
+        UNTRACKED,
+        UNTRACKED,  # HEAD holds a symlink, not a file
     ]
     assert not marker.exists()
 
@@ -62,7 +63,7 @@ def test_a_committed_script_runs_again_once_its_edit_is_reverted(
 ) -> None:
     commit(repo, "script", {"ways/a/macro.sh": "exit 0\n"})
     write(repo, "ways/a/macro.sh", "exit 0 # edited\n")
-    assert _run(repo, [Script("a", "ways/a/macro.sh")], tmp_path) == [scripts.MODIFIED]
+    assert _run(repo, [Script("a", "ways/a/macro.sh")], tmp_path) == [MODIFIED]
     git(repo, "checkout", "--", "ways/a/macro.sh")
     assert _run(repo, [Script("a", "ways/a/macro.sh")], tmp_path) == [scripts.EXITED]
 
@@ -74,7 +75,7 @@ def test_a_file_replaced_by_a_symlink_to_the_same_content_does_not_run(
     same = write(tmp_path, "same.sh", "exit 0\n")
     (repo / "ways/a/macro.sh").unlink()
     os.symlink(same, repo / "ways/a/macro.sh")
-    assert _run(repo, [Script("a", "ways/a/macro.sh")], tmp_path) == [scripts.MODIFIED]
+    assert _run(repo, [Script("a", "ways/a/macro.sh")], tmp_path) == [MODIFIED]
 
 
 def test_blob_ids_are_gits_own(repo: Path) -> None:

@@ -64,12 +64,12 @@ EXPECTED = [
     "commands, session_start), `roles:`, or a postcheck.sh beside it",
     "regex/regex.md:4: error: when.prompt: regex '(open' does not compile: missing ), "
     "unterminated subpattern at position 0",
-    "scripts/macro.sh:1: warning: macro.sh is not committed; the hook runs only what is "
-    "committed at HEAD: git add and commit it",
+    "scripts/macro.sh:1: warning: macro.sh is not committed as a regular file (a new file, or a "
+    "symlink); the hook runs only what HEAD holds: commit the script itself",
     "scripts/macro.sh:1: warning: macro.sh is not executable, so the hook cannot run it: "
     "chmod +x macro.sh and commit it",
-    "scripts/postcheck.sh:1: warning: postcheck.sh is not committed; the hook runs only what is "
-    "committed at HEAD: git add and commit it",
+    "scripts/postcheck.sh:1: warning: postcheck.sh is not committed as a regular file (a new "
+    "file, or a symlink); the hook runs only what HEAD holds: commit the script itself",
     "staircase/staircase.md:6: error: curve: steps: deltas must strictly increase; step 3 (400) "
     "is not after step 2 (500)",
     "unknown/unknown.md:5: error: unknown field 'colour' in a way (known: description, when, "
@@ -108,8 +108,28 @@ def test_a_committed_script_with_uncommitted_changes_is_a_warning(repo: Path) ->
     (root / "scripts" / "postcheck.sh").write_text("#!/bin/sh\nexit 0\n")
     report = lint([root / "scripts"], root=root, repo=git.discover(repo))
     assert _lines(report.problems, root) == [
-        "scripts/postcheck.sh:1: warning: postcheck.sh has changes that are not committed; the "
-        "hook runs it only while it is exactly what HEAD holds: commit them"
+        "scripts/postcheck.sh:1: warning: postcheck.sh is not byte for byte what HEAD holds (an "
+        "uncommitted edit, or a checkout filter such as eol=crlf); the hook runs it only when it "
+        "is: commit it, or drop the filter for it"
+    ]
+
+
+def test_a_committed_symlink_script_is_a_warning_as_the_hook_never_runs_it(repo: Path) -> None:
+    """If a way's postcheck is a committed symlink, then lint says the hook will not run it."""
+    root = _tree(repo)
+    target = root / "scripts" / "postcheck.sh"
+    real = repo / "tools" / "check.sh"
+    real.parent.mkdir()
+    real.write_text("#!/bin/sh\nexit 0\n")
+    real.chmod(0o755)
+    target.unlink()
+    target.symlink_to(os.path.relpath(real, target.parent))
+    os.chmod(root / "scripts" / "macro.sh", 0o755)
+    commit(repo, "add ways", {})
+    report = lint([root / "scripts"], root=root, repo=git.discover(repo))
+    assert _lines(report.problems, root) == [
+        "scripts/postcheck.sh:1: warning: postcheck.sh is not committed as a regular file (a new "
+        "file, or a symlink); the hook runs only what HEAD holds: commit the script itself"
     ]
 
 
