@@ -26,6 +26,8 @@ MODEL = "model"  # the session state's key for the model named at session start
 
 AFFIRMATIVE = frozenset({"PASS", "PASSED", "APPROVED", "ACCEPTED", "OK", "DONE"})
 
+# The token is `store.config.VERDICT_TOKEN`'s grammar, written out here so the hook path does not
+# import the configuration schema (a test keeps the two equal).
 _VERDICT = r"VERDICT:[ \t]*([A-Za-z][A-Za-z_-]{0,31})[ \t]*\.?[ \t]*"
 
 
@@ -98,11 +100,11 @@ def declared_verdicts(config: dict[str, Any]) -> frozenset[str]:
     tokens = set(AFFIRMATIVE)
     learning = config.get("learning")
     if isinstance(learning, dict):
-        tokens.update(t.upper() for t in learning.get("loop_back", ()) if isinstance(t, str))
+        tokens.update(t for t in learning.get("loop_back", ()) if isinstance(t, str))
     graph = config.get("graph")
     loops = graph.get("loops") if isinstance(graph, dict) else None
     if isinstance(loops, dict):
         for verdicts in loops.values():
             if isinstance(verdicts, dict):
-                tokens.update(v.upper() for v in verdicts if isinstance(v, str))
+                tokens.update(v for v in verdicts if isinstance(v, str))
     return frozenset(tokens)

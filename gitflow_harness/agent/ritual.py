@@ -77,8 +77,10 @@ def _record_failure(ctx: HookContext, exc: Exception) -> None:
     from gitflow_harness.agent.runtime import describe
 
     assert ctx.repo is not None
+    from gitflow_harness.ritual.stop import enforces
+
     try:
-        enforced = ctx.event.adapter in ritual_config(ctx.config()).enforce
+        enforced = enforces(ctx.event.adapter, ritual_config(ctx.config()))
     except Exception:
         enforced = False
     data = {
@@ -90,6 +92,7 @@ def _record_failure(ctx: HookContext, exc: Exception) -> None:
         "tool_turn": False,
         "turn": None,
         "remediation": False,
+        "interrupted": False,
     }
     # If the log itself is what failed, the runtime's hook.error attempt is all that is left.
     with contextlib.suppress(Exception):

@@ -207,11 +207,14 @@ class HookCall:
 
 def describe(exc: BaseException) -> str:
     """Name an error by class and where it was raised — never by its message, which may quote
-    payload text — except configuration errors, whose message is the fix."""
+    payload text — except gfh's own errors about its files (the configuration, the event log,
+    the state directory), whose message holds only a path and the fix."""
     from gitflow_harness.errors import ConfigError
+    from gitflow_harness.store.eventwrite import LogWriteError
+    from gitflow_harness.store.state import StateDirError
 
-    if isinstance(exc, ConfigError):
-        return f"ConfigError: {exc.message.splitlines()[0]}"
+    if isinstance(exc, ConfigError | LogWriteError | StateDirError):
+        return f"{type(exc).__name__}: {exc.message.splitlines()[0]}"
     where = "?"
     tb = exc.__traceback__
     while tb is not None:

@@ -106,6 +106,8 @@ def _record(
             delivered=delivered,
         )
     except (OSError, GfhError) as exc:
+        if result.data.get("reason") == "end-turn-not-recorded":
+            return  # the verb already failed for this very reason, and said so
         # The work is done either way; losing its record is worth a warning, not a failure.
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         click.echo(

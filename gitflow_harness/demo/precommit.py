@@ -41,7 +41,8 @@ def run(demo: Demo) -> None:
     for line in CONFIG.splitlines():
         demo.say("    " + line)
     demo.say(
-        "and installs: pre-commit install -t pre-commit -t post-merge -t post-rewrite -t pre-push"
+        "and installs git's hooks for every stage they use: pre-commit install -t pre-commit "
+        "-t post-commit -t post-merge -t post-rewrite -t pre-push"
     )
     demo.write("CHANGELOG.md", "- split documents on ---\n")
     demo.git("add", "CHANGELOG.md")

@@ -36,6 +36,8 @@ class StopRitual:
         if event.type != "stop.verdict":
             return
         data = event.data
+        if data.get("interrupted") is True:
+            return  # the host ended the turn (aborted, error): nothing was evaluated
         adapter = str(data.get("adapter"))
         decision = data.get("decision")
         rule = data.get("rule")

@@ -117,13 +117,16 @@ def evaluate(events: Sequence[Event], *, adapter: str, ritual: RitualConfig) -> 
     )
     box = _obs(_obs(final.get("ritual")).get("status_box"))
     # When the reply was not observed (Cursor's Stop carries no text and its afterAgentResponse
-    # did not report; a host sent no last message), the end-turn status stands in for the box,
-    # so the turn stays repairable.
-    box_ok = box.get("value") is True if box.get("state") == "observed" else status_ok
-
+    # did not report; a host sent no last message), the end-turn status stands in for the box:
+    # the rule to repair is then rule 1, which the agent can do, not a box nobody would see.
+    box_seen = box.get("state") == "observed"
     checks = (
-        (STATUS, tool_turn and ritual.require_status, status_ok),
-        (BOX, ritual.require_box, box_ok),
+        (
+            STATUS,
+            (tool_turn and ritual.require_status) or (ritual.require_box and not box_seen),
+            status_ok,
+        ),
+        (BOX, ritual.require_box and box_seen, box.get("value") is True),
         (TASK, tool_turn and ritual.require_task, task_ok),
     )
     missing = tuple(rule for rule, required, ok in checks if required and not ok)

@@ -33,6 +33,7 @@ class StopVerdict:
     tool_turn: bool = False
     turn: int | None = None  # the turn the verdict closes (or blocks)
     remediation: bool = False  # the turn repairs an earlier blocked turn (a follow-up turn)
+    interrupted: bool = False  # the host ended the turn (aborted, error): recorded, not judged
 
     def data(self) -> dict[str, object]:
         """The `stop.verdict` event's data: DESIGN's four fields, then what the report groups by."""
@@ -45,6 +46,7 @@ class StopVerdict:
             "tool_turn": self.tool_turn,
             "turn": self.turn,
             "remediation": self.remediation,
+            "interrupted": self.interrupted,
         }
 
 
@@ -74,11 +76,16 @@ def turn_events(
     return collected, True
 
 
+def enforces(adapter: str, ritual: RitualConfig) -> bool:
+    """True when a failed ritual blocks this adapter's Stop (never Codex's: it only observes)."""
+    return adapter in ritual.enforce and adapter not in OBSERVE_ONLY
+
+
 def decide(
     evaluation: Evaluation, *, adapter: str, ritual: RitualConfig, turn: int | None = None
 ) -> StopVerdict:
     """Turn an evaluation into the adapter's decision under `[ritual] enforce`."""
-    enforced = adapter in ritual.enforce and adapter not in OBSERVE_ONLY
+    enforced = enforces(adapter, ritual)
     remediation = evaluation.turns > 1
     if evaluation.outcome == "unavailable":
         return StopVerdict(adapter, "fail_open", None, evaluation.reason, enforced, turn=turn)
@@ -125,7 +132,7 @@ def conclude_turn(
     turn did not complete (the user aborted it, the host hit an error): such a turn is recorded
     and allowed, never held to the ritual.
     """
-    enforced = adapter in ritual.enforce and adapter not in OBSERVE_ONLY
+    enforced = enforces(adapter, ritual)
     if session is None:
         verdict = StopVerdict(
             adapter, "fail_open", None, "no session id in the Stop payload", enforced
@@ -158,12 +165,19 @@ def conclude_turn(
     log.append(completed)
     if interrupted is not None:
         verdict = StopVerdict(
-            adapter, "allow", None, f"not evaluated: {interrupted}", enforced, turn=turn
+            adapter,
+            "allow",
+            None,
+            f"not evaluated: {interrupted}",
+            enforced,
+            turn=turn,
+            interrupted=True,
         )
         return record_verdict(log, verdict, session, branch)
     if not complete and start is None:
         reason = (
-            f"the turn's start lies more than {SCAN_LIMIT} events back in the log; not evaluated"
+            f"no turn.started of this session within the last {SCAN_LIMIT} events of the log; "
+            "not evaluated"
         )
         return record_verdict(
             log,

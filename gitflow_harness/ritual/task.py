@@ -77,7 +77,12 @@ def current_task(session: str) -> str | None:
         raw = json.loads(path.read_bytes())
     except FileNotFoundError:
         return None
-    except (OSError, ValueError):
+    except OSError as exc:
+        raise TaskStateError(
+            f"cannot read the task state at {path}: {exc.strerror or exc}; point "
+            "$GFH_STATE_HOME at a directory you own"
+        ) from None
+    except ValueError:
         raise TaskStateError(f"{path}: unreadable task state; set the task again") from None
     if (
         not isinstance(raw, dict)

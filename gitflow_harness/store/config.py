@@ -27,6 +27,8 @@ from gitflow_harness.store.schema import (
 )
 
 CONFIG_FILE: Final = ".gitflow-harness.toml"
+# What a subagent's first line `VERDICT: X` can carry, and so what a configured verdict may be.
+VERDICT_TOKEN: Final = re.compile(r"[A-Za-z][A-Za-z_-]{0,31}")
 ADAPTERS: Final = ("claude", "cursor", "codex")
 PRE_COMMIT_DEFAULT: Final = ("pre-commit run --all-files",)
 
@@ -312,6 +314,11 @@ def _build(
     # so every reader compares like with like.
     loop_back = sections["learning"].get("loop_back")
     if isinstance(loop_back, tuple):
+        for token in loop_back:
+            if not VERDICT_TOKEN.fullmatch(token):
+                problems.append(
+                    Problem(where, lines.get("learning.loop_back"), "error", _bad_verdict(token))
+                )
         sections["learning"]["loop_back"] = tuple(dict.fromkeys(v.upper() for v in loop_back))
     if "loops" in sections["graph"]:
         loops, found = _graph_loops(sections["graph"].get("loops") or {}, where, lines)
@@ -367,6 +374,11 @@ def _graph_loops(
                     )
                 )
                 continue
+            if not VERDICT_TOKEN.fullmatch(verdict):
+                problems.append(
+                    Problem(where, lines.get(key, role_line), "error", _bad_verdict(verdict))
+                )
+                continue
             token = verdict.upper()
             if token in loops[role]:
                 problems.append(
@@ -381,6 +393,13 @@ def _graph_loops(
                 continue
             loops[role][token] = tuple(targets)
     return loops, problems
+
+
+def _bad_verdict(token: str) -> str:
+    return (
+        f"verdict {token!r} can never be read from a `VERDICT: X` line: a verdict is one word of "
+        "letters, '_' or '-' (at most 32), starting with a letter"
+    )
 
 
 def _plain(value: Any) -> Any:

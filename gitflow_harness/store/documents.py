@@ -303,8 +303,15 @@ def set_field(doc: Document, key: str, value: Any) -> str:
         return insert_lines(doc, [f"{key}: {rendered}"])
     if span.one_line and span.value_end > span.value_start:
         return doc.text[: span.value_start] + rendered + doc.text[span.value_end :]
-    # A value over several lines, or none at all (`key:`): the whole key line is rewritten.
-    return replace_block(doc, key, [f"{key}: {rendered}"])
+    line = f"{key}: {rendered}"
+    if span.one_line:
+        # No value at all (`key:`): write one after the colon, keeping a comment that follows.
+        rest = doc.text[span.block_start : span.block_end].rstrip("\r\n")
+        after = rest[rest.find(":") + 1 :]
+        if after.strip().startswith("#"):
+            line += after
+    # A value over several lines, or none at all: the whole key line is rewritten.
+    return replace_block(doc, key, [line])
 
 
 def remove_field(doc: Document, key: str) -> str:

@@ -47,11 +47,15 @@ def user_dir(*parts: str, create: bool = True) -> Path:
     return path
 
 
+class StateDirError(GfhError):
+    """The state directory cannot be made or used; the message names it and the fix."""
+
+
 def _ensure(path: Path) -> None:
     try:
         ensure_private_dir(path)
     except OSError as exc:
-        raise GfhError(
+        raise StateDirError(
             f"cannot create the state directory {path}: {exc.strerror or exc}; point "
             "$GFH_STATE_HOME at a directory you own"
         ) from None

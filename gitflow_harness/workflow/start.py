@@ -27,6 +27,7 @@ def worktree_path(ws: Workspace, branch: str) -> Path:
 def start(ws: Workspace, name: str, *, base: str | None = None) -> VerbResult:
     """Create branch `name` from the trunk (or `base`) in a new worktree."""
     repo = ws.repo
+    repo.worktree()  # a bare repository has no main checkout to anchor the worktrees on
     facts = Facts(ws)
     if not git.valid_branch_name(repo, name):
         raise UsageError(

@@ -94,7 +94,8 @@ def test_the_verdict_is_a_declared_token_from_the_first_line(
 
 
 def test_declared_verdicts_come_from_config_and_the_affirmative_set() -> None:
-    config = {"learning": {"loop_back": ["Nope"]}, "graph": {"loops": {"r": {"AGAIN": ["x"]}}}}
+    # As the hook gets it: loaded through the configuration, which upper-cases verdicts once.
+    config = {"learning": {"loop_back": ["NOPE"]}, "graph": {"loops": {"r": {"AGAIN": ["x"]}}}}
     declared = declared_verdicts(config)
     assert {"NOPE", "AGAIN", "PASS", "APPROVED"} <= declared
     assert "REJECTED" not in declared  # only what the configuration declares

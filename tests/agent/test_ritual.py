@@ -234,7 +234,8 @@ def test_a_stop_without_a_last_message_stays_repairable(repo: Path, gfh: CliRunn
     data = kit.payload("claude", "Stop", repo)
     del data["last_assistant_message"]
     blocked = kit.hook(gfh, "claude", "Stop", data)
-    assert blocked.err.rstrip("\n").endswith("[gfh stop] rule=box")
+    # Nothing of the reply was seen: the repair asked for is `gfh status --end-turn`.
+    assert blocked.err.rstrip("\n").endswith("[gfh stop] rule=status")
     kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Bash", repo))
     box(gfh, CLAUDE_SESSION)
     assert kit.hook(gfh, "claude", "Stop", {**data, "stop_hook_active": True}).code == 0

@@ -112,7 +112,7 @@ def test_cursor_passes_without_reply_text_once_status_and_task_are_recorded() ->
     # The same stand-in serves any host whose reply was not observed (no last message sent).
     assert evaluate(events, adapter="claude", ritual=RITUAL).outcome == "pass"
     without_status = [started(), TOOL, TASK_SET, completed(box=None, tools=1)]
-    assert evaluate(without_status, adapter="claude", ritual=RITUAL).missing == (STATUS, BOX)
+    assert evaluate(without_status, adapter="claude", ritual=RITUAL).missing == (STATUS,)
     # When Cursor's afterAgentResponse did report, its observation wins.
     reported = [*events[:-1], completed(box=False, tools=1)]
     assert evaluate(reported, adapter="cursor", ritual=RITUAL).rule == BOX

@@ -185,7 +185,7 @@ def test_a_start_beyond_the_scan_limit_fails_open_with_that_reason(
         reply=box_observations(BOX),
     )
     assert verdict.decision == "fail_open"
-    assert "more than 3 events back" in verdict.reason
+    assert "within the last 3 events" in verdict.reason
 
 
 def test_an_interrupted_turn_is_recorded_and_allowed_unevaluated(log: EventLog) -> None:

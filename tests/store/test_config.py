@@ -120,3 +120,19 @@ def test_config_show_reports_a_bad_file_in_one_line(repo: Path, gfh: CliRunner) 
     assert result.out == ""
     assert result.err.count("\n") == 1
     assert f"{CONFIG_FILE}:2: unknown key 'gate.bogus'" in result.err
+
+
+def test_a_verdict_the_hook_cannot_read_is_a_config_error(tmp_path: Path) -> None:
+    write(tmp_path, CONFIG_FILE, '[learning]\nloop_back = ["Needs Work"]\n')
+    with pytest.raises(ConfigError, match=r":2: verdict 'Needs Work' can never be read"):
+        load_config(tmp_path)
+    write(tmp_path, CONFIG_FILE, '[graph.loops.reviewer]\n"sent back" = ["implementer"]\n')
+    with pytest.raises(ConfigError, match=r":2: verdict 'sent back' can never be read"):
+        load_config(tmp_path)
+
+
+def test_the_hook_reads_verdicts_by_the_configurations_grammar() -> None:
+    from gitflow_harness.agent.evidence import _VERDICT
+    from gitflow_harness.store.config import VERDICT_TOKEN
+
+    assert VERDICT_TOKEN.pattern in _VERDICT

@@ -201,3 +201,11 @@ def test_set_field_on_an_empty_value_writes_valid_yaml(tmp_path: Path) -> None:
     new = docs.set_field(doc, "last_seen", "2026-01-02")
     assert new == text.replace("last_seen:\n", "last_seen: '2026-01-02'\n")
     assert docs.parse_document(new, tmp_path / "x.md").meta["last_seen"] == "2026-01-02"
+
+
+def test_set_field_on_an_empty_value_keeps_its_comment(tmp_path: Path) -> None:
+    text = "---\nid: a\nlast_seen:   # when it came back\n---\n"
+    doc = docs.parse_document(text, tmp_path / "x.md")
+    assert docs.set_field(doc, "last_seen", 3) == text.replace(
+        "last_seen:   # when it came back", "last_seen: 3   # when it came back"
+    )
