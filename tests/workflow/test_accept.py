@@ -35,6 +35,24 @@ def test_accept_fast_forwards_the_trunk_and_tidies_up(
     assert event["data"]["outcome"] == "ok"
 
 
+def test_commands_run_from_the_worktree_accept_removed_say_where_to_go(
+    repo: Path, feature: Path, gfh: CliRunner, session: str
+) -> None:
+    """If the shell stays in the worktree `accept` removed, the next command says the directory
+    is gone and where to go (exit 2), with no internal error and no crash report."""
+    import os
+
+    green(feature, gfh)
+    assert gfh("accept").code == 0
+    assert not feature.exists()
+    gone = "gfh: the current directory no longer exists (removed by `gfh accept`?): "
+    for args in (("status", "--end-turn"), ("task", "set", "x"), ("events", "tail")):
+        result = gfh(*args)
+        assert result.code == 2, args
+        assert result.err == gone + "cd to the main checkout\n", args
+    assert not (Path(os.environ["GFH_STATE_HOME"]) / "crash").exists()
+
+
 def test_accept_without_a_receipt_is_refused(repo: Path, feature: Path, gfh: CliRunner) -> None:
     commit(feature, "the work", {"work.txt": "x\n"})
     assert gfh("test").code == 0  # green, but only `done` writes a receipt
