@@ -79,15 +79,12 @@ def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
 
 
 def _hints(data: dict[str, Any]) -> tuple[Hint, ...]:
-    found: list[Hint] = []
     if data["operation"] is not None:
-        found.append(
-            hint(
-                "status-operation",
-                operation=data["operation"],
-                how=git.HOW_TO_FINISH[data["operation"]],
-            )
-        )
+        # The one next step: every verb that would act on the other advice (`update`, `start`)
+        # is refused until the operation is finished or aborted.
+        operation = data["operation"]
+        return (hint("status-operation", operation=operation, how=git.HOW_TO_FINISH[operation]),)
+    found: list[Hint] = []
     if data["behind"] and not data["on_trunk"] and data["branch"] is not None:
         found.append(
             hint(

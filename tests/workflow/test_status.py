@@ -149,8 +149,25 @@ def test_merge_in_progress_is_shown_with_how_to_finish(
     result = gfh("status", "--json")
     assert result.code == 0
     assert result.json()["data"]["operation"] == "merge"
-    [h] = [h for h in result.json()["hints"] if h["id"] == "status-operation"]
+    assert result.json()["data"]["behind"] == 1  # the merge is not committed yet
+    # Only the way out of the merge: `gfh update` is refused until it is finished.
+    [h] = result.json()["hints"]
+    assert h["id"] == "status-operation"
     assert "git merge --abort" in h["text"]
+
+
+def test_an_operation_on_the_trunk_silences_the_dirty_trunk_guardrail(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If a merge stopped on the trunk with conflicts, the one thing to do is finish or abort
+    it: the dirty-trunk advice waits until then."""
+    git(repo, "switch", "-q", "-c", "other")
+    commit(repo, "theirs", {"README.md": "theirs\n"})
+    git(repo, "switch", "-q", "main")
+    commit(repo, "ours", {"README.md": "ours\n"})
+    git(repo, "merge", "other", check=False)
+    hints = gfh("status", "--json").json()["hints"]
+    assert [h["id"] for h in hints] == ["status-operation"]
 
 
 def test_detached_head_is_described(repo: Path, gfh: CliRunner) -> None:
