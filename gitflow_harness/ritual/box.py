@@ -116,6 +116,10 @@ def _branch_row(data: dict[str, Any]) -> str:
         return f"{name} · no commits yet"
     trunk = data["trunk"]
     if trunk is None:
+        missing = data.get("trunk_missing")
+        if missing:
+            where = f" (from {missing['source']})" if missing["source"] else ""
+            return f"{name} · trunk {missing['name']!r}{where} has no local branch"
         return f"{name} · no trunk found (set [repository] trunk)"
     if data["on_trunk"]:
         return f"{name} · the trunk"

@@ -6,7 +6,7 @@ from typing import Any
 
 from gitflow_harness import git
 from gitflow_harness.hints import Hint, hint
-from gitflow_harness.workflow.facts import Facts
+from gitflow_harness.workflow.facts import Facts, require_trunk
 from gitflow_harness.workflow.gate_index import read_gate
 from gitflow_harness.workflow.result import Outcome, VerbResult
 from gitflow_harness.workspace import Workspace
@@ -17,7 +17,7 @@ def accept(ws: Workspace) -> VerbResult:
     delete the branch."""
     repo = ws.repo
     head = git.require(repo, "gfh accept")
-    trunk = git.require_trunk(repo, ws.config.repository.trunk)
+    trunk = require_trunk(ws)
     assert head.branch is not None
     assert head.sha is not None
     branch = head.branch

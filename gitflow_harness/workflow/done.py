@@ -7,7 +7,7 @@ from typing import Any
 from gitflow_harness import git
 from gitflow_harness.hints import Hint, hint
 from gitflow_harness.workflow.commands import Console, run_commands
-from gitflow_harness.workflow.facts import Facts
+from gitflow_harness.workflow.facts import Facts, require_trunk
 from gitflow_harness.workflow.gate import judged, store_gate
 from gitflow_harness.workflow.gate_index import read_gate
 from gitflow_harness.workflow.result import Gate, VerbResult
@@ -18,7 +18,7 @@ def done(ws: Workspace, console: Console, *, rerun: bool = False) -> VerbResult:
     """Check the merge state, then run prepare and test, and record the tree's gate."""
     repo = ws.repo
     head = git.require(repo, "gfh done")
-    trunk = git.require_trunk(repo, ws.config.repository.trunk)
+    trunk = require_trunk(ws)
     assert head.branch is not None
     assert head.sha is not None
     facts = Facts(ws)

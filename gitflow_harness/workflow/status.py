@@ -7,7 +7,7 @@ from typing import Any
 from gitflow_harness import git
 from gitflow_harness.errors import GfhError
 from gitflow_harness.hints import Hint, hint
-from gitflow_harness.workflow.facts import Facts
+from gitflow_harness.workflow.facts import Facts, missing_trunk
 from gitflow_harness.workflow.gate_index import read_gate
 from gitflow_harness.workflow.result import VerbResult
 from gitflow_harness.workspace import Workspace
@@ -36,6 +36,7 @@ def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
         "detached": head.detached,
         "head": head.sha,
         "trunk": trunk,
+        "trunk_missing": _trunk_missing(ws) if trunk is None else None,
         "on_trunk": facts.on_trunk,
         "clean": not changes,
         "changes": [{"xy": c.xy, "path": c.path} for c in changes],
@@ -97,6 +98,11 @@ def _hints(data: dict[str, Any]) -> tuple[Hint, ...]:
     if data["on_trunk"] and not data["clean"]:
         found.append(hint("status-trunk-dirty", trunk=data["trunk"]))
     return tuple(found)
+
+
+def _trunk_missing(ws: Workspace) -> dict[str, str] | None:
+    missing = missing_trunk(ws)
+    return None if missing is None else {"name": missing[0], "source": missing[1]}
 
 
 def _task(session: str | None) -> dict[str, Any]:

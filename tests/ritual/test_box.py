@@ -149,7 +149,11 @@ def test_the_title_says_main_checkout_in_the_main_checkout() -> None:
         ({"head": None}, "feature/parser · no commits yet"),
         ({"behind": None, "ahead": None}, "unknown (shallow clone"),
         ({"on_trunk": True, "branch": "main"}, "main · the trunk"),
-        ({"trunk": None}, "no trunk found"),
+        ({"trunk": None}, "no trunk found (set [repository] trunk)"),
+        (
+            {"trunk": None, "trunk_missing": {"name": "nope", "source": ".gitflow-harness.toml:2"}},
+            "feature/parser · trunk 'nope' (from .gitflow-harness.toml:2) has no local branch",
+        ),
         ({"gate": None}, "not judged for this tree"),
         ({"gate": "green", "receipt": True}, "green for this tree · ready for gfh accept"),
         ({"task": {"state": "set", "text": ""}}, "(empty: a conversational turn)"),
