@@ -55,8 +55,7 @@ def test_a_vanished_current_directory_is_a_usage_error(
         git.discover()
     assert err.value.exit_code == 2
     assert err.value.message == (
-        "the current directory no longer exists (removed by `gfh accept`?): "
-        "cd to the main checkout"
+        "the current directory no longer exists (removed by `gfh accept`?): cd to the main checkout"
     )
 
 
