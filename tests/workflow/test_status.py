@@ -122,6 +122,21 @@ def test_gate_row_follows_the_exact_tree(feature: Path, gfh: CliRunner) -> None:
     assert "│ gate     not judged for this tree" in gfh("status").out
 
 
+def test_the_trunk_right_after_accept_is_not_ready_for_accept(
+    repo: Path, feature: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After `accept`, the main checkout's tree is the accepted one, receipt included; but it is
+    the trunk, where `accept` is refused."""
+    commit(feature, "work", {"w.txt": "w\n"})
+    assert gfh("done").code == 0
+    assert "│ gate     green for this tree · ready for gfh accept" in gfh("status").out
+    assert gfh("accept").code == 0
+    monkeypatch.chdir(repo)
+    box = gfh("status").out
+    assert "│ gate     green for this tree  " in box
+    assert "ready for gfh accept" not in box
+
+
 def test_task_row_shows_the_session_task(feature: Path, gfh: CliRunner, session: str) -> None:
     set_task(session, "fix the frontmatter parser")
     out = gfh("status").out
