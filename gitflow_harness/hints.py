@@ -204,6 +204,20 @@ HINTS: Final[Mapping[str, HintDef]] = _define(
         "{branch} does not contain the latest {trunk}: run `gfh update`, then `gfh done` again",
     ),
     HintDef(
+        "gate-command-missing",
+        "next-step",
+        "all",
+        "`{program}` {problem} (exit {code}): install it, or change [gate] {stage} in "
+        ".gitflow-harness.toml",
+    ),
+    HintDef(
+        "gate-left-files",
+        "notice",
+        "all",
+        "the gate left {count} untracked file(s) ({paths}): add them to .gitignore, or the next "
+        "run judges a different tree",
+    ),
+    HintDef(
         "gate-not-configured",
         "notice",
         "all",
@@ -225,6 +239,14 @@ HINTS: Final[Mapping[str, HintDef]] = _define(
         "the gate is green for this tree: `gfh accept` brings it into {trunk}",
     ),
     HintDef(
+        "done-green-commit",
+        "next-step",
+        "all",
+        "the gate is green for this tree, uncommitted changes included: commit the {count} "
+        "changed file(s) as they are (the receipt covers exactly this tree), then `gfh accept` "
+        "brings it into {trunk}",
+    ),
+    HintDef(
         "accept-needs-green",
         "next-step",
         "all",
@@ -234,7 +256,7 @@ HINTS: Final[Mapping[str, HintDef]] = _define(
         "accept-dirty-tree",
         "guardrail",
         "all",
-        "commit the {count} changed file(s) first, then `gfh done` and `gfh accept`",
+        "{count} {kind} file(s) here: {remedy}",
     ),
     HintDef(
         "accept-trunk-busy",
@@ -258,6 +280,21 @@ HINTS: Final[Mapping[str, HintDef]] = _define(
         "`gfh start NAME` and work in the worktree it prints",
         MAIN_WORKTREE_FIRST,
     ),
+)
+
+
+# What `accept-dirty-tree` advises, by what committing the changes would do.
+ACCEPT_DIRTY_REMEDIES: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        # The dirty tree itself has a green receipt: committing it as it is gives HEAD that tree.
+        "judged": (
+            "the receipt covers exactly this tree, so commit exactly these and run `gfh accept` "
+            "(any other change needs `gfh done` again)"
+        ),
+        # Only untracked files, often what a tool wrote: they may belong in .gitignore.
+        "untracked": "commit them or add them to .gitignore, then `gfh done` and `gfh accept`",
+        "changed": "commit them, then `gfh done` and `gfh accept`",
+    }
 )
 
 

@@ -42,6 +42,23 @@ def test_not_a_repository_through_the_cli(
     assert result.err == f"gfh: not a git repository: {tmp_path} {fix}\n"
 
 
+def test_a_vanished_current_directory_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the shell sits in a directory that was removed (the worktree `gfh accept` just
+    removed), discovery says so and how to get out, instead of crashing."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    with pytest.raises(UsageError) as err:
+        git.discover()
+    assert err.value.exit_code == 2
+    assert err.value.message == (
+        "the current directory no longer exists (removed by `gfh accept`?): cd to the main checkout"
+    )
+
+
 def test_bare_repository_has_no_worktree(tmp_path: Path) -> None:
     run_git(tmp_path, "init", "-q", "--bare", "b.git")
     repo = git.discover(tmp_path / "b.git")

@@ -24,12 +24,17 @@ def events() -> None:
     show_default=True,
     help="How many of the latest events.",
 )
-@json_option
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of the envelopes.")
 def tail(count: int, as_json: bool) -> int:
     """Print the latest events, oldest first."""
+    from gitflow_harness.store.events import unreadable_log
     from gitflow_harness.workspace import open_workspace
 
-    found = open_workspace().log.tail(count)
+    log = open_workspace().log
+    try:
+        found = log.tail(count)
+    except OSError as exc:
+        raise unreadable_log(exc, log.directory) from None
     if as_json:
         echo_json([ev.to_dict() for ev in found])
         return 0
@@ -49,10 +54,14 @@ def _line(ev: Event) -> str:
 @json_option
 def verify(as_json: bool) -> int:
     """Count events, foreign and torn lines per file; exit 1 when any line is torn."""
+    from gitflow_harness.store.events import unreadable_log
     from gitflow_harness.workspace import open_workspace
 
     log = open_workspace().log
-    files = log.verify()
+    try:
+        files = log.verify()
+    except OSError as exc:
+        raise unreadable_log(exc, log.directory) from None
     torn = sum(f.torn for f in files)
     if as_json:
         echo_json(

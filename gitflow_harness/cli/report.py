@@ -24,9 +24,14 @@ from gitflow_harness.errors import UsageError
 def report(as_json: bool, fmt: str, since: str | None) -> int:
     """Report what the detectors found in the event log and git history.
 
-    Detectors: hint-follow-through (are hints followed, per family) and skipped-prepare (a
-    branch judged red by `done` again and again without `prepare`). The log is read once; torn
-    and foreign lines are skipped and counted.
+    \b
+    Detectors, in report order:
+      hint-follow-through  whether hints are followed, per family
+      skipped-prepare      branches red under `done` again and again, no `prepare`
+      learning             overdue roles, owed graduations, requests, relapses
+      stop-ritual          how agent turns ended: blocks by rule, repairs
+
+    The log is read once; torn and foreign lines are skipped and counted.
     """
     from gitflow_harness.report import render
     from gitflow_harness.report.runner import run_report

@@ -61,5 +61,8 @@ def show(as_json: bool) -> int:
     if as_json:
         echo_json({"session": session, "task": text})
     else:
-        click.echo(text if text is not None else "(no task set)")
+        if text is None:
+            click.echo("(no task set)")
+        else:
+            click.echo(text or "(empty: a conversational turn)")
     return 0

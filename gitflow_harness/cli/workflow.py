@@ -104,7 +104,11 @@ def prepare(as_json: bool) -> int:
 @click.command("test")
 @json_option
 def test_(as_json: bool) -> int:
-    """Run the [gate] test commands; record green or red for this exact tree."""
+    """Run the [gate] test commands; record green or red for this exact tree.
+
+    A command that cannot be run (exit 126 or 127: not executable, not found) judges nothing:
+    no gate is recorded and the exit code is 2.
+    """
     from gitflow_harness.workflow.gate import test as run
 
     return run_verb("test", run, as_json=as_json, flags=[], render=default_render)
@@ -119,7 +123,8 @@ def done(rerun: bool, as_json: bool) -> int:
     """Judge this branch: it must contain the trunk, then prepare and test must pass.
 
     A tree already judged red is refused without running anything, unless --rerun. Green writes
-    the receipt `gfh accept` needs.
+    the receipt `gfh accept` needs; it covers exactly this tree, uncommitted changes included.
+    A gate command that cannot be run (exit 126 or 127) judges nothing: exit 2.
     """
     from gitflow_harness.workflow.done import done as run
 

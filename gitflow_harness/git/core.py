@@ -121,7 +121,7 @@ class NotARepository(UsageError):
 
 def discover(cwd: Path | str | None = None) -> Repo:
     """Find the repository containing `cwd` (default: the current directory)."""
-    where = Path(cwd) if cwd is not None else Path.cwd()
+    where = Path(cwd) if cwd is not None else current_directory()
     proc = run(
         [
             "rev-parse",
@@ -156,6 +156,21 @@ def discover(cwd: Path | str | None = None) -> Repo:
         bare=bare,
         shallow=lines[3] == "true",
     )
+
+
+def current_directory() -> Path:
+    """Return the current directory, or refuse when it was removed under the shell.
+
+    `gfh accept` removes the worktree it is run from, so the next command typed in that shell
+    starts in a directory that no longer exists.
+    """
+    try:
+        return Path.cwd()
+    except FileNotFoundError:
+        raise UsageError(
+            "the current directory no longer exists (removed by `gfh accept`?): "
+            "cd to the main checkout"
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,10 +6,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gitflow_harness.errors import GfhError
 from gitflow_harness.report.detectors import DetectorFactory, factories
 from gitflow_harness.report.model import DetectorResult, Finding, ReportContext
-from gitflow_harness.store.events import Event, ReadStats
+from gitflow_harness.store.events import Event, ReadStats, unreadable_log
 from gitflow_harness.workspace import Workspace
 
 
@@ -80,9 +79,4 @@ def _read(ws: Workspace, since: str | None, stats: ReadStats) -> Iterator[Event]
     try:
         yield from ws.log.read(since=since, stats=stats)
     except OSError as exc:
-        where = exc.filename or ws.log.directory
-        raise GfhError(
-            f"cannot read the event log at {where}: {exc.strerror or exc}; the log must be a "
-            "directory of readable files: fix its permissions, or move what is there aside so "
-            "gfh starts a new log"
-        ) from None
+        raise unreadable_log(exc, ws.log.directory) from None

@@ -116,6 +116,10 @@ def _branch_row(data: dict[str, Any]) -> str:
         return f"{name} · no commits yet"
     trunk = data["trunk"]
     if trunk is None:
+        missing = data.get("trunk_missing")
+        if missing:
+            where = f" (from {missing['source']})" if missing["source"] else ""
+            return f"{name} · trunk {missing['name']!r}{where} has no local branch"
         return f"{name} · no trunk found (set [repository] trunk)"
     if data["on_trunk"]:
         return f"{name} · the trunk"
@@ -141,9 +145,16 @@ def _tree_row(data: dict[str, Any]) -> str:
 def _gate_row(data: dict[str, Any]) -> str:
     if data["gate"] is None:
         return "not judged for this tree"
-    if data["gate"] == "green" and data["receipt"]:
-        return "green for this tree · ready for gfh accept"
-    return f"{data['gate']} for this tree"
+    row = f"{data['gate']} for this tree"
+    # `accept` works only on a branch other than the trunk, with a clean tree: say "ready" only
+    # then. A receipt for uncommitted changes holds once they are committed exactly as they are.
+    if data["gate"] != "green" or not data["receipt"]:
+        return row
+    if data["branch"] is None or data["trunk"] is None or data["on_trunk"] or data["operation"]:
+        return row
+    if data["changes"]:
+        return f"{row} · commit it as it is, then gfh accept"
+    return f"{row} · ready for gfh accept"
 
 
 def _task_row(task: dict[str, Any]) -> str:

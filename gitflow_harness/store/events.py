@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
+from gitflow_harness.errors import GfhError
 from gitflow_harness.store import eventwrite
 from gitflow_harness.store.eventwrite import (
     LOG_DIR,
@@ -51,6 +52,7 @@ __all__ = [
     "make_event",
     "now_at",
     "parse_at",
+    "unreadable_log",
 ]
 
 
@@ -192,6 +194,17 @@ class ReadStats:
     @property
     def skipped(self) -> int:
         return self.foreign + self.torn
+
+
+def unreadable_log(exc: OSError, directory: Path) -> GfhError:
+    """The one-line error for a log that exists but cannot be read (EventLog raises OSError):
+    it names the path and the fix, because an unreadable log is never an empty one."""
+    where = exc.filename or directory
+    return GfhError(
+        f"cannot read the event log at {where}: {exc.strerror or exc}; the log must be a "
+        "directory of readable files: fix its permissions, or move what is there aside so "
+        "gfh starts a new log"
+    )
 
 
 class EventLog:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gitflow_harness import git
-from gitflow_harness.hints import Hint, hint
-from gitflow_harness.workflow.facts import Facts
+from gitflow_harness.hints import ACCEPT_DIRTY_REMEDIES, Hint, hint
+from gitflow_harness.workflow.facts import Facts, require_trunk
 from gitflow_harness.workflow.gate_index import read_gate
 from gitflow_harness.workflow.result import Outcome, VerbResult
 from gitflow_harness.workspace import Workspace
@@ -17,7 +18,7 @@ def accept(ws: Workspace) -> VerbResult:
     delete the branch."""
     repo = ws.repo
     head = git.require(repo, "gfh accept")
-    trunk = git.require_trunk(repo, ws.config.repository.trunk)
+    trunk = require_trunk(ws)
     assert head.branch is not None
     assert head.sha is not None
     branch = head.branch
@@ -39,13 +40,7 @@ def accept(ws: Workspace) -> VerbResult:
             "on-trunk", hint("verb-on-trunk", verb="accept", trunk=trunk), f"{trunk} is the trunk"
         )
     if facts.changes:
-        count = len(facts.changes)
-        return refuse(
-            "dirty",
-            hint("accept-dirty-tree", count=count),
-            f"{count} uncommitted change(s): a receipt covers committed work only",
-            changed=count,
-        )
+        return _refuse_dirty(ws, facts, refuse)
     record = read_gate(ws, facts.tree)
     if record is None or record.gate != "green" or not record.receipt:
         return refuse(
@@ -131,4 +126,25 @@ def accept(ws: Workspace) -> VerbResult:
         facts=snapshot,
         message=f"{trunk} fast-forwarded {old_trunk[:7]}..{head.sha[:7]}"
         + ("" if not left else "; " + "; ".join(left)),
+    )
+
+
+def _refuse_dirty(ws: Workspace, facts: Facts, refuse: Callable[..., VerbResult]) -> VerbResult:
+    """Refuse a dirty tree, saying what committing would do: when the changes themselves were
+    judged green by `done`, committing exactly them reproduces the judged tree."""
+    count = len(facts.changes)
+    kind = "untracked" if all(c.untracked for c in facts.changes) else "changed"
+    record = read_gate(ws, facts.tree)
+    if record is not None and record.gate == "green" and record.receipt:
+        remedy = "judged"
+        message = f"{count} uncommitted change(s): commit them as they are, the receipt covers them"
+    else:
+        remedy = kind
+        message = f"{count} uncommitted change(s): a receipt covers committed work only"
+    return refuse(
+        "dirty",
+        hint("accept-dirty-tree", count=count, kind=kind, remedy=ACCEPT_DIRTY_REMEDIES[remedy]),
+        message,
+        changed=count,
+        remedy=remedy,
     )

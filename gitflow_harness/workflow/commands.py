@@ -4,16 +4,30 @@ from __future__ import annotations
 
 import io
 import os
+import re
+import shlex
+import shutil
 import subprocess
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Final
 
 from gitflow_harness.errors import GfhError
 
 CHUNK = 8192
+# The shell's exit codes for a program it could not run: not executable, not found.
+UNRUNNABLE: Final = frozenset({126, 127})
+# Words a command can start with that are the shell's own, not a program on PATH.
+SHELL_WORDS: Final = frozenset(
+    {
+        "!", ".", ":", "[", "{", "alias", "builtin", "case", "cd", "command", "eval", "exec",
+        "exit", "export", "false", "for", "if", "read", "return", "set", "source", "test",
+        "time", "true", "ulimit", "umask", "unset", "until", "while",
+    }
+)  # fmt: skip
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +55,14 @@ class CommandRun:
     @property
     def ok(self) -> bool:
         return self.exit_code == 0
+
+    @property
+    def unrunnable(self) -> bool:
+        """True when the shell could not run a program (126: not executable, 127: not found).
+
+        The command then said nothing about the tree: the environment is missing a tool.
+        """
+        return self.exit_code in UNRUNNABLE
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -119,3 +141,33 @@ def _fileno(stream: IO[str]) -> int | None:
         return stream.fileno()
     except (AttributeError, OSError, ValueError):
         return None
+
+
+def unrunnable_program(run: CommandRun, cwd: Path) -> tuple[str, str]:
+    """Name what could not be run in an `unrunnable` command, and say what went wrong.
+
+    The program is the command's first word (after `NAME=value` assignments) when that word
+    itself cannot be run; otherwise the failure came from something the command runs, and the
+    whole command is named.
+    """
+    first = _first_word(run.command)
+    if first is not None and first not in SHELL_WORDS and not _runnable(first, cwd):
+        return first, "was not found" if run.exit_code == 127 else "could not be executed"
+    if run.exit_code == 127:
+        return run.command, "could not find a program it runs"
+    return run.command, "could not execute a program it runs"
+
+
+def _first_word(command: str) -> str | None:
+    try:
+        words = shlex.split(command)
+    except ValueError:  # unbalanced quotes: the shell will say so; guess from the spaces
+        words = command.split()
+    return next((w for w in words if not _ASSIGNMENT.match(w)), None)
+
+
+def _runnable(program: str, cwd: Path) -> bool:
+    if "/" in program:
+        path = cwd / program
+        return path.is_file() and os.access(path, os.X_OK)
+    return shutil.which(program) is not None

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from functools import cached_property
 from typing import Any
 
 from gitflow_harness import git
-from gitflow_harness.errors import GfhError
+from gitflow_harness.errors import ConfigError, GfhError
 from gitflow_harness.workspace import Workspace
 
 
@@ -85,3 +86,32 @@ def _safe(read: Any) -> Any:
         return read()
     except (GfhError, OSError):
         return None
+
+
+def missing_trunk(ws: Workspace) -> tuple[str, str] | None:
+    """Return the configured trunk and where it was set, when it names no local branch.
+
+    `[repository] trunk` set to a branch that does not exist is a configuration problem, not a
+    repository state: the fix is in the file, at the line this names (relative to the top).
+    """
+    name = ws.config.repository.trunk
+    if not name or git.branch_exists(ws.repo, name):
+        return None
+    source = ws.config.sources.get("repository.trunk", "")
+    top = ws.repo.top
+    if top is not None and source.startswith(f"{top}{os.sep}"):
+        source = source[len(f"{top}{os.sep}") :]
+    return name, source
+
+
+def require_trunk(ws: Workspace) -> str:
+    """Return the trunk's local branch, or refuse: a configured trunk with no branch is a
+    configuration error (exit 2) naming the file and line that set it."""
+    missing = missing_trunk(ws)
+    if missing is not None:
+        name, source = missing
+        raise ConfigError(
+            f"the trunk {name!r} (from {source}) has no local branch: create it "
+            f"(`git branch {name} origin/{name}`) or change [repository] trunk there"
+        )
+    return git.require_trunk(ws.repo, ws.config.repository.trunk)

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Final
 
 from gitflow_harness import git
+from gitflow_harness.errors import GfhError
 from gitflow_harness.hints import Hint, hint
-from gitflow_harness.workflow.commands import CommandRun, Console, run_commands
+from gitflow_harness.workflow.commands import (
+    CommandRun,
+    Console,
+    run_commands,
+    unrunnable_program,
+)
 from gitflow_harness.workflow.facts import Facts
 from gitflow_harness.workflow.gate_index import GateIndexError, GateRecord, write_gate
 from gitflow_harness.workflow.result import Gate, Outcome, VerbResult
 from gitflow_harness.workspace import Workspace
+
+LEFT_LISTED: Final = 100  # at most this many left-behind paths go into the envelope
 
 
 def prepare(ws: Workspace, console: Console) -> VerbResult:
@@ -19,6 +28,9 @@ def prepare(ws: Workspace, console: Console) -> VerbResult:
     commands = ws.config.gate.prepare
     runs = run_commands("prepare", commands, cwd=ws.top, console=console)
     failed = _failure(runs)
+    data: dict[str, Any] = {"commands": [r.to_dict() for r in runs], "configured": len(commands)}
+    if failed is not None and failed.unrunnable:
+        return unrunnable("prepare", ws, failed, data, facts.refresh().snapshot())
     hints: tuple[Hint, ...] = ()
     if failed is not None:
         hints = (hint("gate-failure-prepare", command=failed.command),)
@@ -27,7 +39,7 @@ def prepare(ws: Workspace, console: Console) -> VerbResult:
     return VerbResult(
         "prepare",
         "failed" if failed else "ok",
-        {"commands": [r.to_dict() for r in runs], "configured": len(commands)},
+        data,
         hints=hints,
         facts=facts.refresh().snapshot(),
         message=_summary("prepare", runs, failed),
@@ -41,9 +53,17 @@ def test(ws: Workspace, console: Console) -> VerbResult:
     # (caches, reports) is their output, not the work under test.
     tree = facts.tree
     snapshot = facts.snapshot()
+    untracked = untracked_paths(facts.changes)
     commands = ws.config.gate.test
     runs = run_commands("test", commands, cwd=ws.top, console=console)
     failed = _failure(runs)
+    data: dict[str, Any] = {
+        "commands": [r.to_dict() for r in runs],
+        "configured": len(commands),
+        "tree": tree,
+    }
+    if failed is not None and failed.unrunnable:
+        return unrunnable("test", ws, failed, data, snapshot)
     gate: Gate = "red" if failed else "green"
     record, unwritten = store_gate(ws, tree, gate, verb="test", head=facts.head)
     hints: tuple[Hint, ...] = ()
@@ -51,13 +71,15 @@ def test(ws: Workspace, console: Console) -> VerbResult:
         hints = (hint("gate-failure-test", command=failed.command),)
     elif not commands:
         hints = (hint("gate-not-configured", stage="test"),)
-    data: dict[str, Any] = {
-        "commands": [r.to_dict() for r in runs],
-        "configured": len(commands),
-        "tree": tree,
-        "gate": gate,
-        "receipt": record.receipt if record is not None else False,
-    }
+    left = left_behind(ws, untracked)
+    hints += left_hints(left)
+    data.update(
+        {
+            "gate": gate,
+            "receipt": record.receipt if record is not None else False,
+            **left_data(left),
+        }
+    )
     message = _summary("test", runs, failed)
     if unwritten is not None:
         data["index_error"] = unwritten
@@ -71,6 +93,86 @@ def test(ws: Workspace, console: Console) -> VerbResult:
         gate=gate,
         message=message,
     )
+
+
+def unrunnable(
+    verb: str,
+    ws: Workspace,
+    failed: CommandRun,
+    data: dict[str, Any],
+    snapshot: dict[str, Any],
+    *,
+    probe: bool | None = None,
+) -> VerbResult:
+    """The result of a gate whose command could not be run at all (exit 126 or 127).
+
+    A program that is not installed says nothing about the tree: no gate result is recorded
+    (the `verb` event keeps the run, gate null), so installing it and running the gate again is
+    not refused as an already-red tree. It is the environment's problem: exit 2.
+    """
+    program, problem = unrunnable_program(failed, ws.top)
+    code = failed.exit_code
+    return VerbResult(
+        verb,
+        "failed",
+        {**data, "gate": None, "reason": "command-unrunnable", "program": program},
+        hints=(
+            hint(
+                "gate-command-missing",
+                program=program,
+                problem=problem,
+                code=code,
+                stage=failed.stage,
+            ),
+        ),
+        facts=snapshot,
+        probe=probe,
+        message=f"`{program}` {problem} (exit {code}); the tree was not judged",
+        usage=True,
+    )
+
+
+def untracked_paths(changes: Iterable[git.Change]) -> frozenset[str]:
+    """The untracked, not ignored files among `changes`."""
+    return frozenset(c.path for c in changes if c.untracked)
+
+
+def left_behind(ws: Workspace, before: frozenset[str]) -> list[str]:
+    """Return the untracked files that appeared while the gate ran, sorted.
+
+    They change the tree identity, so the next run judges another tree, and `accept` refuses the
+    dirty tree. An unreadable status afterwards only loses this notice, never the run.
+    """
+    try:
+        after = untracked_paths(git.changes(ws.repo))
+    except (GfhError, OSError):
+        return []
+    return sorted(after - before)
+
+
+def left_hints(left: list[str]) -> tuple[Hint, ...]:
+    if not left:
+        return ()
+    return (hint("gate-left-files", count=len(left), paths=sample_paths(left)),)
+
+
+def left_data(left: list[str]) -> dict[str, Any]:
+    return {"left_files": left[:LEFT_LISTED], "left_count": len(left)}
+
+
+def sample_paths(paths: list[str], shown: int = 3) -> str:
+    """A few of `paths` for one line: files of a directory holding several become `dir/…`."""
+    per_dir: dict[str, int] = {}
+    for path in paths:
+        parent = path.rpartition("/")[0]
+        per_dir[parent] = per_dir.get(parent, 0) + 1
+    items: list[str] = []
+    for path in paths:
+        parent = path.rpartition("/")[0]
+        item = f"{parent}/…" if parent and per_dir[parent] > 1 else path
+        if item not in items:
+            items.append(item)
+    return ", ".join(items[:shown]) + (", …" if len(items) > shown else "")
 
 
 def store_gate(

@@ -230,16 +230,16 @@ def judge_push(ws: Workspace, *, commit: str | None, local_ref: str | None) -> P
     if gate == "red":
         assert record is not None
         message = (
-            f"refusing to push {label}: its tree {git.short(tree)} ({git.short(sha)}) was judged "
-            f"red by `gfh {record.verb}` at {record.at}; fix the failure, commit, and run "
-            "`gfh test` (or `gfh done`) on that commit with a clean tree until it is green, "
-            "then push again"
+            f"refusing to push {label}: its tree {git.short(tree)} (of commit {git.short(sha)}) "
+            f"was judged red by `gfh {record.verb}` at {record.at}; fix the failure, commit, "
+            "and run `gfh test` (or `gfh done`) on that commit with a clean tree until it is "
+            "green, then push again"
         )
         return PushVerdict(False, policy, label, sha, tree, gate, message)
     if gate is None and policy == "require-green":
         message = (
             f"refusing to push {label}: no gate has judged its tree {git.short(tree)} "
-            f"({git.short(sha)}) and gate.push is require-green; run `gfh test` (or "
+            f"(of commit {git.short(sha)}) and gate.push is require-green; run `gfh test` (or "
             "`gfh done`) on that commit with a clean tree, then push again"
         )
         return PushVerdict(False, policy, label, sha, tree, gate, message)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from gitflow_harness.errors import EXIT_FAILED, EXIT_OK
+from gitflow_harness.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from gitflow_harness.hints import Hint
 
 Outcome = Literal["ok", "failed", "refused", "partial"]
@@ -27,9 +27,14 @@ class VerbResult:
     gate: Gate | None = None  # test and done only
     probe: bool | None = None  # done only
     message: str = ""  # one line saying what happened, for people
+    # The failure was the environment's or the configuration's, not the work's (a gate program
+    # that is not installed): exit 2, as for any usage or configuration error.
+    usage: bool = False
 
     @property
     def exit_code(self) -> int:
+        if self.usage:
+            return EXIT_USAGE
         return EXIT_OK if self.outcome == "ok" else EXIT_FAILED
 
     def envelope(self, hints: tuple[Hint, ...] | None = None) -> dict[str, Any]:

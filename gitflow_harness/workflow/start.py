@@ -8,7 +8,7 @@ from pathlib import Path
 from gitflow_harness import git
 from gitflow_harness.errors import RepoStateError, UsageError
 from gitflow_harness.hints import hint
-from gitflow_harness.workflow.facts import Facts
+from gitflow_harness.workflow.facts import Facts, require_trunk
 from gitflow_harness.workflow.result import VerbResult
 from gitflow_harness.workspace import Workspace
 
@@ -46,7 +46,7 @@ def start(ws: Workspace, name: str, *, base: str | None = None) -> VerbResult:
                 what = f"this repository has no commits yet (HEAD is the unborn {unborn!r}); "
                 what += "make a first commit"
             raise RepoStateError(f"{what}, then run `gfh start {name}` again")
-        start_point = git.require_trunk(repo, ws.config.repository.trunk)
+        start_point = require_trunk(ws)
     else:
         if not git.ref_exists(repo, base):
             raise UsageError(f"--from {base!r}: no such commit, branch or tag")

@@ -7,7 +7,7 @@ from typing import Any
 from gitflow_harness import git
 from gitflow_harness.errors import GfhError
 from gitflow_harness.hints import Hint, hint
-from gitflow_harness.workflow.facts import Facts
+from gitflow_harness.workflow.facts import Facts, missing_trunk
 from gitflow_harness.workflow.gate_index import read_gate
 from gitflow_harness.workflow.result import VerbResult
 from gitflow_harness.workspace import Workspace
@@ -36,6 +36,7 @@ def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
         "detached": head.detached,
         "head": head.sha,
         "trunk": trunk,
+        "trunk_missing": _trunk_missing(ws) if trunk is None else None,
         "on_trunk": facts.on_trunk,
         "clean": not changes,
         "changes": [{"xy": c.xy, "path": c.path} for c in changes],
@@ -79,15 +80,12 @@ def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
 
 
 def _hints(data: dict[str, Any]) -> tuple[Hint, ...]:
-    found: list[Hint] = []
     if data["operation"] is not None:
-        found.append(
-            hint(
-                "status-operation",
-                operation=data["operation"],
-                how=git.HOW_TO_FINISH[data["operation"]],
-            )
-        )
+        # The one next step: every verb that would act on the other advice (`update`, `start`)
+        # is refused until the operation is finished or aborted.
+        operation = data["operation"]
+        return (hint("status-operation", operation=operation, how=git.HOW_TO_FINISH[operation]),)
+    found: list[Hint] = []
     if data["behind"] and not data["on_trunk"] and data["branch"] is not None:
         found.append(
             hint(
@@ -100,6 +98,11 @@ def _hints(data: dict[str, Any]) -> tuple[Hint, ...]:
     if data["on_trunk"] and not data["clean"]:
         found.append(hint("status-trunk-dirty", trunk=data["trunk"]))
     return tuple(found)
+
+
+def _trunk_missing(ws: Workspace) -> dict[str, str] | None:
+    missing = missing_trunk(ws)
+    return None if missing is None else {"name": missing[0], "source": missing[1]}
 
 
 def _task(session: str | None) -> dict[str, Any]:

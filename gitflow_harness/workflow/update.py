@@ -7,7 +7,7 @@ from typing import Any
 from gitflow_harness import git
 from gitflow_harness.errors import GfhError
 from gitflow_harness.hints import hint
-from gitflow_harness.workflow.facts import Facts
+from gitflow_harness.workflow.facts import Facts, require_trunk
 from gitflow_harness.workflow.record import UPDATE_ENV, record_update
 from gitflow_harness.workflow.result import VerbResult
 from gitflow_harness.workspace import Workspace
@@ -21,7 +21,7 @@ def update(ws: Workspace, *, surface: str, rebase: bool = False) -> VerbResult:
     """
     repo = ws.repo
     head = git.require(repo, "gfh update")
-    trunk = git.require_trunk(repo, ws.config.repository.trunk)
+    trunk = require_trunk(ws)
     facts = Facts(ws)
     via = "rebase" if rebase else "merge"
     assert head.branch is not None

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import pytest
 
 from gitflow_harness import git
 from gitflow_harness.store.events import EventLog
@@ -52,3 +55,29 @@ def test_verify_counts_and_fails_on_torn_lines(repo: Path, gfh: CliRunner) -> No
     data = gfh("events", "verify", "--json").json()
     assert data["ok"] is False
     assert data["files"] == [{"file": path.name, "events": 1, "foreign": 1, "torn": 1}]
+
+
+def test_tail_help_says_json_prints_a_list(gfh: CliRunner) -> None:
+    out = gfh("events", "tail", "--help").out
+    assert "--json" in out
+    assert "JSON list" in out
+    assert "one JSON object" not in out
+
+
+@pytest.mark.parametrize("command", ["verify", "tail"])
+def test_a_log_path_that_is_a_file_is_one_line_naming_it(
+    repo: Path, gfh: CliRunner, command: str
+) -> None:
+    """If the log's directory is a file, the reader says so in one line (exit 1), as `gfh report`
+    does, with no internal error and no crash report."""
+    events = repo / ".git" / "gitflow-harness" / "events"
+    events.parent.mkdir(parents=True)
+    events.touch()
+    result = gfh("events", command)
+    assert result.code == 1
+    assert result.out == ""
+    [line] = result.err.splitlines()
+    assert line.startswith(f"gfh: cannot read the event log at {events}: Not a directory; ")
+    assert "move what is there aside" in line
+    assert not (Path(os.environ["GFH_STATE_HOME"]) / "crash").exists()
+    assert gfh("report").err.split(": Not a directory")[0] == line.split(": Not a directory")[0]

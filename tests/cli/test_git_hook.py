@@ -99,7 +99,10 @@ def test_gate_push_refuses_red_on_stderr_with_exit_1(merged: Path, gfh: CliRunne
     )
     assert result.code == 1
     assert result.out == ""
-    assert result.err.startswith(f"gfh: refusing to push feature: its tree {tree[:7]} ")
+    # Two short shas, each labelled: which is the tree judged and which the commit pushed.
+    assert result.err.startswith(
+        f"gfh: refusing to push feature: its tree {tree[:7]} (of commit {head[:7]}) was judged "
+    )
     assert "`gfh done`" in result.err
 
 

@@ -42,6 +42,8 @@ def test_empty_text_declares_a_conversational_turn(repo: Path, gfh: CliRunner) -
         "session": "claude:task-test",
         "task": "",
     }
+    # Said in words, as the status box says it, rather than as a blank line.
+    assert gfh("task", "show", env=SESSION).out == "(empty: a conversational turn)\n"
 
 
 def test_clear_records_and_show_reports_none(repo: Path, gfh: CliRunner) -> None:

@@ -61,3 +61,15 @@ def test_refused_dones_ran_no_gate_and_are_not_counted(seed: Seeder, gfh: CliRun
         "id": "skipped-prepare", "status": "insufficient-evidence", "considered": 0,
     }  # fmt: skip
     assert [f for f in doc["findings"] if f["detector"] == "skipped-prepare"] == []
+
+
+def test_dones_whose_gate_program_was_missing_judged_nothing(seed: Seeder, gfh: CliRunner) -> None:
+    """If a gate program was not installed, `done` stopped without a verdict (outcome failed,
+    gate null): those runs are not runs of the gate, so two red runs and three such stops are
+    not the four runs the detector needs."""
+    seed.verb("done", ("gate-failure-test",), gate="red")
+    seed.verb("done", ("gate-failure-test",), gate="red")
+    for _ in range(3):
+        seed.verb("done", ("gate-command-missing",), gate=None, outcome="failed")
+    found = detector(report(gfh), "skipped-prepare")
+    assert found == {"id": "skipped-prepare", "status": "insufficient-evidence", "considered": 0}

@@ -149,9 +149,17 @@ def test_the_title_says_main_checkout_in_the_main_checkout() -> None:
         ({"head": None}, "feature/parser · no commits yet"),
         ({"behind": None, "ahead": None}, "unknown (shallow clone"),
         ({"on_trunk": True, "branch": "main"}, "main · the trunk"),
-        ({"trunk": None}, "no trunk found"),
+        ({"trunk": None}, "no trunk found (set [repository] trunk)"),
+        (
+            {"trunk": None, "trunk_missing": {"name": "nope", "source": ".gitflow-harness.toml:2"}},
+            "feature/parser · trunk 'nope' (from .gitflow-harness.toml:2) has no local branch",
+        ),
         ({"gate": None}, "not judged for this tree"),
         ({"gate": "green", "receipt": True}, "green for this tree · ready for gfh accept"),
+        (
+            {"gate": "green", "receipt": True, "changes": [{"xy": ".M", "path": "a.py"}]},
+            "green for this tree · commit it as it is, then gfh accept",
+        ),
         ({"task": {"state": "set", "text": ""}}, "(empty: a conversational turn)"),
         ({"task": {"state": "no-session", "text": None}, "session": None}, "$GFH_SESSION"),
         ({"changes": [{"xy": "??", "path": f"f{i}"} for i in range(7)]}, "7 changed: f0, f1"),
@@ -162,3 +170,22 @@ def test_status_box_states(over: dict[str, Any], expected: str) -> None:
     box = status_box(status_data(**over))
     flat = " ".join(line[2:-2].strip() for line in box.splitlines()[1:-1])
     assert expected in " ".join(flat.split())
+
+
+@pytest.mark.parametrize(
+    "over",
+    [
+        {"changes": [{"xy": "??", "path": "src/__pycache__/calc.pyc"}]},
+        {"on_trunk": True, "branch": "main"},
+        {"branch": None},
+        {"trunk": None},
+        {"operation": "merge"},
+    ],
+    ids=["dirty", "on-trunk", "detached", "no-trunk", "operation"],
+)
+def test_ready_for_accept_only_where_accept_would_run(over: dict[str, Any]) -> None:
+    """If `accept` would refuse (a dirty tree, the trunk itself, a detached HEAD, no trunk, an
+    unfinished operation), the box does not call the tree ready for it."""
+    box = status_box(status_data(gate="green", receipt=True, **over))
+    assert "ready for gfh accept" not in box
+    assert "green for this tree" in box

@@ -35,6 +35,24 @@ def test_accept_fast_forwards_the_trunk_and_tidies_up(
     assert event["data"]["outcome"] == "ok"
 
 
+def test_commands_run_from_the_worktree_accept_removed_say_where_to_go(
+    repo: Path, feature: Path, gfh: CliRunner, session: str
+) -> None:
+    """If the shell stays in the worktree `accept` removed, the next command says the directory
+    is gone and where to go (exit 2), with no internal error and no crash report."""
+    import os
+
+    green(feature, gfh)
+    assert gfh("accept").code == 0
+    assert not feature.exists()
+    gone = "gfh: the current directory no longer exists (removed by `gfh accept`?): "
+    for args in (("status", "--end-turn"), ("task", "set", "x"), ("events", "tail")):
+        result = gfh(*args)
+        assert result.code == 2, args
+        assert result.err == gone + "cd to the main checkout\n", args
+    assert not (Path(os.environ["GFH_STATE_HOME"]) / "crash").exists()
+
+
 def test_accept_without_a_receipt_is_refused(repo: Path, feature: Path, gfh: CliRunner) -> None:
     commit(feature, "the work", {"work.txt": "x\n"})
     assert gfh("test").code == 0  # green, but only `done` writes a receipt
@@ -61,6 +79,56 @@ def test_accept_refuses_uncommitted_work(repo: Path, feature: Path, gfh: CliRunn
     assert result.code == 1
     assert "[accept-dirty-tree]" in result.out
     assert (feature / "more.txt").exists()
+
+
+def test_accept_of_only_untracked_files_offers_gitignore(
+    repo: Path, feature: Path, gfh: CliRunner
+) -> None:
+    """If the only changes are untracked files (often what a tool wrote), they may belong in
+    .gitignore rather than in a commit."""
+    green(feature, gfh)
+    write(feature, "cache/a.bin", "x")
+    result = gfh("accept", "--json")
+    assert result.code == 1
+    assert result.json()["data"]["remedy"] == "untracked"
+    assert result.json()["hints"] == [
+        {
+            "id": "accept-dirty-tree",
+            "text": "1 untracked file(s) here: commit them or add them to .gitignore, then "
+            "`gfh done` and `gfh accept`",
+        }
+    ]
+
+
+def test_accept_of_changed_files_asks_for_a_commit_and_a_new_done(
+    repo: Path, feature: Path, gfh: CliRunner
+) -> None:
+    green(feature, gfh)
+    write(feature, "work.txt", "edited after done\n")
+    write(feature, "new.txt", "new\n")
+    [h] = gfh("accept", "--json").json()["hints"]
+    assert h["text"] == "2 changed file(s) here: commit them, then `gfh done` and `gfh accept`"
+
+
+def test_accept_of_changes_done_judged_needs_only_a_commit(
+    repo: Path, feature: Path, gfh: CliRunner
+) -> None:
+    """If `done` judged these very uncommitted changes green, committing exactly them gives HEAD
+    the judged tree: the refusal says so instead of asking for another `done`."""
+    commit(feature, "the work", {"work.txt": "done\n"})
+    write(feature, "work.txt", "better\n")
+    assert gfh("done").code == 0
+    result = gfh("accept", "--json")
+    assert result.code == 1
+    assert result.json()["data"]["remedy"] == "judged"
+    [h] = result.json()["hints"]
+    assert h["text"] == (
+        "1 changed file(s) here: the receipt covers exactly this tree, so commit exactly these "
+        "and run `gfh accept` (any other change needs `gfh done` again)"
+    )
+    assert "gfh done` and" not in h["text"]
+    git(feature, "commit", "-q", "-am", "better")
+    assert gfh("accept").code == 0
 
 
 def test_accept_refuses_when_the_trunk_moved(repo: Path, feature: Path, gfh: CliRunner) -> None:

@@ -103,9 +103,131 @@ def test_test_judges_the_tree_as_it_was_before_the_commands_ran(
 ) -> None:
     configure(feature, test=["echo cache > written-by-tests.txt"])
     before = tree(feature)
-    assert gfh("test").code == 0
+    result = gfh("test", "--json")
+    assert result.code == 0
     assert latest_gate(gitmod.discover(feature), before) == "green"
     assert verb_events(feature, "test")[0]["data"]["tree"] == before
+    # What the commands wrote makes the next run judge another tree: the run says so.
+    envelope = result.json()
+    assert envelope["data"]["left_files"] == ["written-by-tests.txt"]
+    assert envelope["data"]["left_count"] == 1
+    assert envelope["hints"] == [
+        {
+            "id": "gate-left-files",
+            "text": "the gate left 1 untracked file(s) (written-by-tests.txt): add them to "
+            ".gitignore, or the next run judges a different tree",
+        }
+    ]
+    assert verb_events(feature, "test")[0]["data"]["hint_ids"] == ["gate-left-files"]
+
+
+def test_only_the_files_the_gate_created_are_named(feature: Path, gfh: CliRunner) -> None:
+    """If untracked files were there before the gate ran, they are the work, not its output;
+    ignored files are nobody's concern."""
+    configure(
+        feature,
+        test=["mkdir -p build && touch build/a.o build/b.o notes.log ignored.tmp"],
+    )
+    write(feature, ".gitignore", "*.tmp\n")
+    write(feature, "draft.txt", "mine\n")
+    result = gfh("test", "--json")
+    assert result.code == 0
+    envelope = result.json()
+    assert envelope["data"]["left_files"] == ["build/a.o", "build/b.o", "notes.log"]
+    [left] = [h for h in envelope["hints"] if h["id"] == "gate-left-files"]
+    assert left["text"].startswith("the gate left 3 untracked file(s) (build/…, notes.log): ")
+    assert gfh("test", "--json").json()["data"]["left_files"] == []  # the same files: nothing new
+
+
+def test_done_whose_gate_leaves_files_does_not_promise_accept(
+    feature: Path, gfh: CliRunner
+) -> None:
+    """If the gate's own output dirties a clean tree, `accept` would refuse it: `done` names the
+    files instead of saying `gfh accept` brings the work in, and `accept` says what to do."""
+    configure(feature, test=["mkdir -p src/__pycache__ && touch src/__pycache__/calc.pyc"])
+    result = gfh("done", "--json")
+    assert result.code == 0
+    envelope = result.json()
+    assert (envelope["data"]["gate"], envelope["data"]["receipt"]) == ("green", True)
+    assert [h["id"] for h in envelope["hints"]] == ["gate-left-files"]
+    assert "(src/__pycache__/calc.pyc)" in envelope["hints"][0]["text"]
+    refused = gfh("accept")
+    assert refused.code == 1
+    assert refused.out == (
+        "hint: 1 untracked file(s) here: commit them or add them to .gitignore, then "
+        "`gfh done` and `gfh accept`  [accept-dirty-tree]\n"
+    )
+
+
+def test_sample_paths_names_a_few_and_folds_directories() -> None:
+    from gitflow_harness.workflow.gate import sample_paths
+
+    assert sample_paths(["a.txt"]) == "a.txt"
+    assert sample_paths(["d/x", "d/y", "e.txt"]) == "d/…, e.txt"
+    assert sample_paths(["a", "b", "c", "d"]) == "a, b, c, …"
+    assert sample_paths(["top1", "top2"]) == "top1, top2"  # the root is not a folder to fold
+
+
+def test_a_gate_program_that_is_not_installed_judges_nothing(
+    feature: Path, gfh: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If a gate command is not found (exit 127), the tree was not judged: no gate result is
+    recorded, the exit is 2 (the environment's problem), the hint names the program; once it is
+    installed, `done` runs on the same tree instead of refusing it as already red."""
+    configure(feature, prepare=["gfh-test-lint-tool --all"], test=["true"])
+    judged_tree = tree(feature)
+    result = gfh("done", "--json")
+    assert result.code == 2
+    envelope = result.json()
+    assert envelope["outcome"] == "failed"
+    assert envelope["data"]["gate"] is None
+    assert envelope["data"]["reason"] == "command-unrunnable"
+    assert envelope["hints"] == [
+        {
+            "id": "gate-command-missing",
+            "text": "`gfh-test-lint-tool` was not found (exit 127): install it, or change "
+            "[gate] prepare in .gitflow-harness.toml",
+        }
+    ]
+    assert read_gate(gitmod.discover(feature), judged_tree) is None
+    [event] = verb_events(feature, "done")
+    assert (event["data"]["outcome"], event["data"]["gate"]) == ("failed", None)
+    assert event["data"]["hint_ids"] == ["gate-command-missing"]
+    text = gfh("done")  # not refused as already red: nothing was judged
+    assert text.code == 2
+    assert (
+        "gfh done: failed: `gfh-test-lint-tool` was not found (exit 127); the tree was not judged"
+        in text.err
+    )
+
+    for verb in ("prepare", "test"):
+        assert gfh(verb).code == (2 if verb == "prepare" else 0)
+
+    # Installed now: the same tree is judged, not refused as red.
+    bin_dir = tmp_path / "bin"
+    write(bin_dir, "gfh-test-lint-tool", "#!/bin/sh\nexit 0\n").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    again = gfh("done", "--json")
+    assert again.code == 0, again.err
+    assert again.json()["data"]["gate"] == "green"
+    assert latest_gate(gitmod.discover(feature), judged_tree) == "green"
+
+
+def test_a_test_command_that_cannot_be_executed_records_no_gate(
+    feature: Path, gfh: CliRunner
+) -> None:
+    configure(feature, test=["./check.sh"])
+    write(feature, "check.sh", "#!/bin/sh\nexit 0\n")  # not executable: exit 126
+    judged_tree = tree(feature)
+    result = gfh("test", "--json")
+    assert result.code == 2
+    envelope = result.json()
+    assert envelope["data"]["gate"] is None
+    assert envelope["hints"][0]["text"].startswith(
+        "`./check.sh` could not be executed (exit 126): install it, or change [gate] test"
+    )
+    assert read_gate(gitmod.discover(feature), judged_tree) is None
+    assert verb_events(feature, "test")[0]["data"]["gate"] is None
 
 
 def test_done_refuses_without_the_trunk_and_runs_nothing(
@@ -159,11 +281,34 @@ def test_done_runs_again_once_the_tree_changes(gated: Path, marker: Path, gfh: C
     envelope = result.json()
     assert envelope["data"]["gate"] == "green"
     assert envelope["data"]["receipt"] is True
-    assert [h["id"] for h in envelope["hints"]] == ["done-green-accept"]
     record = read_gate(gitmod.discover(gated), tree(gated))
     assert record is not None
     assert record.receipt
     assert record.verb == "done"
+
+
+def test_done_green_on_uncommitted_changes_says_to_commit_them_as_they_are(
+    repo: Path, gated: Path, marker: Path, gfh: CliRunner
+) -> None:
+    """If `done` judged uncommitted changes green, `accept` refuses the dirty tree: the hint says
+    to commit exactly these (the receipt covers this tree), and then `accept` works without
+    another `done`."""
+    write(gated, "ok.txt", "fixed\n")
+    result = gfh("done", "--json")
+    assert result.code == 0
+    assert result.json()["hints"] == [
+        {
+            "id": "done-green-commit",
+            "text": "the gate is green for this tree, uncommitted changes included: commit the "
+            "1 changed file(s) as they are (the receipt covers exactly this tree), then "
+            "`gfh accept` brings it into main",
+        }
+    ]
+    commit(gated, "the fix", {})
+    assert runs(marker) == ["prepare", "test"]
+    accepted = gfh("accept")
+    assert accepted.code == 0, accepted.out + accepted.err
+    assert runs(marker) == ["prepare", "test"]  # no second run was needed
 
 
 def test_done_stops_at_a_failing_prepare(feature: Path, marker: Path, gfh: CliRunner) -> None:

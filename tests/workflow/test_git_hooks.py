@@ -294,6 +294,15 @@ def test_a_green_tree_is_allowed(behind: Path) -> None:
     assert verdict.tree == sha(behind, "HEAD^{tree}")
 
 
+def test_an_unjudged_tree_under_require_green_names_tree_and_commit(behind: Path) -> None:
+    verdict = judge(behind, "require-green", ref="refs/heads/feature")
+    tree, head = sha(behind, "HEAD^{tree}"), sha(behind, "HEAD")
+    assert not verdict.allowed
+    assert f"no gate has judged its tree {tree[:7]} (of commit {head[:7]}) and " in (
+        verdict.message
+    )
+
+
 def test_the_pushed_commit_decides_not_head(behind: Path) -> None:
     """If pre-commit names the pushed commit, then its tree is judged, whatever HEAD is."""
     judged(behind, "red", "main")

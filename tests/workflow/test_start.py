@@ -117,3 +117,50 @@ def test_start_in_a_repository_without_commits_says_so(
         "gfh: this repository has no commits yet (HEAD is the unborn 'scratch'); make a first "
         "commit, then run `gfh start x` again\n"
     )
+
+
+MISSING_TRUNK = (
+    "gfh: the trunk 'nope' (from .gitflow-harness.toml:3) has no local branch: create it "
+    "(`git branch nope origin/nope`) or change [repository] trunk there\n"
+)
+
+
+def configure_missing_trunk(root: Path) -> None:
+    write(root, ".gitflow-harness.toml", '# the trunk\n[repository]\ntrunk = "nope"\n')
+
+
+def test_a_configured_trunk_without_a_branch_is_a_configuration_error(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If [repository] trunk names no local branch, start says which file and line set it and
+    exits 2 (the fix is in the configuration), and the box says the same thing."""
+    configure_missing_trunk(repo)
+    result = gfh("start", "feature/x")
+    assert result.code == 2
+    assert result.err == MISSING_TRUNK
+    assert git(repo, "branch", "--list", "feature/x") == ""
+    status = gfh("status", "--json").json()
+    assert status["data"]["trunk"] is None
+    assert status["data"]["trunk_missing"] == {
+        "name": "nope", "source": ".gitflow-harness.toml:3",
+    }  # fmt: skip
+    box = gfh("status").out
+    assert "main · trunk 'nope' (from .gitflow-harness.toml:3) has no local branch" in " ".join(
+        line.strip("│ ") for line in box.splitlines()
+    )
+    assert "set [repository] trunk" not in box
+
+
+@pytest.mark.parametrize("verb", ["update", "done", "accept"])
+def test_every_verb_needing_the_trunk_names_the_missing_trunk_key(
+    repo: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch, verb: str
+) -> None:
+    path = repo.parent / "repo.worktrees" / "feature-x"
+    git(repo, "worktree", "add", "-q", "-b", "feature/x", str(path), "main")
+    configure_missing_trunk(path)
+    monkeypatch.chdir(path)
+    result = gfh(verb)
+    assert result.code == 2
+    assert result.err == MISSING_TRUNK
+    [event] = verb_events(repo, verb)
+    assert event["data"]["outcome"] == "refused"

@@ -122,6 +122,21 @@ def test_gate_row_follows_the_exact_tree(feature: Path, gfh: CliRunner) -> None:
     assert "│ gate     not judged for this tree" in gfh("status").out
 
 
+def test_the_trunk_right_after_accept_is_not_ready_for_accept(
+    repo: Path, feature: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After `accept`, the main checkout's tree is the accepted one, receipt included; but it is
+    the trunk, where `accept` is refused."""
+    commit(feature, "work", {"w.txt": "w\n"})
+    assert gfh("done").code == 0
+    assert "│ gate     green for this tree · ready for gfh accept" in gfh("status").out
+    assert gfh("accept").code == 0
+    monkeypatch.chdir(repo)
+    box = gfh("status").out
+    assert "│ gate     green for this tree  " in box
+    assert "ready for gfh accept" not in box
+
+
 def test_task_row_shows_the_session_task(feature: Path, gfh: CliRunner, session: str) -> None:
     set_task(session, "fix the frontmatter parser")
     out = gfh("status").out
@@ -149,8 +164,25 @@ def test_merge_in_progress_is_shown_with_how_to_finish(
     result = gfh("status", "--json")
     assert result.code == 0
     assert result.json()["data"]["operation"] == "merge"
-    [h] = [h for h in result.json()["hints"] if h["id"] == "status-operation"]
+    assert result.json()["data"]["behind"] == 1  # the merge is not committed yet
+    # Only the way out of the merge: `gfh update` is refused until it is finished.
+    [h] = result.json()["hints"]
+    assert h["id"] == "status-operation"
     assert "git merge --abort" in h["text"]
+
+
+def test_an_operation_on_the_trunk_silences_the_dirty_trunk_guardrail(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If a merge stopped on the trunk with conflicts, the one thing to do is finish or abort
+    it: the dirty-trunk advice waits until then."""
+    git(repo, "switch", "-q", "-c", "other")
+    commit(repo, "theirs", {"README.md": "theirs\n"})
+    git(repo, "switch", "-q", "main")
+    commit(repo, "ours", {"README.md": "ours\n"})
+    git(repo, "merge", "other", check=False)
+    hints = gfh("status", "--json").json()["hints"]
+    assert [h["id"] for h in hints] == ["status-operation"]
 
 
 def test_detached_head_is_described(repo: Path, gfh: CliRunner) -> None:

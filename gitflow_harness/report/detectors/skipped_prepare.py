@@ -1,7 +1,7 @@
 """`skipped-prepare`: a branch judged by `done` again and again, red, with no `prepare` run.
 
-Only `done` runs that ran the gate count; a refused `done` (an unchanged red tree, a branch
-without the trunk) judged nothing.
+Only `done` runs that judged the tree count; a refused `done` (an unchanged red tree, a branch
+without the trunk) and one whose gate program could not run (gate null) judged nothing.
 
 Kept apart from hint follow-through on purpose: it needs no hint to have fired, and it reads a
 habit (iterating with the whole gate) rather than the answer to one piece of advice.
@@ -33,9 +33,10 @@ class SkippedPrepare:
             return
         verb = event.data.get("verb")
         if verb == "done":
-            # A refused `done` ran nothing (its `gate` is the tree's earlier verdict): it is
-            # not a run of the gate, red or otherwise.
-            if event.data.get("outcome") == "refused":
+            # A refused `done` ran nothing (its `gate` is the tree's earlier verdict), and one
+            # whose gate program could not run gave no verdict (gate null): neither is a run of
+            # the gate, red or otherwise.
+            if event.data.get("outcome") == "refused" or event.data.get("gate") is None:
                 return
             counts = self._counts(event.branch)
             counts[0] += 1
