@@ -246,6 +246,7 @@ def test_list_ways_offers_the_packaged_starters_and_not_this_projects_own(
         "code/file-size",
         "git/commit-messages",
         "workflow/branch-first",
+        "workflow/end-of-turn",
         "workflow/prepare-before-done",
     ]
 
@@ -259,4 +260,51 @@ def test_every_starter_way_lints_clean_in_a_fresh_repository(repo: Path, gfh: Cl
     git(repo, "commit", "-q", "-m", "gfh init --all-ways")
     result = gfh("ways", "lint", "--check")
     assert (result.code, result.out) == (0, "")
-    assert "4 way file(s) checked: 0 error(s), 0 warning(s)" in result.err
+    assert "5 way file(s) checked: 0 error(s), 0 warning(s)" in result.err
+
+
+RITUAL_NOTE = (
+    "note: ritual: at Stop, {hosts} will not end a turn that used tools until the agent has run "
+    "`gfh status --end-turn`, shown the status box and run `gfh task set` (see docs/ritual.md)"
+)
+TEACH = "; `gfh init --way workflow/end-of-turn` teaches it to the agent"
+
+
+@pytest.mark.usefixtures("on_path")
+def test_init_says_once_that_enforcing_hosts_now_block_a_turn_without_the_ritual(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If gfh init installs the hooks of a host whose Stop enforces the ritual, then it says so
+    and how the agent learns it; not for an observe-only host, and not when nothing was added."""
+    first = gfh("init", "--adapter", "claude", "--adapter", "cursor", "--adapter", "codex")
+    notes = [line for line in first.out.splitlines() if line.startswith("note: ritual:")]
+    assert notes == [RITUAL_NOTE.format(hosts="Claude Code and Cursor") + TEACH]
+    again = gfh("init", "--adapter", "claude", "--adapter", "cursor")
+    assert "ritual" not in again.out + again.err
+
+
+@pytest.mark.usefixtures("on_path")
+def test_the_ritual_note_leaves_out_the_way_once_the_agent_gets_it(
+    repo: Path, gfh: CliRunner
+) -> None:
+    copied = gfh("init", "--adapter", "claude", "--way", "workflow/end-of-turn")
+    assert RITUAL_NOTE.format(hosts="Claude Code") + "\n" in copied.out
+    assert (repo / "hooks/ways/workflow/end-of-turn/end-of-turn.md").is_file()
+    present = gfh("init", "--adapter", "cursor")
+    assert RITUAL_NOTE.format(hosts="Cursor") + "\n" in present.out
+
+
+@pytest.mark.usefixtures("on_path")
+@pytest.mark.parametrize(
+    ("adapters", "config"),
+    [(["codex"], ""), (["claude"], '[ritual]\nenforce = ["cursor"]\n')],
+    ids=["observe-only-host", "not-enforced"],
+)
+def test_no_ritual_note_for_hosts_that_only_observe(
+    repo: Path, gfh: CliRunner, adapters: list[str], config: str
+) -> None:
+    if config:
+        write(repo, ".gitflow-harness.toml", config)
+    result = gfh("init", *[f"--adapter={a}" for a in adapters])
+    assert result.code == 0, result.err
+    assert "ritual" not in result.out + result.err
