@@ -125,7 +125,8 @@ def plan(
     if shutil.which("gfh") is None:
         result.warnings.append(
             "`gfh` is not on PATH: the hooks run `gfh hook …` and will fail until it is "
-            "(install it with `pipx install gitflow-harness`, or put its venv's bin on PATH)"
+            "(install gitflow-harness with `pipx install <path or URL of its repository>`, or "
+            "put the bin folder of the venv it is installed in on PATH)"
         )
     return result
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import shutil
 import stat
 from pathlib import Path
@@ -133,7 +134,13 @@ def test_it_warns_when_gfh_is_not_on_path(
     monkeypatch.setenv("PATH", str(only_git))
     result = gfh("init", "--dry-run")
     assert result.code == 0
-    assert "warning: `gfh` is not on PATH" in result.err
+    assert result.err.endswith(
+        "warning: `gfh` is not on PATH: the hooks run `gfh hook …` and will fail until it is "
+        "(install gitflow-harness with `pipx install <path or URL of its repository>`, or put "
+        "the bin folder of the venv it is installed in on PATH)\n"
+    )
+    # It names no package index name: gitflow-harness installs from its repository.
+    assert "pipx install gitflow-harness" not in result.err
 
 
 @pytest.mark.usefixtures("on_path")
@@ -308,3 +315,25 @@ def test_no_ritual_note_for_hosts_that_only_observe(
     result = gfh("init", *[f"--adapter={a}" for a in adapters])
     assert result.code == 0, result.err
     assert "ritual" not in result.out + result.err
+
+
+def test_the_readme_shows_the_way_into_a_repository_with_real_options() -> None:
+    """If the README's path from the demo to one's own repository names a `gfh init` option,
+    then the option exists; and the two-command quick start stays as it is."""
+    from gitflow_harness.cli.init import init
+    from tests.helpers import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick = readme.split("## Quick start\n", 1)[1].split("\n## ", 1)[0]
+    commands = [
+        line.split("#")[0].strip() for line in quick.splitlines() if line.startswith("make")
+    ]
+    assert commands == ["make demo", "make test"]
+    section = readme.split("## Use it in your repository\n", 1)[1].split("\n## ", 1)[0]
+    options = {opt for p in init.params for opt in p.opts}
+    used = set(re.findall(r"gfh init[^\n`#]*", section))
+    named = {word for line in used for word in line.split() if word.startswith("--")}
+    assert named <= options
+    assert {"--adapter", "--all-ways", "--pre-commit"} <= named
+    for step in ("pipx install <path or URL of this repository>", "pre-commit install", "/hooks"):
+        assert step in section
