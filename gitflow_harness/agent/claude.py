@@ -15,7 +15,6 @@ Cursor is answered neutrally and recorded nowhere: Cursor's own adapter handles 
 from __future__ import annotations
 
 import json
-
 import os
 
 from gitflow_harness.agent import model as ev
