@@ -68,6 +68,7 @@ def hermetic(
         "CLAUDE_ENV_FILE",
         "CLAUDE_PROJECT_DIR",
         "CURSOR_PROJECT_DIR",
+        "CURSOR_VERSION",
         "PRE_COMMIT",
         "SKIP",
     ):

@@ -4,11 +4,18 @@ Stdin: `session_id`, `transcript_path`, `cwd`, `hook_event_name` and per-event f
 goes back as `hookSpecificOutput.additionalContext` (strings capped at 10,000 characters);
 exit 2 blocks, with stderr as the message. The session reaches `gfh` verbs through an `export`
 line appended to `$CLAUDE_ENV_FILE` at SessionStart.
+
+Cursor runs Claude Code's hooks too ("Third Party Hooks", PROTOCOLS.md §2), with no Stop loop
+limit. Where both hosts are installed each Cursor event would then be handled twice, and this
+adapter's Stop, recording under `claude:<conversation>` while the agent's verbs record under
+`cursor:<conversation>`, would never see the ritual done and block every stop. So a call made by
+Cursor is answered neutrally and recorded nowhere: Cursor's own adapter handles it, once.
 """
 
 from __future__ import annotations
 
 import json
+import os
 
 from gitflow_harness.agent import model as ev
 from gitflow_harness.agent.model import Rendered
@@ -57,9 +64,24 @@ DEFERS = False
 TOKENS = "claude"  # the transcript reader that gives this host's context position
 
 
+# How a call made by Cursor shows itself: the variables Cursor sets for every hook it runs, and
+# fields of Cursor's payloads that Claude Code never sends (PROTOCOLS.md §1, §2).
+CURSOR_ENVIRONMENT = ("CURSOR_VERSION", "CURSOR_PROJECT_DIR")
+CURSOR_FIELDS = ("cursor_version", "conversation_id")
+
+
 def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
-    """Turn one Claude Code payload into a `HookEvent`."""
+    """Turn one Claude Code payload into a `HookEvent`; one Cursor sent is not this host's."""
+    if called_by_cursor(payload):
+        return ev.HookEvent(NAME, name, None, payload=payload, raw=raw)  # accepted, ignored
     return ev.parse_claude_shape(NAME, EVENTS, FILE_TOOLS, name, payload, raw)
+
+
+def called_by_cursor(payload: dict[str, Any]) -> bool:
+    """True when Cursor, not Claude Code, ran this hook."""
+    return any(os.environ.get(var) for var in CURSOR_ENVIRONMENT) or any(
+        key in payload for key in CURSOR_FIELDS
+    )
 
 
 def can_inject(name: str) -> bool:

@@ -244,12 +244,22 @@ class HookContext:
 def repo_relative(
     paths: tuple[str, ...], cwd: str | None, repo: RepoInfo | None
 ) -> tuple[str, ...]:
-    """Return `paths` relative to the repository root; paths outside it are dropped."""
+    """Return `paths` relative to the top of the worktree holding each, when it is one of the
+    repository's worktrees, else relative to the repository root; paths outside are dropped.
+
+    A host may keep its cwd at the main checkout while the agent edits in a linked worktree,
+    which `gfh start` puts outside it (`../{repo}.worktrees`): such a file is still this
+    repository's `src/a.py`, not a path outside it.
+    """
     if repo is None or not paths:
         return ()
+    from gitflow_harness.agent.repo import worktree_top
+
     tops = {str(repo.top)}
+    common = None
     with contextlib.suppress(OSError, ValueError):
         tops.add(os.path.realpath(repo.top))
+        common = os.path.realpath(repo.common_dir)
     base = cwd if cwd and os.path.isabs(cwd) else str(repo.top)
     out: list[str] = []
     for raw in paths:
@@ -259,7 +269,8 @@ def repo_relative(
         except (OSError, ValueError):
             continue
         for candidate in candidates:
-            for top in tops:
+            owner = worktree_top(candidate, common) if common is not None else None
+            for top in (owner,) if owner is not None else tops:
                 if candidate.startswith(top.rstrip(os.sep) + os.sep):
                     rel = os.path.relpath(candidate, top).replace(os.sep, "/")
                     if rel not in out:

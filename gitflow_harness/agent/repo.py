@@ -4,7 +4,8 @@ Every other git question goes through `gitflow_harness.git`. This one does not, 
 hook runs on every tool call, and `git rev-parse` (~5 ms) plus importing the gateway (~10 ms)
 would double its cost to learn three facts git keeps in plain files — the `.git` entry (a directory,
 or a `gitdir:` file in linked worktrees and submodules), the `commondir` file, and `HEAD`.
-Anything unusual (`$GIT_DIR` set, a reftable HEAD) is handed to the `git` gateway.
+Anything unusual (`$GIT_DIR` set, a reftable HEAD) is handed to the `git` gateway. The same
+reading finds which worktree of the repository holds a file the agent touched.
 """
 
 from __future__ import annotations
@@ -47,6 +48,26 @@ def locate(start: str | os.PathLike[str]) -> RepoInfo | None:
                 return _ask_git(directory)
             assert branch is None or isinstance(branch, str)
             return RepoInfo(directory, git_dir, common, branch)
+        if directory in ceilings:
+            return None
+    return None
+
+
+def worktree_top(path: str, common_dir: str) -> str | None:
+    """Return the top of the worktree that holds the file `path` when it belongs to the
+    repository whose common dir (a real path) is `common_dir`, else None.
+
+    The nearest `.git` entry above the file decides, as it does for git: a linked worktree of
+    the same repository shares its common dir; a nested or neighbouring repository does not.
+    """
+    ceilings = _ceilings()
+    here = Path(path).parent
+    for directory in (here, *here.parents):
+        git_dir = _git_dir(directory / ".git")
+        if git_dir is not None:
+            if os.path.realpath(_common_dir(git_dir)) == common_dir:
+                return str(directory)
+            return None
         if directory in ceilings:
             return None
     return None

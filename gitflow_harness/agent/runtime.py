@@ -146,7 +146,7 @@ class HookCall:
         """Tell the host's stderr and the log about an internal error, naming no payload text."""
         adapter, event = self._names()
         what = describe(exc)
-        self.say(f"gfh hook {adapter} {event}: internal error ({what}); let through")
+        self.say(f"gfh hook {adapter} {event}: {_problem(exc, what)}; let through")
         _quietly(lambda: self._record_error(adapter, event, what))
 
     def say(self, line: str) -> None:
@@ -174,7 +174,7 @@ class HookCall:
             line = f"gfh hook {adapter} {event}: {exc}; nothing to do"
         else:
             what = describe(exc)
-            line = f"gfh hook {adapter} {event}: internal error ({what}); let through"
+            line = f"gfh hook {adapter} {event}: {_problem(exc, what)}; let through"
         self.say(line)
         if isinstance(exc, OSError | ValueError) and _is_stdout_error(exc, self.out):
             _silence(self.out)
@@ -205,16 +205,33 @@ class HookCall:
         )
 
 
-def describe(exc: BaseException) -> str:
-    """Name an error by class and where it was raised — never by its message, which may quote
-    payload text — except gfh's own errors about its files (the configuration, the event log,
-    the state directory), whose message holds only a path and the fix."""
+def _problem(exc: BaseException, what: str) -> str:
+    """What the stderr line says went wrong: gfh's own message for a problem with its files (a
+    broken configuration is the user's to fix, not an internal error), else the class and place
+    of an internal error."""
+    own = _own_message(exc)
+    return own if own is not None else f"internal error ({what})"
+
+
+def _own_message(exc: BaseException) -> str | None:
+    """The first line of gfh's own error about its files (the configuration, the event log, the
+    state directory), whose message holds only a path and the fix; None for any other error."""
     from gitflow_harness.errors import ConfigError
     from gitflow_harness.store.eventwrite import LogWriteError
     from gitflow_harness.store.state import StateDirError
 
     if isinstance(exc, ConfigError | LogWriteError | StateDirError):
-        return f"{type(exc).__name__}: {exc.message.splitlines()[0]}"
+        return exc.message.splitlines()[0]
+    return None
+
+
+def describe(exc: BaseException) -> str:
+    """Name an error by class and where it was raised — never by its message, which may quote
+    payload text — except gfh's own errors about its files (the configuration, the event log,
+    the state directory), whose message holds only a path and the fix."""
+    own = _own_message(exc)
+    if own is not None:
+        return f"{type(exc).__name__}: {own}"
     where = "?"
     tb = exc.__traceback__
     while tb is not None:

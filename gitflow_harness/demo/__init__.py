@@ -8,6 +8,7 @@ what happened. Every capability adds its chapter, so `make demo` always shows al
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -68,25 +69,32 @@ class Demo:
         env: dict[str, str] | None = None,
         show: bool = True,
     ) -> subprocess.CompletedProcess[str]:
-        """Run the real `gfh` as a subprocess and show the command and its output."""
+        """Run the real `gfh` as a subprocess and show the command and its output.
+
+        A shown command is printed quoted as a shell needs it, so it can be copied, and its
+        stderr is merged into its stdout in the order they were written (unbuffered), as a
+        terminal would show them: a failing test's traceback stays inside the gate's lines
+        instead of trailing gfh's hint. Not shown, the two streams stay apart for the caller.
+        """
         proc = subprocess.run(
             [sys.executable, "-m", "gitflow_harness", *args],
             cwd=cwd or self.repo,
-            env={**self.env, **(env or {})},
+            env={**self.env, **(env or {}), **({"PYTHONUNBUFFERED": "1"} if show else {})},
             input=stdin,
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT if show else subprocess.PIPE,
             text=True,
             stdin=None if stdin is not None else subprocess.DEVNULL,
         )
         if show:
+            proc.stderr = ""
             self.echo(
-                f"$ gfh {' '.join(args)}"
+                f"$ {shlex.join(['gfh', *args])}"
                 + (f"   (exit {proc.returncode})" if proc.returncode else "")
             )
-            for stream in (proc.stdout, proc.stderr):
-                text = stream.rstrip("\n")
-                if text:
-                    self.echo(_indent(text))
+            text = proc.stdout.rstrip("\n")
+            if text:
+                self.echo(_indent(text))
         return proc
 
     def write(self, relpath: str, text: str, *, cwd: Path | None = None) -> Path:

@@ -9,6 +9,7 @@ today's rounds are real Claude Code payloads sent through `gfh hook claude Subag
 from __future__ import annotations
 
 import json
+import time
 from datetime import datetime, timedelta
 
 from gitflow_harness.demo import Demo
@@ -116,6 +117,7 @@ def run(demo: Demo) -> None:
     demo.gfh("requests", "answer", request.stem[:14], "--in", rule)
     demo.gfh("requests", "answer", request.stem, "--in", rule)
     _commit(demo, "Answer the CRLF request", days_ago=0)
+    _pass_the_commit_second(demo)
     demo.gfh("requests", "list")
 
     demo.section("The lesson comes back: a reopening names the rule that did not hold")
@@ -141,6 +143,19 @@ def _commit(demo: Demo, message: str, *, days_ago: int) -> None:
     dates = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when} if when else {}
     demo.git("add", "-A")
     demo.git("commit", "-q", "-m", message, env=dates)
+
+
+def _pass_the_commit_second(demo: Demo) -> None:
+    """Wait until the clock has left the second of HEAD's commit.
+
+    Git stamps a commit to the whole second and the hooks stamp events to the millisecond, so
+    a moment read from a commit (the pill retired, its rule came in) is the end of that second.
+    A round recorded within the same second would count as before it on one run and after it
+    on the next; the chapter's rounds happen after the commit, so they must read that way.
+    """
+    committed = int(demo.git("log", "-1", "--format=%ct").strip())
+    while time.time() < committed + 1:
+        time.sleep(committed + 1 - time.time() + 0.01)
 
 
 def _rounds(demo: Demo, *, days_ago: int, verdicts: list[str]) -> None:

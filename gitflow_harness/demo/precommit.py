@@ -1,6 +1,6 @@
-"""Demo chapter: the git-stage hooks, run exactly as pre-commit runs them after a merge and
-before a push (the same command, the same environment variables), without building
-pre-commit's environment.
+"""Demo chapter: the git-stage hooks `gfh init --pre-commit` configures, run as pre-commit runs
+them after a merge and before a push — the same command with the same environment variables,
+but started by the demo itself, which does not build pre-commit's environment (and says so).
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from gitflow_harness.demo import Demo
 
 SESSION = "claude:demo-agent-5d0a"
 
-CONFIG = """\
-repos:
-  - repo: https://example.invalid/gitflow-harness
-    rev: v0.1.0
-    hooks: [{id: gfh-ways-lint}, {id: gfh-pills-check}, {id: gfh-requests-check},
-            {id: gfh-graduate}, {id: gfh-record-update}, {id: gfh-gate-push}]
-"""
+# What the demo says where pre-commit would run a hook: the demo does not build pre-commit's
+# environment, so it runs the hook's command itself, with the variables pre-commit exports.
+STAGE_NOTE = (
+    "({when}pre-commit's {stage} stage runs this; the demo runs the same command directly, "
+    "with the variables pre-commit sets)"
+)
+PUSH = "at `git push origin feature/parser`, "
 
 CHECK = """\
 import sys
@@ -37,21 +37,22 @@ def run(demo: Demo) -> None:
     python = "python3" if shutil.which("python3") else shlex.quote(sys.executable)
 
     demo.section("pre-commit hooks: the agent merges the trunk with git itself")
-    demo.say("A repository adds the hooks to .pre-commit-config.yaml:")
-    for line in CONFIG.splitlines():
+    demo.say("`gfh init --pre-commit` adds gfh's checks to .pre-commit-config.yaml, as local hooks")
+    demo.say("that run the `gfh` you installed:")
+    demo.gfh("init", "--pre-commit")
+    config = (demo.repo / ".pre-commit-config.yaml").read_text(encoding="utf-8")
+    demo.say("--- .pre-commit-config.yaml ---")
+    for line in config.splitlines():
         demo.say("    " + line)
-    demo.say(
-        "and installs git's hooks for every stage they use: pre-commit install -t pre-commit "
-        "-t post-commit -t post-merge -t post-rewrite -t pre-push"
-    )
     demo.write("CHANGELOG.md", "- split documents on ---\n")
-    demo.git("add", "CHANGELOG.md")
-    demo.git("commit", "-q", "-m", "Start a changelog")
+    demo.git("add", "-A")
+    demo.git("commit", "-q", "-m", "Start a changelog; run gfh's checks through pre-commit")
     demo.gfh("status", "--json", cwd=feature, env=agent, show=False)
     demo.say("$ gfh status   (feature/parser is behind main: the hint says `gfh update`)")
-    demo.say("$ git merge main   (the agent's own command; then git runs the post-merge hook:)")
+    demo.say("$ git merge main   (the agent's own command)")
     demo.git("merge", "-q", "--no-edit", "main", cwd=feature)
     post_merge = {**agent, "PRE_COMMIT": "1", "PRE_COMMIT_IS_SQUASH_MERGE": "0"}
+    demo.say(STAGE_NOTE.format(when="", stage="post-merge"))
     demo.gfh("git-hook", "record-update", cwd=feature, env=post_merge)
     demo.gfh("events", "tail", "-n", "1", cwd=feature)
 
@@ -61,7 +62,9 @@ def run(demo: Demo) -> None:
     demo.git("add", "spike.txt", cwd=feature)
     demo.git("commit", "-q", "-m", "Spike", cwd=feature)
     demo.git("switch", "-q", "feature/parser", cwd=feature)
+    demo.say("$ git merge spike/tokens")
     demo.git("merge", "-q", "--no-edit", "spike/tokens", cwd=feature)
+    demo.say(STAGE_NOTE.format(when="", stage="post-merge"))
     demo.gfh("git-hook", "record-update", cwd=feature, env=post_merge)
 
     demo.section("pre-commit hooks: a tree the gate judged red is not pushed")
@@ -74,10 +77,12 @@ def run(demo: Demo) -> None:
     demo.git("add", "-A", cwd=feature)
     demo.git("commit", "-q", "-m", "Split on dashes", cwd=feature)
     demo.gfh("test", cwd=feature, env=agent)
+    demo.say(STAGE_NOTE.format(when=PUSH, stage="pre-push"))
     demo.gfh("git-hook", "gate-push", cwd=feature, env=_pre_push(demo, feature))
     demo.write("src/parser.py", "def parse(text):\n    return text.split('---')\n", cwd=feature)
     demo.git("commit", "-q", "-am", "Split on three dashes again", cwd=feature)
     demo.gfh("test", cwd=feature, env=agent)
+    demo.say(STAGE_NOTE.format(when=PUSH, stage="pre-push"))
     demo.gfh("git-hook", "gate-push", cwd=feature, env=_pre_push(demo, feature))
 
 

@@ -16,6 +16,7 @@ from gitflow_harness.store.fsutil import atomic_write
 
 ADAPTERS = ("claude", "cursor", "codex")
 HOST_DIRS = {"claude": ".claude", "cursor": ".cursor", "codex": ".codex"}
+HOST_NAMES = {"claude": "Claude Code", "cursor": "Cursor", "codex": "Codex"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,12 +88,17 @@ def plan(
             result.changes.append(Change(f"{folder}/{project.KEEP}", None, b""))
     if ways or all_ways:
         _plan_ways(result, config.paths.ways, ways or [], all_ways, starter)
+    enforced = []
     for adapter in chosen:
         rel = hosts.FILES[adapter]
         before = _read(top / rel)
         text, added = hosts.merge(adapter, rel, _decode(rel, before))
         note = f"{added} hook(s) added" if added else "every hook already there"
         result.changes.append(Change(rel, before, text.encode("utf-8"), note=note))
+        if added and adapter in config.ritual.enforce:
+            enforced.append(adapter)
+    if enforced:
+        result.notes.append(_ritual_note(result, enforced, config.paths.ways))
     if "codex" in chosen:
         result.notes.append(
             "codex: review and trust the new hooks with `/hooks` in Codex; older builds also "
@@ -119,9 +125,30 @@ def plan(
     if shutil.which("gfh") is None:
         result.warnings.append(
             "`gfh` is not on PATH: the hooks run `gfh hook …` and will fail until it is "
-            "(install it with `pipx install gitflow-harness`, or put its venv's bin on PATH)"
+            "(install gitflow-harness with `pipx install <path or URL of its repository>`, or "
+            "put the bin folder of the venv it is installed in on PATH)"
         )
     return result
+
+
+# The starter way that teaches an agent the end-of-turn ritual.
+RITUAL_WAY = "workflow/end-of-turn"
+
+
+def _ritual_note(result: Plan, adapters: list[str], ways_root: str) -> str:
+    """Tell the user, once, that these hosts' Stop now enforces the ritual, and how the agent
+    learns it: without the ritual in its instructions, every first tool turn is blocked."""
+    hosts_named = " and ".join(HOST_NAMES[a] for a in adapters)
+    note = (
+        f"ritual: at Stop, {hosts_named} will not end a turn that used tools until the agent "
+        "has run `gfh status --end-turn`, shown the status box and run `gfh task set` "
+        "(see docs/ritual.md)"
+    )
+    way = f"{ways_root}/{RITUAL_WAY}"
+    copied = any(c.path.startswith(way + "/") for c in result.changes)
+    if not copied and not (result.top / way).exists():
+        note += f"; `gfh init --way {RITUAL_WAY}` teaches it to the agent"
+    return note
 
 
 def _plan_ways(

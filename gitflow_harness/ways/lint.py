@@ -3,7 +3,8 @@
 Errors are what stops a way from loading (the schema, the curve, regexes, `redisclose`, a way
 with no trigger). Warnings need the repository to see: globs that match no tracked file, a
 script (postcheck.sh, macro.sh) that is not what HEAD holds (the hook runs only committed
-content), scripts that are not executable, a `macro:` with no macro.sh, a way with nothing to
+content), a script whose `#!` line the hook ignores (it is not executable, so it runs with `sh`),
+a `macro:` with no macro.sh, a way with nothing to
 inject. Every problem names a line: a script or a stray file is named at its line 1. `fix`
 removes unknown fields by line surgery and changes nothing else.
 """
@@ -195,14 +196,15 @@ def _lint_one(target: _Target, tracked: set[str] | None, top: Path | None) -> li
     for script in (macro, postcheck):
         if not script.is_file():
             continue
-        if not os.access(script, os.X_OK):
+        if _interpreter_ignored(script):
             problems.append(
                 Problem(
                     str(script),
                     1,
                     "warning",
-                    f"{script.name} is not executable, so the hook cannot run it: "
-                    f"chmod +x {script.name} and commit it",
+                    f"{script.name} is not executable: the hook runs it with `sh`, ignoring its "
+                    f"`#!` line; chmod +x {script.name} and commit it if it needs another "
+                    "interpreter",
                 )
             )
         if tracked is None or top is None:
@@ -283,3 +285,16 @@ def _fix(file: Path) -> list[str]:
         text = text[: span.block_start] + text[span.block_end :]
     documents.save(doc, text)
     return sorted(unknown, key=lambda k: doc.spans[k].line)
+
+
+def _interpreter_ignored(script: Path) -> bool:
+    """True when a script names its interpreter but, lacking the execute bit, would be run with
+    `sh` instead (the hook runs a script directly only when it is executable and starts with
+    `#!`; any other runs with `sh`, which is only a problem when the `#!` asked for another)."""
+    if os.access(script, os.X_OK):
+        return False
+    try:
+        with script.open("rb") as handle:
+            return handle.read(2) == b"#!"
+    except OSError:
+        return False

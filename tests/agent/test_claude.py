@@ -10,7 +10,7 @@ import pytest
 from gitflow_harness.agent import claude, sources
 from gitflow_harness.agent import model as ev
 from tests.agent import kit
-from tests.helpers import CliRunner
+from tests.helpers import CliRunner, read_events
 
 FIXTURES = [(e, p) for a, e, p in kit.fixture_files() if a == "claude"]
 
@@ -118,3 +118,69 @@ def test_unknown_events_are_accepted_quietly(repo: Path, gfh: CliRunner) -> None
     data = kit.payload("claude", "Stop", repo, hook_event_name="Notification")
     result = kit.hook(gfh, "claude", "Notification", data)
     assert (result.code, result.out, result.err) == (0, "", "")
+
+
+# The Claude Code event a Cursor event arrives as when Cursor runs the Claude Code hooks.
+CURSOR_AS_CLAUDE = {
+    "sessionStart": "SessionStart",
+    "beforeSubmitPrompt": "UserPromptSubmit",
+    "preToolUse": "PreToolUse",
+    "postToolUse": "PostToolUse",
+    "postToolUseFailure": "PostToolUseFailure",
+    "subagentStart": "SubagentStart",
+    "subagentStop": "SubagentStop",
+    "preCompact": "PreCompact",
+    "stop": "Stop",
+    "sessionEnd": "SessionEnd",
+}
+CURSOR_FIXTURES = [
+    (CURSOR_AS_CLAUDE[e], p)
+    for a, e, p in kit.fixture_files()
+    if a == "cursor" and e in CURSOR_AS_CLAUDE
+]
+
+
+@pytest.mark.parametrize("environment", [{"CURSOR_VERSION": "3.7.21"}, {}], ids=["env", "no-env"])
+@pytest.mark.parametrize(
+    ("event", "path"), CURSOR_FIXTURES, ids=[p.stem for _, p in CURSOR_FIXTURES]
+)
+@pytest.mark.usefixtures("with_context")
+def test_a_call_from_cursor_is_answered_neutrally_and_not_recorded(
+    event: str, path: Path, environment: dict[str, str], repo: Path, gfh: CliRunner
+) -> None:
+    """If Cursor runs the Claude Code hooks, then the Claude adapter stays out of its way."""
+    data = json.loads(path.read_text().replace(kit.PLACEHOLDER, str(repo)))
+    data.setdefault("session_id", data["conversation_id"])
+    result = kit.hook(gfh, "claude", event, data, env=environment)
+    assert (result.code, result.out, result.err) == (0, "", "")
+    assert read_events(repo) == []
+
+
+def test_cursor_environment_alone_marks_a_call_as_cursors(repo: Path, gfh: CliRunner) -> None:
+    """If Cursor sends a Claude-shaped payload, its environment still tells the call apart."""
+    data = kit.payload("claude", "UserPromptSubmit", repo)
+    assert kit.hook(gfh, "claude", "UserPromptSubmit", data).code == 0
+    assert [e["type"] for e in read_events(repo)] == ["turn.started"]
+    for var in claude.CURSOR_ENVIRONMENT:
+        result = kit.hook(gfh, "claude", "UserPromptSubmit", data, env={var: "x"})
+        assert (result.code, result.out) == (0, "")
+    assert [e["type"] for e in read_events(repo)] == ["turn.started"]
+
+
+def test_cursor_stop_through_the_claude_adapter_never_blocks(repo: Path, gfh: CliRunner) -> None:
+    """If Cursor runs a tool turn through both adapters, only its own adapter's Stop decides."""
+    env = {"CURSOR_VERSION": "3.7.21"}
+    ids = {"conversation_id": "c-dup", "session_id": "c-dup"}
+    for cursor_name, claude_name in (
+        ("beforeSubmitPrompt", "UserPromptSubmit"),
+        ("postToolUse", "PostToolUse"),
+    ):
+        data = kit.payload("cursor", cursor_name, repo, **ids)
+        assert kit.hook(gfh, "claude", claude_name, data, env=env).code == 0
+        assert kit.hook(gfh, "cursor", cursor_name, data, env=env).code == 0
+    stop = kit.payload("cursor", "stop", repo, **ids)
+    assert (kit.hook(gfh, "claude", "Stop", stop, env=env).code) == 0
+    cursor_stop = kit.hook(gfh, "cursor", "stop", stop, env=env)
+    assert "followup_message" in cursor_stop.json()  # the ritual is still enforced, once
+    sessions = {e["session"] for e in read_events(repo)}
+    assert sessions == {"cursor:c-dup"}

@@ -6,8 +6,9 @@ import os
 from pathlib import Path
 
 from gitflow_harness.agent.context import repo_relative
-from gitflow_harness.agent.repo import RepoInfo
+from gitflow_harness.agent.repo import RepoInfo, locate
 from gitflow_harness.agent.settings import setting
+from tests.helpers import git, make_repo
 
 
 def _repo(top: Path) -> RepoInfo:
@@ -44,3 +45,33 @@ def test_a_setting_the_data_lacks_is_its_declared_default() -> None:
     assert setting(config, "ways", "budget_chars") == 9000
     assert setting({}, "ways", "postcheck_timeout_s") == 5.0
     assert setting({}, "paths", "ways") == "hooks/ways"
+
+
+def test_a_path_in_a_worktree_of_the_repository_is_relative_to_that_worktree(
+    tmp_path: Path,
+) -> None:
+    """If the agent touches files in linked worktrees — outside the main checkout, as `gfh
+    start` makes them, or inside it — then each path is relative to its own worktree; a
+    nested repository of its own stays a path of the checkout that holds it."""
+    top = make_repo(tmp_path / "proj")
+    repo = locate(top)
+    assert repo is not None
+    outside = tmp_path / "proj.worktrees" / "f1"
+    inside = top / ".worktrees" / "f2"
+    for name, path in (("f1", outside), ("f2", inside)):
+        git(top, "worktree", "add", "-q", "-b", name, str(path))
+    vendored = make_repo(top / "vendor" / "lib")
+    paths = (
+        f"{outside}/src/a.py",
+        f"{inside}/src/new/b.py",  # a file, and its folder, that do not exist yet
+        f"{vendored}/x.py",
+        f"{top}/README.md",
+    )
+    assert repo_relative(paths, str(top), repo) == (
+        "src/a.py",
+        "src/new/b.py",
+        "vendor/lib/x.py",
+        "README.md",
+    )
+    other = make_repo(tmp_path / "other")
+    assert repo_relative((f"{other}/src/a.py",), str(top), repo) == ()

@@ -222,7 +222,8 @@ def test_a_stop_that_fails_inside_still_records_a_fail_open_verdict(
     (repo / ".gitflow-harness.toml").write_text('[ritual]\nrequire_box = "yes"\n')
     result = kit.hook(gfh, "claude", "Stop", kit.payload("claude", "Stop", repo))
     assert result.code == 0
-    assert "internal error (ConfigError" in result.err
+    assert "/.gitflow-harness.toml:2: " in result.err
+    assert "internal error" not in result.err
     [verdict] = verdicts(repo)
     assert verdict["decision"] == "fail_open"
     assert str(verdict["reason"]).startswith("the Stop check failed: ConfigError")

@@ -43,6 +43,26 @@ def test_an_internal_error_fails_open_with_one_line_and_a_hook_error(
     assert "secret" not in json.dumps(error)
 
 
+def test_a_broken_configuration_is_named_as_such_not_as_an_internal_error(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If `.gitflow-harness.toml` is broken, then the hook lets the agent through with gfh's own
+    message (file, line, key: the user's to fix), not an "internal error"."""
+    (repo / ".gitflow-harness.toml").write_text("bogus = 1\n")
+    result = kit.hook(
+        gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo)
+    )
+    assert result.code == 0
+    [line] = result.err.splitlines()
+    assert line.startswith(
+        f"gfh hook claude UserPromptSubmit: {repo}/.gitflow-harness.toml:1: unknown key 'bogus'"
+    )
+    assert line.endswith("; let through")
+    assert "internal error" not in line
+    [error] = [e for e in read_events(repo) if e["type"] == "hook.error"]
+    assert error["data"]["error"].startswith("ConfigError: ")
+
+
 @pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]", '"text"', "{", "\x00\xff"])
 @pytest.mark.parametrize("adapter", ["claude", "cursor", "codex"])
 def test_unreadable_stdin_is_let_through_and_recorded(

@@ -16,7 +16,7 @@ import pytest
 from gitflow_harness.agent import runtime
 from gitflow_harness.agent.session import SessionState
 from tests.agent import kit
-from tests.helpers import CliRunner, read_events
+from tests.helpers import CliRunner, git, make_repo, read_events
 
 CLAUDE = "claude:7f3c9d2e-1b4a-4c55-9a61-2f0d8e6b1a90"
 ALWAYS = "curve: {type: Flat, suppression: 0}\n"  # never present after a fire: fires each match
@@ -194,6 +194,29 @@ def test_without_a_transcript_the_tick_is_the_turn_count(repo: Path, gfh: CliRun
 
 
 # -- the lanes --------------------------------------------------------------------------------
+
+
+def test_the_files_lane_maps_an_edit_in_a_linked_worktree_against_that_worktree(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If the host's cwd stays at the main checkout while the agent edits in a worktree of the
+    same repository (outside the project dir, as `gfh start` makes them), then the path is taken
+    relative to that worktree's top, and the files lane still matches it."""
+    kit.way(repo, "source", "when:\n  files: ['src/*.py']\n" + ALWAYS)
+    worktree = repo.parent / f"{repo.name}.worktrees" / "f1"
+    git(repo, "worktree", "add", "-q", "-b", "f1", str(worktree))
+    edit = kit.payload(
+        "claude", "PostToolUse.Edit", repo, tool_input={"file_path": f"{worktree}/src/a.py"}
+    )
+    assert edit["cwd"] == str(repo)
+    assert kit.context(kit.hook(gfh, "claude", "PostToolUse", edit)) == "Guidance of source."
+    from_worktree = {**edit, "cwd": str(worktree)}
+    assert kit.context(kit.hook(gfh, "claude", "PostToolUse", from_worktree)) == (
+        "Guidance of source."
+    )
+    other = make_repo(repo.parent / "other")
+    foreign = {**edit, "tool_input": {"file_path": f"{other}/src/a.py"}}
+    assert kit.hook(gfh, "claude", "PostToolUse", foreign).out == ""  # another repository
 
 
 def test_keywords_fire_on_the_prompt_as_whole_words(repo: Path, gfh: CliRunner) -> None:

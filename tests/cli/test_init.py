@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import shutil
 import stat
 from pathlib import Path
@@ -133,7 +134,13 @@ def test_it_warns_when_gfh_is_not_on_path(
     monkeypatch.setenv("PATH", str(only_git))
     result = gfh("init", "--dry-run")
     assert result.code == 0
-    assert "warning: `gfh` is not on PATH" in result.err
+    assert result.err.endswith(
+        "warning: `gfh` is not on PATH: the hooks run `gfh hook …` and will fail until it is "
+        "(install gitflow-harness with `pipx install <path or URL of its repository>`, or put "
+        "the bin folder of the venv it is installed in on PATH)\n"
+    )
+    # It names no package index name: gitflow-harness installs from its repository.
+    assert "pipx install gitflow-harness" not in result.err
 
 
 @pytest.mark.usefixtures("on_path")
@@ -246,6 +253,7 @@ def test_list_ways_offers_the_packaged_starters_and_not_this_projects_own(
         "code/file-size",
         "git/commit-messages",
         "workflow/branch-first",
+        "workflow/end-of-turn",
         "workflow/prepare-before-done",
     ]
 
@@ -259,4 +267,73 @@ def test_every_starter_way_lints_clean_in_a_fresh_repository(repo: Path, gfh: Cl
     git(repo, "commit", "-q", "-m", "gfh init --all-ways")
     result = gfh("ways", "lint", "--check")
     assert (result.code, result.out) == (0, "")
-    assert "4 way file(s) checked: 0 error(s), 0 warning(s)" in result.err
+    assert "5 way file(s) checked: 0 error(s), 0 warning(s)" in result.err
+
+
+RITUAL_NOTE = (
+    "note: ritual: at Stop, {hosts} will not end a turn that used tools until the agent has run "
+    "`gfh status --end-turn`, shown the status box and run `gfh task set` (see docs/ritual.md)"
+)
+TEACH = "; `gfh init --way workflow/end-of-turn` teaches it to the agent"
+
+
+@pytest.mark.usefixtures("on_path")
+def test_init_says_once_that_enforcing_hosts_now_block_a_turn_without_the_ritual(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If gfh init installs the hooks of a host whose Stop enforces the ritual, then it says so
+    and how the agent learns it; not for an observe-only host, and not when nothing was added."""
+    first = gfh("init", "--adapter", "claude", "--adapter", "cursor", "--adapter", "codex")
+    notes = [line for line in first.out.splitlines() if line.startswith("note: ritual:")]
+    assert notes == [RITUAL_NOTE.format(hosts="Claude Code and Cursor") + TEACH]
+    again = gfh("init", "--adapter", "claude", "--adapter", "cursor")
+    assert "ritual" not in again.out + again.err
+
+
+@pytest.mark.usefixtures("on_path")
+def test_the_ritual_note_leaves_out_the_way_once_the_agent_gets_it(
+    repo: Path, gfh: CliRunner
+) -> None:
+    copied = gfh("init", "--adapter", "claude", "--way", "workflow/end-of-turn")
+    assert RITUAL_NOTE.format(hosts="Claude Code") + "\n" in copied.out
+    assert (repo / "hooks/ways/workflow/end-of-turn/end-of-turn.md").is_file()
+    present = gfh("init", "--adapter", "cursor")
+    assert RITUAL_NOTE.format(hosts="Cursor") + "\n" in present.out
+
+
+@pytest.mark.usefixtures("on_path")
+@pytest.mark.parametrize(
+    ("adapters", "config"),
+    [(["codex"], ""), (["claude"], '[ritual]\nenforce = ["cursor"]\n')],
+    ids=["observe-only-host", "not-enforced"],
+)
+def test_no_ritual_note_for_hosts_that_only_observe(
+    repo: Path, gfh: CliRunner, adapters: list[str], config: str
+) -> None:
+    if config:
+        write(repo, ".gitflow-harness.toml", config)
+    result = gfh("init", *[f"--adapter={a}" for a in adapters])
+    assert result.code == 0, result.err
+    assert "ritual" not in result.out + result.err
+
+
+def test_the_readme_shows_the_way_into_a_repository_with_real_options() -> None:
+    """If the README's path from the demo to one's own repository names a `gfh init` option,
+    then the option exists; and the two-command quick start stays as it is."""
+    from gitflow_harness.cli.init import init
+    from tests.helpers import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick = readme.split("## Quick start\n", 1)[1].split("\n## ", 1)[0]
+    commands = [
+        line.split("#")[0].strip() for line in quick.splitlines() if line.startswith("make")
+    ]
+    assert commands == ["make demo", "make test"]
+    section = readme.split("## Use it in your repository\n", 1)[1].split("\n## ", 1)[0]
+    options = {opt for p in init.params for opt in p.opts}
+    used = set(re.findall(r"gfh init[^\n`#]*", section))
+    named = {word for line in used for word in line.split() if word.startswith("--")}
+    assert named <= options
+    assert {"--adapter", "--all-ways", "--pre-commit"} <= named
+    for step in ("pipx install <path or URL of this repository>", "pre-commit install", "/hooks"):
+        assert step in section

@@ -22,6 +22,10 @@ def test_the_learning_chapter_graduates_answers_and_reopens_a_lesson(tmp_path: P
     assert "retired; git mv pills/implementer/frontmatter-crlf.md -> pills/retired/" in out
     assert "-implementer__frontmatter-crlf-again.md (reopening: implementer/frontmatter-crlf" in out
     assert "verify implementer: lower: before 6/6 [0.610, 1.000], after 3/12" in out
+    # The rounds after the answer's commit read as after it on every run, even when they start
+    # within the second git stamped the commit with.
+    assert "loop-back(s), 1 since implementer/frontmatter-crlf" in out
+    assert "implementer/frontmatter-crlf [retired, x4] injected: in 10 dispatch(es)" in out
     # Today's rounds went through the real hook, which showed the starting subagent its lessons.
     assert (
         "SubagentStart implementer (a-1) -> additionalContext:\n"

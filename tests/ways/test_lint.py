@@ -66,8 +66,8 @@ EXPECTED = [
     "unterminated subpattern at position 0",
     "scripts/macro.sh:1: warning: macro.sh is not committed as a regular file (a new file, or a "
     "symlink); the hook runs only what HEAD holds: commit the script itself",
-    "scripts/macro.sh:1: warning: macro.sh is not executable, so the hook cannot run it: "
-    "chmod +x macro.sh and commit it",
+    "scripts/macro.sh:1: warning: macro.sh is not executable: the hook runs it with `sh`, "
+    "ignoring its `#!` line; chmod +x macro.sh and commit it if it needs another interpreter",
     "scripts/postcheck.sh:1: warning: postcheck.sh is not committed as a regular file (a new "
     "file, or a symlink); the hook runs only what HEAD holds: commit the script itself",
     "staircase/staircase.md:6: error: curve: steps: deltas must strictly increase; step 3 (400) "
@@ -97,6 +97,45 @@ def test_a_committed_postcheck_and_executable_macro_are_fine(repo: Path) -> None
     commit(repo, "add ways", {})
     report = lint([root / "scripts"], root=root, repo=git.discover(repo))
     assert (report.files, report.problems) == (1, [])
+
+
+@pytest.mark.parametrize(
+    ("text", "mode"),
+    [
+        ("#!/usr/bin/env python3\nprint('x')\n", 0o644),
+        ("#!/usr/bin/env python3\nprint('x')\n", 0o755),
+        ("echo x\n", 0o644),
+        ("echo x\n", 0o755),
+    ],
+    ids=["shebang-not-executable", "shebang-executable", "bare-not-executable", "bare-executable"],
+)
+def test_lint_warns_exactly_when_the_hook_would_ignore_the_interpreter_line(
+    repo: Path, text: str, mode: int
+) -> None:
+    """If lint warns about a script's mode, then the hook really runs it with `sh` although it
+    names another interpreter — and lint is silent for every mode the hook runs as written."""
+    from gitflow_harness.agent.scripts import script_argv
+
+    root = repo / "hooks" / "ways"
+    macro = write_way(root, "m", "description: D\n" + WHEN + EXP + "macro: append\n").parent
+    script = macro / "macro.sh"
+    script.write_text(text)
+    script.chmod(mode)
+    commit(repo, "way", {})
+    report = lint([root / "m"], root=root, repo=git.discover(repo))
+    argv = script_argv(script, script.read_bytes())
+    ignored = text.startswith("#!") and argv[0] == "sh"
+    expected = (
+        [
+            "m/macro.sh:1: warning: macro.sh is not executable: the hook runs it with `sh`, "
+            "ignoring its `#!` line; chmod +x macro.sh and commit it if it needs another "
+            "interpreter"
+        ]
+        if ignored
+        else []
+    )
+    assert _lines(report.problems, root) == expected
+    assert ignored == (mode == 0o644 and text.startswith("#!"))
 
 
 def test_a_committed_script_with_uncommitted_changes_is_a_warning(repo: Path) -> None:

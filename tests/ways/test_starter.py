@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -15,7 +16,9 @@ from gitflow_harness import git
 from gitflow_harness.ways import starter_ways_root
 from gitflow_harness.ways.index import load_index
 from gitflow_harness.ways.lint import lint
-from tests.helpers import FIXTURES, ROOT
+from tests.agent import kit
+from tests.helpers import FIXTURES, ROOT, CliRunner
+from tests.helpers import git as run_git
 
 FILE_SIZE = ROOT / "hooks" / "ways" / "code" / "file-size"
 
@@ -131,3 +134,52 @@ def test_the_package_data_ships_the_starter_ways() -> None:
         p.relative_to(starter_ways_root()).as_posix() for p in starter_ways_root().rglob("*")
     }
     assert "code/file-size/postcheck.sh" in shipped
+
+
+END_OF_TURN = ROOT / "hooks" / "ways" / "workflow" / "end-of-turn"
+
+
+def test_the_end_of_turn_way_states_the_ritual_as_its_docs_do() -> None:
+    """If the ritual's steps change, then the way that teaches them changes with them: each
+    step's command, as docs/ritual.md writes it, is in the way's body, in the same order."""
+    docs = (ROOT / "docs" / "ritual.md").read_text(encoding="utf-8")
+    steps = re.findall(r"^\d\. \*\*(.+?)\*\*", docs, re.M)
+    assert steps == [
+        "`gfh status --end-turn`",
+        "the reply shows the status box",
+        '`gfh task set "<focus>"`',
+    ]
+    body = (END_OF_TURN / "end-of-turn.md").read_text(encoding="utf-8").split("---\n", 2)[2]
+    needed = [
+        "`gfh status --end-turn`",
+        "`┌─ gfh`",
+        '`gfh task set "<focus>"`',
+        '`gfh task set ""`',
+    ]
+    positions = [body.find(text) for text in needed]
+    assert -1 not in positions, positions
+    assert positions == sorted(positions)
+
+
+def test_the_end_of_turn_way_fires_at_session_start_and_again_in_a_long_session(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If a session runs long, then the ritual is shown again at a commit once 9 turns have
+    passed since it was last shown; not at every commit in between."""
+    shutil.copytree(END_OF_TURN, repo / "hooks" / "ways" / "workflow" / "end-of-turn")
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-q", "-m", "the ritual way")
+    start = kit.hook(gfh, "claude", "SessionStart", kit.payload("claude", "SessionStart", repo))
+    assert "# End every turn with the gfh ritual" in (kit.context(start) or "")
+    commit = kit.payload(
+        "claude", "PostToolUse.Bash", repo, tool_input={"command": "git commit -m 'Fix it'"}
+    )
+    prompt = kit.payload("claude", "UserPromptSubmit", repo, prompt="carry on")
+    for _ in range(9):
+        kit.hook(gfh, "claude", "UserPromptSubmit", prompt)
+        kit.hook(gfh, "claude", "PostToolUse", commit)
+    assert [d[1:] for d in kit.decisions(repo)] == [
+        ("fired", 0, "first"),
+        *[("suppressed", turn, "salience") for turn in range(1, 9)],
+        ("fired", 9, "refire"),
+    ]
