@@ -110,7 +110,8 @@ class HookContext:
         return [i for i in items if isinstance(i, dict) and i.get("source") == self.source_name]
 
     def tick(self, axis: str) -> tuple[str, int]:
-        """Return `(axis used, tick)`: `tokens` falls back to `turns` on hosts without usage."""
+        """Return `(axis used, tick)`: `tokens` falls back to `turns` until the session has read
+        a token position (hosts without usage, a transcript that never gives one)."""
         from gitflow_harness.agent import session as sessions
         from gitflow_harness.agent import ticks
 
@@ -124,8 +125,8 @@ class HookContext:
                     if ticks.observe(self.state, self._position):
                         sessions.compact(self.state)
                     self._observed.append(self._position)
-            position = self._position
-            if position is not None or ticks.has_tokens(self.state):
+            # On turns until the session has read a token position; on tokens ever after.
+            if ticks.has_tokens(self.state):
                 return ticks.TOKENS, ticks.token_tick(self.state)
         return ticks.TURNS, ticks.turn_tick(self.state)
 

@@ -6,7 +6,9 @@
   a `compact_boundary` the position is unknown until the next assistant line). Codex: the last
   `token_count` event of the rollout file. Both are read from the end of the file, so the cost
   follows what is read, never the transcript's length. The position drops at a compaction; the
-  tick stays monotonic by adding the size before the drop to an offset.
+  tick stays monotonic by adding the size before the drop to an offset. Until a session has read
+  a token position (no transcript, or one that never gives a position), its `tokens` ways tick on
+  `turns`; once it has, they stay on `tokens`.
 - `turns`: the number of `turn.started` in the session (hosts without a context position).
 - `seconds`: the wall clock, in whole seconds.
 """
@@ -122,7 +124,6 @@ def observe(state: dict[str, Any], position: Position) -> bool:
     offset = _int(tokens.get("offset"))
     last = _int(tokens.get("last"))
     expected = tokens.get("expect") is True
-    tokens["seen"] = True
     if position.tokens is None:
         if position.boundary is None or position.boundary == tokens.get("boundary"):
             return False
@@ -157,9 +158,11 @@ def token_tick(state: dict[str, Any]) -> int:
 
 
 def has_tokens(state: dict[str, Any]) -> bool:
-    """True once a position was ever read in this session."""
+    """True once the session read a token position from its transcript: from then on the
+    `tokens` axis ticks on it. Until then (no transcript, or none that gives a position) it
+    ticks on turns, so ways on it can still refire."""
     tokens = state.get("tokens")
-    return isinstance(tokens, dict) and tokens.get("seen") is True
+    return isinstance(tokens, dict) and type(tokens.get("last")) is int
 
 
 def turn_tick(state: dict[str, Any]) -> int:

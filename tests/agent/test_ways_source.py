@@ -193,6 +193,38 @@ def test_without_a_transcript_the_tick_is_the_turn_count(repo: Path, gfh: CliRun
     ]
 
 
+def test_a_transcript_that_never_gives_a_position_ticks_tokens_ways_on_turns(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    """If the session's transcript exists but has never given a token position, then a way on
+    the tokens axis ticks on turns and still refires; once a position is read, the session stays
+    on tokens — even when the transcript later gives none."""
+    kit.way(repo, "parser", "when:\n  prompt: parser\ncurve: {type: Flat, suppression: 2}\n")
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text('{"type": "user", "message": {"role": "user"}}\n')
+    for _ in range(4):
+        kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
+    _grow(transcript, kit.transcript_line("m1", 20000))
+    kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
+    _grow(transcript, '{"type": "user", "x": "' + "A" * (9 * 1024 * 1024) + '"}\n')
+    kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
+    transcript.unlink()
+    kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
+    assert [(d["axis"], d["tick"], d.get("reason", d["kind"])) for d in _decided(repo)] == [
+        ("turns", 1, "first"),
+        ("turns", 2, "salience"),
+        ("turns", 3, "refire"),
+        ("turns", 4, "salience"),
+        ("tokens", 20000, "refire"),
+        ("tokens", 20000, "salience"),
+        ("tokens", 20000, "salience"),
+    ]
+
+
+def _decided(repo: Path) -> list[dict[str, Any]]:
+    return [e["data"] for e in read_events(repo) if e["type"] in ("way.fired", "way.suppressed")]
+
+
 # -- the lanes --------------------------------------------------------------------------------
 
 
