@@ -225,13 +225,30 @@ class HookContext:
             self.forget_snapshot()
         if not fresh:
             return  # a parallel call of the session reported them a moment ago
+        for problem in fresh:
+            self.record_error(problem)
+        more = f" (and {len(fresh) - 1} more)" if len(fresh) > 1 else ""
+        self.warnings.append(f"{self.prefix}: {fresh[0]}{more}")
+
+    def report_error(self, problem: str) -> None:
+        """Report a problem this call works around — one `hook.error`, one stderr line — every
+        time it happens (for what no session state can remember). `problem` is one line, with
+        no payload text: a name, a path of gfh's own, the fix."""
+        self.record_error(problem)
+        self.warnings.append(f"{self.prefix}: {problem}")
+
+    def record_error(self, problem: str) -> None:
         from gitflow_harness.agent.model import name_or_none
 
         adapter, event = str(self.adapter.NAME), name_or_none(self.event.name) or "(invalid)"
-        for problem in fresh:
-            self.record("hook.error", {"adapter": adapter, "event": event, "error": problem})
-        more = f" (and {len(fresh) - 1} more)" if len(fresh) > 1 else ""
-        self.warnings.append(f"gfh hook {adapter} {event}: {fresh[0]}{more}")
+        self.record("hook.error", {"adapter": adapter, "event": event, "error": problem})
+
+    @property
+    def prefix(self) -> str:
+        """What every stderr line of this call begins with: `gfh hook ADAPTER EVENT`."""
+        from gitflow_harness.agent.model import name_or_none
+
+        return f"gfh hook {self.adapter.NAME} {name_or_none(self.event.name) or '(invalid)'}"
 
     def handoff_dir(self, way: str) -> Path | None:
         """The way's own session-scoped hand-off directory (`$GFH_WAY_STATE`)."""

@@ -584,3 +584,92 @@ def test_parallel_hook_processes_fire_a_way_once(repo: Path) -> None:
     assert sorted(e["data"]["turn"] for e in events if e["type"] == "turn.started") == [1, 2, 3, 4]
     assert [e["type"] for e in events].count("way.fired") == 1
     assert SessionState(CLAUDE).read()["turns"] == 4
+
+
+# -- without a session ------------------------------------------------------------------------
+
+NO_SESSION = "no way is delivered without a session, whose state its curve needs"
+
+
+@pytest.mark.parametrize(
+    ("adapter", "event", "fixture", "session"),
+    [
+        ("claude", "UserPromptSubmit", "UserPromptSubmit", {}),
+        ("claude", "UserPromptSubmit", "UserPromptSubmit", {"session_id": 42}),
+        ("claude", "UserPromptSubmit", "UserPromptSubmit", {"session_id": "s" * 129}),
+        ("claude", "PostToolUse", "PostToolUse.Bash", {}),
+        ("cursor", "beforeSubmitPrompt", "beforeSubmitPrompt", {}),
+        ("cursor", "beforeSubmitPrompt", "beforeSubmitPrompt", {"conversation_id": "a b"}),
+        ("codex", "UserPromptSubmit", "UserPromptSubmit", {}),
+        ("codex", "PostToolUse", "PostToolUse.Bash", {"session_id": ["x"]}),
+    ],
+    ids=[
+        "claude-missing",
+        "claude-number",
+        "claude-too-long",
+        "claude-tool",
+        "cursor-missing",
+        "cursor-not-an-id",
+        "codex-missing",
+        "codex-list",
+    ],
+)
+def test_without_a_usable_session_id_no_way_fires_and_the_hook_says_so(
+    repo: Path,
+    gfh: CliRunner,
+    adapter: str,
+    event: str,
+    fixture: str,
+    session: dict[str, Any],
+) -> None:
+    """If a payload has no usable session id, then no way is delivered or left waiting (there is
+    no session state for its curve: every match would fire as a first fire, every call), the
+    evidence is still recorded under a null session, and each call says so in one stderr line
+    and a hook.error naming the field."""
+    kit.way(repo, "tests", "when:\n  keywords: [tests]\n  commands: status\n" + kit.EXPONENTIAL)
+    data = kit.payload(adapter, fixture, repo)
+    for field in ("session_id", "conversation_id"):
+        data.pop(field, None)
+    data.update(session)
+    field = "conversation_id" if adapter == "cursor" else "session_id"
+    for _ in range(2):
+        result = kit.hook(gfh, adapter, event, data)
+        assert result.code == 0
+        assert result.out == ("{}\n" if adapter == "cursor" else "")
+        [line] = result.err.splitlines()
+        assert line.startswith(f"gfh hook {adapter} {event}: NoSession: the payload")
+        assert field in line
+        assert line.endswith(NO_SESSION)
+    start = {"claude": "SessionStart", "cursor": "sessionStart", "codex": "SessionStart"}
+    after = kit.hook(gfh, adapter, start[adapter], kit.payload(adapter, start[adapter], repo))
+    assert "Guidance of tests." not in after.out  # nothing waited for a later channel
+    events = read_events(repo)
+    assert kit.decisions(repo) == []
+    errors = [e for e in events if e["type"] == "hook.error"]
+    assert [(e["session"], e["data"]["adapter"], e["data"]["event"]) for e in errors] == [
+        (None, adapter, event)
+    ] * 2
+    assert all(e["data"]["error"].startswith("NoSession: ") for e in errors)
+    evidence = [e for e in events if e["type"] in ("turn.started", "tool.requested")]
+    assert [e["session"] for e in evidence] == [None, None]
+
+
+@pytest.mark.parametrize(
+    ("adapter", "event"),
+    [("claude", "SessionStart"), ("cursor", "sessionStart"), ("codex", "SessionStart")],
+)
+def test_without_a_session_the_ensure_hint_still_opens_the_session(
+    repo: Path, gfh: CliRunner, adapter: str, event: str
+) -> None:
+    """If a session start has no session id, then its `session_start` ways are not delivered but
+    what no curve governs — the `ensure` hint — still is."""
+    kit.way(repo, "opening", "when:\n  session_start: true\n" + kit.EXPONENTIAL, "Opening.")
+    data = kit.payload(adapter, event, repo)
+    for field in ("session_id", "conversation_id"):
+        data.pop(field, None)
+    result = kit.hook(gfh, adapter, event, data)
+    assert result.code == 0
+    assert "[ensure-main-worktree-first]" in result.out
+    assert "Opening." not in result.out
+    assert "NoSession" in result.err
+    assert kit.decisions(repo) == []
