@@ -315,7 +315,11 @@ def _correlate(ctx: HookContext, outcome: Outcome) -> None:
     if session is None:
         return
     if ctx.adapter.NAME == "claude":
-        correlation.write_env_file(session)
+        try:
+            correlation.write_env_file(session)
+        except correlation.EnvFileError as exc:
+            # The rest of the answer (the hint, the ways) does not depend on it: say so, go on.
+            ctx.report_error(f"EnvFileError: {exc.message}")
     else:
         outcome.env[correlation.VARIABLE] = session
 
