@@ -272,9 +272,11 @@ class Offer:
     full; `first` gives it priority under the budget. Under the session lock, just before
     delivery, `check(state)` may withdraw it against the freshest state (a parallel hook call
     may have fired it a moment ago); `commit(state)` runs only after its text was delivered.
+    A way's offer that `check` withdraws is recorded as `way.suppressed` with `reason` (set by
+    `check`: the gate's reason at that moment), its `fired` data updated to what was decided.
     """
 
-    __slots__ = ("check", "commit", "fired", "first", "source", "text", "way")
+    __slots__ = ("check", "commit", "fired", "first", "reason", "source", "text", "way")
 
     def __init__(
         self,
@@ -293,6 +295,7 @@ class Offer:
         self.check = check
         self.commit = commit
         self.source = ""  # the source that offered it (set by the runtime)
+        self.reason: str | None = None  # why `check` withdrew it: `salience` or `refractory`
 
     @property
     def trigger(self) -> str | None:

@@ -260,7 +260,8 @@ def _offer(
     m: Match, fired: dict[str, Any], decision: Decision, text: str, key: str | None, floor: float
 ) -> Offer:
     from gitflow_harness.agent.session import epoch
-    from gitflow_harness.firing.engagement import FIRST
+    from gitflow_harness.firing.curves import ProgressiveStaircase
+    from gitflow_harness.firing.engagement import FIRST, REFIRE, STEP
 
     way_id, curve, magnitude, tick = m.way.id, m.way.curve, m.magnitude, fired["tick"]
     offer = Offer(text, way=way_id, fired=fired, first=decision.kind == FIRST)
@@ -270,6 +271,10 @@ def _offer(
         now = engagement(curve, engagements(state, key).get(way_id), epoch(state))
         again = now.decide(tick, magnitude, floor)
         if not again.fired:
+            # Withdrawn: recorded as suppressed, as `decide` records a match that does not fire.
+            fired["kind"] = STEP if isinstance(curve, ProgressiveStaircase) else REFIRE
+            fired["salience"] = again.salience
+            offer.reason = again.reason
             return False
         fired["kind"], fired["salience"] = again.kind, again.salience
         offer.first = again.kind == FIRST

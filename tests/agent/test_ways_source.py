@@ -552,7 +552,9 @@ def test_a_fire_by_a_parallel_call_withdraws_this_calls_offer(repo: Path, gfh: C
     written: list[str] = []
     delivery.emit(ctx, Outcome(), offers, written.append)
     assert written == []
-    assert [d[:2] for d in kit.decisions(repo)] == [("parser", "fired")]
+    assert [d[:2] for d in kit.decisions(repo)] == [("parser", "fired"), ("parser", "suppressed")]
+    suppressed = _decided(repo)[1]
+    assert (suppressed["kind"], suppressed["reason"]) == ("refire", "salience")
 
 
 @pytest.mark.slow
@@ -673,3 +675,63 @@ def test_without_a_session_the_ensure_hint_still_opens_the_session(
     assert "Opening." not in result.out
     assert "NoSession" in result.err
     assert kit.decisions(repo) == []
+
+
+# Each macro waits until every call has reached it: all calls decide (and find the way unfired)
+# before any of them delivers, so all but one are withdrawn under the session lock.
+BARRIER_MACRO = """cat > /dev/null
+mkdir -p .git/barrier && : > ".git/barrier/$$"
+i=0
+while [ "$(ls .git/barrier | wc -l)" -lt {n} ] && [ "$i" -lt 2400 ]; do
+  sleep 0.05; i=$((i + 1))
+done
+"""
+
+
+@pytest.mark.slow
+def test_every_match_of_parallel_calls_is_recorded_once_fired_or_suppressed(
+    repo: Path, tmp_path: Path
+) -> None:
+    """If twelve PostToolUse calls of one session match a way at once and all decide before any
+    delivers, then one fires and the other eleven, withdrawn under the lock, are recorded as
+    way.suppressed with the gate's reason: `gfh ways tune` sees every match."""
+    import os
+    import subprocess
+    import sys
+
+    calls = 12
+    (repo / ".gitflow-harness.toml").write_text("[ways]\npostcheck_timeout_s = 600\n")
+    git(repo, "add", ".gitflow-harness.toml")
+    git(repo, "commit", "-q", "-m", "slow macros")
+    kit.way(
+        repo,
+        "status",
+        "when:\n  commands: 'gfh status'\n" + kit.EXPONENTIAL,
+        "Status.",
+        macro=BARRIER_MACRO.format(n=calls),
+    )
+    payload = tmp_path / "payload.json"
+    payload.write_text(json.dumps(kit.payload("claude", "PostToolUse.Bash", repo)))
+    procs = []
+    for _ in range(calls):  # every call has its payload at once: none waits for another's end
+        with open(payload, "rb") as stdin:
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "gitflow_harness", "hook", "claude", "PostToolUse"],
+                    cwd=repo,
+                    stdin=stdin,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=os.environ,
+                )
+            )
+    answers = [p.communicate() for p in procs]
+    assert [p.returncode for p in procs] == [0] * calls
+    assert all(err == b"" for _, err in answers)
+    assert sum(b"Status." in out for out, _ in answers) == 1
+    types = [e["type"] for e in read_events(repo)]
+    assert types.count("tool.requested") == calls
+    assert types.count("way.fired") == 1
+    suppressed = [d for d in _decided(repo) if "reason" in d]
+    assert len(suppressed) == calls - 1
+    assert {(d["kind"], d["reason"]) for d in suppressed} == {("refire", "salience")}
