@@ -9,8 +9,8 @@ ignored. `gfh report` reads the rules as data; nothing here interprets them.
 
 Hints delivered outside a verb's result envelope (the session-start line of `ensure`) go
 through the accumulator: the code that produces them calls `supplement`, and every entry point
-(the CLI, the agent hooks, the MCP server) calls `drain` once and records what it delivered in
-its event.
+(the CLI and the agent hooks; the `mcp` surface is reserved for a future MCP server) calls
+`drain` once and records what it delivered in its event.
 """
 
 from __future__ import annotations
