@@ -1,6 +1,6 @@
 """The HINTS registry (data only) and the process-local accumulator of supplemental hints.
 
-A hint is short advice a verb prints, with a stable id. Ids are part of the contract: scripts,
+A hint is short advice a verb prints, with a stable id. Ids are part of gfh's interface: scripts,
 the report and users' habits depend on them, so an id is never reused for another meaning.
 
 A hint may belong to a follow-through family: a frozen rule, one object shared by every member,

@@ -36,7 +36,8 @@ class StopVerdict:
     interrupted: bool = False  # the host ended the turn (aborted, error): recorded, not judged
 
     def data(self) -> dict[str, object]:
-        """The `stop.verdict` event's data: DESIGN's four fields, then what the report groups by."""
+        """The `stop.verdict` event's data: what was decided and why, then what the report groups
+        by (docs/events.md)."""
         return {
             "adapter": self.adapter,
             "decision": self.decision,
