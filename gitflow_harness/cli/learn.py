@@ -7,6 +7,7 @@ import datetime as dt
 import click
 
 from gitflow_harness.cli._common import echo_json, json_option
+from gitflow_harness.store.config import MAX_DAYS
 
 
 @click.command()
@@ -18,7 +19,7 @@ from gitflow_harness.cli._common import echo_json, json_option
 )
 @click.option(
     "--days",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_DAYS),
     default=None,
     help="Window for loop-backs and overdue roles (default learning.capture_days).",
 )

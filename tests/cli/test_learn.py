@@ -203,3 +203,9 @@ def test_loop_backs_with_no_round_behind_them_are_said_apart_from_the_rounds(
     [implementer, _] = gfh("learn", "--json").json()["roles"]
     assert (implementer["rounds"], implementer["sent_back"], implementer["loop_backs"]) == (0, 0, 2)
     assert implementer["loop_backs_without_round"] == 2
+
+
+def test_days_beyond_a_century_are_a_usage_error(repo: Path, gfh: CliRunner) -> None:
+    result = gfh("learn", "--days", "100000000")
+    assert result.code == 2
+    assert "100000000 is not in the range 1<=x<=36500" in result.err
