@@ -39,6 +39,7 @@ def accept(ws: Workspace) -> VerbResult:
         return refuse(
             "on-trunk", hint("verb-on-trunk", verb="accept", trunk=trunk), f"{trunk} is the trunk"
         )
+    git.require_history(repo, branch, trunk, "gfh accept")
     if facts.changes:
         return _refuse_dirty(ws, facts, refuse)
     record = read_gate(ws, facts.tree)
