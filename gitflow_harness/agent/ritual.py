@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from gitflow_harness.agent.context import HookContext
 
-REPLY_KEY = "reply"  # Cursor: afterAgentResponse's booleans, consumed by the next stop
+REPLY_KEY = "reply"  # Cursor: afterAgentResponse's booleans and generation, for its stop
 CLOUD_PREFIX = "bc-"  # Cursor background (cloud) agents: their tools do not reach hooks
 
 
@@ -100,28 +100,57 @@ def _record_failure(ctx: HookContext, exc: Exception) -> None:
 
 
 def agent_response(ctx: HookContext) -> None:
-    """Cursor's afterAgentResponse: keep the reply's box booleans for the coming stop."""
+    """Cursor's afterAgentResponse: keep the reply's box booleans for its generation's stop."""
     if ctx.store is None:
         return None
     from gitflow_harness.ritual.evidence import box_flags
 
     loose, strict = box_flags(ctx.event.message or "")
     with ctx.store.update() as state:
-        state[REPLY_KEY] = {"status_box": loose, "status_box_strict": strict}
+        state[REPLY_KEY] = {
+            "status_box": loose,
+            "status_box_strict": strict,
+            "generation": generation(ctx.event),
+        }
     ctx.forget_snapshot()
     return None
 
 
+def generation(event: ev.HookEvent) -> str | None:
+    """Cursor's `generation_id` (one per user message), or None when the payload has none."""
+    return ev.name_or_none(event.payload.get("generation_id"))
+
+
+def forget_reply(state: dict[str, Any]) -> None:
+    """At a new prompt: drop a reply whose stop never came, so it cannot decide a later turn."""
+    state.pop(REPLY_KEY, None)
+
+
 def _consume_cursor_reply(ctx: HookContext) -> dict[str, Any]:
+    """Take the reply observed for this stop's generation; any other reply is left alone.
+
+    Cursor's `generation_id` changes with every user message, a follow-up included, so a reply
+    of another generation belongs to another turn: this turn's reply was then not observed.
+    """
     from gitflow_harness.ritual.evidence import observed, unknown
 
     flags = None
+    other = False
     if ctx.store is not None:
+        ours = generation(ctx.event)
         with ctx.store.update() as state:
-            flags = state.pop(REPLY_KEY, None)
+            stored = state.get(REPLY_KEY)
+            if isinstance(stored, dict) and stored.get("generation") == ours:
+                flags = state.pop(REPLY_KEY)
+            else:
+                other = isinstance(stored, dict)
         ctx.forget_snapshot()
     if not isinstance(flags, dict):
-        reason = "after_agent_response_not_reported"
+        reason = (
+            "after_agent_response_of_another_generation"
+            if other
+            else "after_agent_response_not_reported"
+        )
         return {"status_box": unknown(reason), "status_box_strict": unknown(reason)}
     return {
         "status_box": observed(flags.get("status_box") is True),

@@ -93,7 +93,7 @@ def test_cursor_repairs_through_a_followup_turn(repo: Path, gfh: CliRunner) -> N
     # Cursor submits the follow-up as the next prompt; the repair turn inherits the task.
     send("beforeSubmitPrompt", "beforeSubmitPrompt", prompt=followup, generation_id="g-0002")
     shown = box(gfh, CURSOR_SESSION)
-    send("afterAgentResponse", "afterAgentResponse", text=shown)
+    send("afterAgentResponse", "afterAgentResponse", text=shown, generation_id="g-0002")
     assert send("stop", "stop.remediation") == {}
     started = [e["data"] for e in read_events(repo) if e["type"] == "turn.started"]
     assert [s["stop_remediation"] for s in started] == [False, True]
@@ -270,3 +270,73 @@ def test_a_turn_whose_prompt_was_not_recorded_fails_open(repo: Path, gfh: CliRun
     last = verdicts(repo)[-1]
     assert last["decision"] == "fail_open"
     assert "previous turn already ended" in str(last["reason"])
+
+
+BOX_TEXT = "┌─ gfh · feature ─┐\n│ tree  clean     │\n└─────────────────┘"
+
+
+def cursor(
+    gfh: CliRunner, repo: Path, event: str, fixture: str | None = None, **fields: object
+) -> dict[str, object]:
+    """Send one Cursor event (its fixture, `fields` set; a field set to None is left out)."""
+    data = kit.payload("cursor", fixture or event, repo)
+    data.update(fields)
+    data = {key: value for key, value in data.items() if value is not None}
+    result = kit.hook(gfh, "cursor", event, data)
+    assert result.code == 0
+    answer = result.json()
+    assert isinstance(answer, dict)
+    return answer
+
+
+def box_observed(repo: Path) -> object:
+    return [e for e in read_events(repo) if e["type"] == "turn.completed"][-1]["data"]["ritual"][
+        "status_box"
+    ]
+
+
+def test_a_cursor_reply_of_an_earlier_generation_does_not_decide_a_later_stop(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If a generation's reply had no stop of its own, then a later generation's stop treats
+    its own reply as not observed: the stale box neither passes nor blocks it."""
+    cursor(gfh, repo, "beforeSubmitPrompt", generation_id="g-0001")
+    cursor(gfh, repo, "afterAgentResponse", text=BOX_TEXT, generation_id="g-0001")
+    # g-0001's stop never came, nor did g-0002's prompt hook: g-0002 stops.
+    answer = cursor(gfh, repo, "stop", generation_id="g-0002")
+    assert str(answer["followup_message"]).startswith("[gfh:stop-remediation rule=status]\n")
+    assert box_observed(repo) == {
+        "state": "unknown",
+        "reason": "after_agent_response_of_another_generation",
+    }
+
+
+def test_a_cursor_stop_takes_only_its_own_generations_reply(repo: Path, gfh: CliRunner) -> None:
+    cursor(gfh, repo, "beforeSubmitPrompt", generation_id="g-0001")
+    cursor(gfh, repo, "afterAgentResponse", text=BOX_TEXT, generation_id="g-0002")
+    # A late stop of another generation leaves the reply for the stop it belongs to...
+    cursor(gfh, repo, "stop", generation_id="g-0001")
+    assert box_observed(repo)["state"] == "unknown"  # type: ignore[index]
+    cursor(gfh, repo, "beforeSubmitPrompt", generation_id="g-0002")
+    cursor(gfh, repo, "afterAgentResponse", text=BOX_TEXT, generation_id="g-0002")
+    # ...and a stop without a generation never takes a reply of a known one.
+    cursor(gfh, repo, "stop", generation_id=None)
+    assert box_observed(repo)["state"] == "unknown"  # type: ignore[index]
+    assert cursor(gfh, repo, "stop", generation_id="g-0002") == {}
+    assert box_observed(repo) == {"state": "observed", "value": True}
+
+
+def test_a_new_cursor_prompt_forgets_a_reply_whose_stop_never_came(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If the payloads carry no generation_id, then a reply and a stop of the same turn still
+    match, and a prompt in between clears the reply: it belonged to the turn before."""
+    cursor(gfh, repo, "beforeSubmitPrompt", generation_id=None)
+    cursor(gfh, repo, "afterAgentResponse", text=BOX_TEXT, generation_id=None)
+    assert cursor(gfh, repo, "stop", generation_id=None) == {}
+    assert box_observed(repo) == {"state": "observed", "value": True}
+    cursor(gfh, repo, "afterAgentResponse", text=BOX_TEXT, generation_id=None)
+    cursor(gfh, repo, "beforeSubmitPrompt", generation_id=None)
+    answer = cursor(gfh, repo, "stop", generation_id=None)
+    assert str(answer["followup_message"]).startswith("[gfh:stop-remediation rule=status]\n")
+    assert box_observed(repo) == {"state": "unknown", "reason": "after_agent_response_not_reported"}
