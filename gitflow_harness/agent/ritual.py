@@ -77,23 +77,14 @@ def _record_failure(ctx: HookContext, exc: Exception) -> None:
     from gitflow_harness.agent.runtime import describe
 
     assert ctx.repo is not None
-    from gitflow_harness.ritual.stop import enforces
+    from gitflow_harness.ritual.stop import StopVerdict, enforces
 
     try:
         enforced = enforces(ctx.event.adapter, ritual_config(ctx.config()))
     except Exception:
         enforced = False
-    data = {
-        "adapter": ctx.event.adapter,
-        "decision": "fail_open",
-        "rule": None,
-        "reason": f"the Stop check failed: {describe(exc)}",
-        "enforced": enforced,
-        "tool_turn": False,
-        "turn": None,
-        "remediation": False,
-        "interrupted": False,
-    }
+    reason = f"the Stop check failed: {describe(exc)}"
+    data = StopVerdict(ctx.event.adapter, "fail_open", None, reason, enforced).data()
     # If the log itself is what failed, the runtime's hook.error attempt is all that is left.
     with contextlib.suppress(Exception):
         ctx.record("stop.verdict", data)

@@ -15,6 +15,17 @@ from gitflow_harness.store.config import RitualConfig
 from gitflow_harness.store.events import Event
 
 MAX_REMEDIATION_HOPS: Final = 16
+# Hosts whose Stop carries no reply text: when their reply hook did not report, the end-turn
+# status stands in for the box. Claude Code and Codex always send `last_assistant_message`.
+STAND_IN_HOSTS: Final = frozenset({"cursor"})
+
+NO_REPLY: Final = (
+    "the Stop payload carried no usable last_assistant_message: the box cannot be checked, "
+    "and a turn without tools has nothing else to check"
+)
+BOX_UNCHECKED: Final = (
+    "the box was not checked: the Stop payload carried no usable last_assistant_message"
+)
 
 # The rules, in the order they are checked.
 STATUS: Final = "status"  # 1: `gfh status --end-turn` ran in the turn
@@ -43,6 +54,7 @@ class Evaluation:
     reason: str = ""
     tool_turn: bool = False
     turns: int = 0  # turns in the window (1 + remediation turns walked back over)
+    unchecked: tuple[str, ...] = ()  # rules the evidence could not judge (skipped, not passed)
 
     def message(self) -> str:
         """The repair message: the first failing rule, then how to repair every missing part."""
@@ -116,23 +128,41 @@ def evaluate(events: Sequence[Event], *, adapter: str, ritual: RitualConfig) -> 
         ev.type == "coord.task_changed" and ev.data.get("state") == "set" for ev in window
     )
     box = _obs(_obs(final.get("ritual")).get("status_box"))
-    # When the reply was not observed (Cursor's Stop carries no text and its afterAgentResponse
-    # did not report; a host sent no last message), the end-turn status stands in for the box:
-    # the rule to repair is then rule 1, which the agent can do, not a box nobody would see.
     box_seen = box.get("state") == "observed"
+    # When the reply was not observed, what stands in depends on the host. Cursor's Stop carries
+    # no text (its afterAgentResponse did not report): the end-turn status stands in for the
+    # box, so the rule to repair is rule 1, which the agent can do. Claude Code and Codex always
+    # send the reply; a payload without it cannot be judged on the box, which is missing
+    # evidence, not the agent's omission: the box is skipped, and a turn without tools, having
+    # nothing else to check, fails open.
+    stand_in = ritual.require_box and not box_seen and adapter in STAND_IN_HOSTS
+    unchecked: tuple[str, ...] = ()
+    if ritual.require_box and not box_seen and not stand_in:
+        if not tool_turn:
+            return Evaluation("unavailable", reason=NO_REPLY, turns=turns)
+        unchecked = (BOX,)
     checks = (
-        (
-            STATUS,
-            (tool_turn and ritual.require_status) or (ritual.require_box and not box_seen),
-            status_ok,
-        ),
+        (STATUS, (tool_turn and ritual.require_status) or stand_in, status_ok),
         (BOX, ritual.require_box and box_seen, box.get("value") is True),
         (TASK, tool_turn and ritual.require_task, task_ok),
     )
     missing = tuple(rule for rule, required, ok in checks if required and not ok)
     if not missing:
-        return Evaluation("pass", tool_turn=tool_turn, turns=turns)
-    return Evaluation("fail", rule=missing[0], missing=missing, tool_turn=tool_turn, turns=turns)
+        return Evaluation(
+            "pass",
+            reason=f"ritual complete; {BOX_UNCHECKED}" if unchecked else "ritual complete",
+            tool_turn=tool_turn,
+            turns=turns,
+            unchecked=unchecked,
+        )
+    return Evaluation(
+        "fail",
+        rule=missing[0],
+        missing=missing,
+        tool_turn=tool_turn,
+        turns=turns,
+        unchecked=unchecked,
+    )
 
 
 def _last_index(events: Sequence[Event], type_: str, before: int) -> int | None:

@@ -34,6 +34,7 @@ class StopVerdict:
     turn: int | None = None  # the turn the verdict closes (or blocks)
     remediation: bool = False  # the turn repairs an earlier blocked turn (a follow-up turn)
     interrupted: bool = False  # the host ended the turn (aborted, error): recorded, not judged
+    unchecked: tuple[str, ...] = ()  # rules skipped for want of evidence (the reply unseen)
 
     def data(self) -> dict[str, object]:
         """The `stop.verdict` event's data: DESIGN's four fields, then what the report groups by."""
@@ -47,6 +48,7 @@ class StopVerdict:
             "turn": self.turn,
             "remediation": self.remediation,
             "interrupted": self.interrupted,
+            "unchecked": list(self.unchecked),
         }
 
 
@@ -86,30 +88,24 @@ def decide(
 ) -> StopVerdict:
     """Turn an evaluation into the adapter's decision under `[ritual] enforce`."""
     enforced = enforces(adapter, ritual)
-    remediation = evaluation.turns > 1
+    decision: Decision
     if evaluation.outcome == "unavailable":
-        return StopVerdict(adapter, "fail_open", None, evaluation.reason, enforced, turn=turn)
-    if evaluation.outcome == "pass":
-        return StopVerdict(
-            adapter,
-            "allow",
-            None,
-            "ritual complete",
-            enforced,
-            evaluation.tool_turn,
-            turn,
-            remediation,
-        )
-    decision: Decision = "block" if enforced else "allow"
+        decision, rule, reason = "fail_open", None, evaluation.reason
+    elif evaluation.outcome == "pass":
+        decision, rule, reason = "allow", None, evaluation.reason or "ritual complete"
+    else:
+        decision = "block" if enforced else "allow"
+        rule, reason = evaluation.rule, evaluation.message()
     return StopVerdict(
         adapter,
         decision,
-        evaluation.rule,
-        evaluation.message(),
+        rule,
+        reason,
         enforced,
         evaluation.tool_turn,
         turn,
-        remediation,
+        remediation=evaluation.turns > 1,
+        unchecked=evaluation.unchecked,
     )
 
 

@@ -230,16 +230,40 @@ def test_a_stop_that_fails_inside_still_records_a_fail_open_verdict(
     assert "hook.error" in [e["type"] for e in read_events(repo)]
 
 
-def test_a_stop_without_a_last_message_stays_repairable(repo: Path, gfh: CliRunner) -> None:
+@pytest.mark.parametrize("adapter", ["claude", "codex"])
+@pytest.mark.parametrize("message", ["absent", None, 42])
+def test_a_prose_turn_without_a_usable_last_message_fails_open(
+    repo: Path, gfh: CliRunner, adapter: str, message: object
+) -> None:
+    """If a Stop payload has no string `last_assistant_message`, then the box cannot be
+    judged; a turn without tools has nothing else to check and is allowed as fail_open."""
+    kit.hook(gfh, adapter, "UserPromptSubmit", kit.payload(adapter, "UserPromptSubmit", repo))
+    data = kit.payload(adapter, "Stop", repo, last_assistant_message=message)
+    if message == "absent":
+        del data["last_assistant_message"]
+    result = kit.hook(gfh, adapter, "Stop", data)
+    assert (result.code, result.out, result.err) == (0, "", "")
+    [verdict] = verdicts(repo)
+    assert (verdict["decision"], verdict["rule"]) == ("fail_open", None)
+    assert "no usable last_assistant_message" in str(verdict["reason"])
+
+
+def test_a_tool_turn_without_a_last_message_is_held_to_status_and_task(
+    repo: Path, gfh: CliRunner
+) -> None:
     kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Edit", repo))
     data = kit.payload("claude", "Stop", repo)
     del data["last_assistant_message"]
     blocked = kit.hook(gfh, "claude", "Stop", data)
-    # Nothing of the reply was seen: the repair asked for is `gfh status --end-turn`.
     assert blocked.err.rstrip("\n").endswith("[gfh stop] rule=status")
-    kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Bash", repo))
+    assert "1) run `gfh status --end-turn`" in blocked.err
+    assert "2) declare the turn's focus" in blocked.err  # the box is not asked for
     box(gfh, CLAUDE_SESSION)
+    gfh("task", "set", "edit", env={"GFH_SESSION": CLAUDE_SESSION})
     assert kit.hook(gfh, "claude", "Stop", {**data, "stop_hook_active": True}).code == 0
+    last = verdicts(repo)[-1]
+    assert (last["decision"], last["unchecked"]) == ("allow", ["box"])
 
 
 def test_a_prose_turn_repaired_with_gfh_status_is_not_blocked_again(

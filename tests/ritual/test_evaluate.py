@@ -39,6 +39,10 @@ def completed(box: bool | None = None, tools: int | None = None) -> Event:
     )
 
 
+def verdict(decision: str, rule: str | None = None) -> Event:
+    return ev("stop.verdict", decision=decision, rule=rule)
+
+
 TOOL = ev("tool.requested", tool="Bash", phase="post")
 STATUS_RAN = ev("coord.status_observed", status="end_turn_checked")
 TASK_SET = ev("coord.task_changed", state="set", fingerprint="ab12")
@@ -108,14 +112,46 @@ def test_an_unattested_tool_channel_still_makes_a_tool_turn() -> None:
 
 def test_cursor_passes_without_reply_text_once_status_and_task_are_recorded() -> None:
     events = [started(), TOOL, STATUS_RAN, TASK_SET, completed(box=None, tools=1)]
-    assert evaluate(events, adapter="cursor", ritual=RITUAL).outcome == "pass"
-    # The same stand-in serves any host whose reply was not observed (no last message sent).
-    assert evaluate(events, adapter="claude", ritual=RITUAL).outcome == "pass"
-    without_status = [started(), TOOL, TASK_SET, completed(box=None, tools=1)]
-    assert evaluate(without_status, adapter="claude", ritual=RITUAL).missing == (STATUS,)
+    result = evaluate(events, adapter="cursor", ritual=RITUAL)
+    assert (result.outcome, result.unchecked) == ("pass", ())
     # When Cursor's afterAgentResponse did report, its observation wins.
     reported = [*events[:-1], completed(box=False, tools=1)]
     assert evaluate(reported, adapter="cursor", ritual=RITUAL).rule == BOX
+
+
+def test_cursor_prose_turn_without_reply_is_repaired_by_the_status() -> None:
+    """If Cursor's reply was not observed in a turn without tools, then rule 1 stands in for
+    the box: the turn is held to `gfh status --end-turn`, which the agent can run."""
+    result = evaluate([started(), completed(box=None, tools=0)], adapter="cursor", ritual=RITUAL)
+    assert (result.outcome, result.rule, result.missing) == ("fail", STATUS, (STATUS,))
+    repaired = [started(), STATUS_RAN, completed(box=None, tools=0)]
+    assert evaluate(repaired, adapter="cursor", ritual=RITUAL).outcome == "pass"
+
+
+@pytest.mark.parametrize("adapter", ["claude", "codex"])
+def test_a_tool_turn_without_the_reply_is_judged_on_status_and_task(adapter: str) -> None:
+    """If Claude Code or Codex sent no usable last message, then the box cannot be judged: a
+    tool turn is held to rules 1 and 3 and the box is recorded as unchecked, not passed."""
+    bare = [started(), TOOL, completed(box=None, tools=1)]
+    result = evaluate(bare, adapter=adapter, ritual=RITUAL)
+    assert (result.rule, result.missing, result.unchecked) == (STATUS, (STATUS, TASK), (BOX,))
+    done = [started(), TOOL, STATUS_RAN, TASK_SET, completed(box=None, tools=1)]
+    result = evaluate(done, adapter=adapter, ritual=RITUAL)
+    assert (result.outcome, result.unchecked) == ("pass", (BOX,))
+    assert "no usable last_assistant_message" in result.reason
+
+
+@pytest.mark.parametrize("adapter", ["claude", "codex"])
+def test_a_turn_without_tools_or_reply_has_nothing_to_check(adapter: str) -> None:
+    result = evaluate([started(), completed(box=None, tools=0)], adapter=adapter, ritual=RITUAL)
+    assert result.outcome == "unavailable"
+    assert "last_assistant_message" in result.reason
+    # The status does not stand in on these hosts: running it changes nothing.
+    with_status = [started(), STATUS_RAN, completed(box=None, tools=0)]
+    assert evaluate(with_status, adapter=adapter, ritual=RITUAL).outcome == "unavailable"
+    no_box = RitualConfig(("claude",), True, False, True)
+    result = evaluate([started(), completed(box=None, tools=0)], adapter=adapter, ritual=no_box)
+    assert (result.outcome, result.unchecked) == ("pass", ())  # the box was not asked for
 
 
 def test_cursor_remediation_turn_inherits_the_human_turns_task() -> None:
@@ -165,24 +201,12 @@ def test_the_commands_that_repair_a_prose_turn_do_not_make_it_a_tool_turn() -> N
 
 def test_a_stop_after_a_closed_turn_without_a_new_start_is_unavailable() -> None:
     """If the prompt hook missed a turn, the previous turn's evidence must not pass it."""
-    allowed = make_event(
-        "stop.verdict",
-        {"decision": "allow", "rule": None},
-        surface="hook",
-        session=SESSION,
-        branch="feature",
-    )
+    allowed = verdict("allow")
     first = [started(), TOOL, STATUS_RAN, TASK_SET, completed(box=True, tools=1), allowed]
     result = evaluate([*first, TOOL, completed(box=True, tools=1)], adapter="claude", ritual=RITUAL)
     assert result.outcome == "unavailable"
     assert "previous turn already ended" in result.reason
-    blocked = make_event(
-        "stop.verdict",
-        {"decision": "block", "rule": "box"},
-        surface="hook",
-        session=SESSION,
-        branch="feature",
-    )
+    blocked = verdict("block", "box")
     repairing = [started(), completed(box=False, tools=0), blocked]
     assert (
         evaluate(

@@ -215,3 +215,18 @@ def test_verdicts_carry_their_turn_and_whether_it_repairs_another(log: EventLog)
     rec(log, "coord.task_changed", session="cursor:c", surface="cli", state="set", fingerprint="f")
     second = stop(log, None, session="cursor:c", adapter="cursor")
     assert (second.decision, second.turn, second.remediation) == ("allow", 2, True)
+
+
+def test_a_verdict_records_the_rules_it_could_not_check(log: EventLog) -> None:
+    rec(log, "turn.started", turn=1, stop_remediation=False)
+    rec(log, "tool.requested", tool="Bash", phase="post")
+    rec(log, "coord.status_observed", surface="cli", status="end_turn_checked")
+    rec(log, "coord.task_changed", surface="cli", state="set", fingerprint="f")
+    verdict = stop(log, None)
+    assert (verdict.decision, verdict.unchecked) == ("allow", ("box",))
+    [recorded] = [e.data for e in log.read() if e.type == "stop.verdict"]
+    assert recorded["unchecked"] == ["box"]
+    assert recorded["reason"].startswith("ritual complete; the box was not checked")
+    rec(log, "turn.started", turn=2, stop_remediation=False)
+    prose = stop(log, None)
+    assert (prose.decision, prose.turn, prose.rule) == ("fail_open", 2, None)
