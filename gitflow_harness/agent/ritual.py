@@ -44,6 +44,7 @@ def _stop(ctx: HookContext) -> ev.Block | None:
     assert ctx.repo is not None
     event = ctx.event
     interrupted = None
+    continued = False
     if event.adapter == "cursor":
         reply = _consume_cursor_reply(ctx)
         unsupported = (
@@ -58,6 +59,8 @@ def _stop(ctx: HookContext) -> ev.Block | None:
     else:
         reply = box_observations(event.message, missing_reason="no_last_assistant_message")
         unsupported = None
+        # A Stop hook (gfh's or another's) kept the turn going: this Stop continues it.
+        continued = event.payload.get("stop_hook_active") is True
     verdict = conclude_turn(
         EventLog(ctx.repo.common_dir),
         session=ctx.session,
@@ -67,6 +70,7 @@ def _stop(ctx: HookContext) -> ev.Block | None:
         reply=reply,
         tools_unsupported=unsupported,
         interrupted=interrupted,
+        continued=continued,
     )
     if verdict.decision == "block" and verdict.rule is not None:
         return ev.Block(verdict.rule, verdict.reason)

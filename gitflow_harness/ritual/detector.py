@@ -2,6 +2,7 @@
 
 Read from `stop.verdict` events alone. A verdict that follows a block in the same session is a
 repair attempt; the first verdict of a chain tells whether the ritual was completed unprompted.
+A verdict on a turn that went on after its Stop was allowed (`continuation`) belongs to that turn.
 """
 
 from __future__ import annotations
@@ -44,10 +45,12 @@ class StopRitual:
         turn = data.get("turn") if isinstance(data.get("turn"), int) else None
         session = event.session or ""
         blocked = session in self._blocked
-        # Claude Code continues the same turn after a block: its next Stop is not a new turn.
+        # Claude Code continues the same turn after a block, and after an allowed Stop another
+        # Stop hook blocked: its next Stop is not a new turn.
+        continuation = data.get("continuation") is True
         same_turn = blocked and turn is not None and self._blocked[session] == turn
         repairing = blocked and (same_turn or data.get("remediation") is True)
-        if not same_turn:
+        if not (same_turn or continuation):
             self.evaluated[adapter] += 1
         if decision == "fail_open":
             self.fail_open[str(data.get("reason"))] += 1
@@ -57,7 +60,8 @@ class StopRitual:
             self.would_block[f"{adapter}:{rule}"] += 1
         if repairing and decision == "allow" and rule is None:
             self.repaired += 1
-        if not repairing and data.get("tool_turn") is True and decision != "fail_open":
+        first = not (repairing or continuation)  # the turn's first verdict
+        if first and data.get("tool_turn") is True and decision != "fail_open":
             self.tool_turns += 1
             if rule is None:
                 self.unprompted += 1

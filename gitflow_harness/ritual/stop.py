@@ -34,6 +34,7 @@ class StopVerdict:
     turn: int | None = None  # the turn the verdict closes (or blocks)
     remediation: bool = False  # the turn repairs an earlier blocked turn (a follow-up turn)
     interrupted: bool = False  # the host ended the turn (aborted, error): recorded, not judged
+    continuation: bool = False  # the turn went on after a Stop that was allowed: judged since
     unchecked: tuple[str, ...] = ()  # rules skipped for want of evidence (the reply unseen)
 
     def data(self) -> dict[str, object]:
@@ -48,6 +49,7 @@ class StopVerdict:
             "turn": self.turn,
             "remediation": self.remediation,
             "interrupted": self.interrupted,
+            "continuation": self.continuation,
             "unchecked": list(self.unchecked),
         }
 
@@ -105,6 +107,7 @@ def decide(
         evaluation.tool_turn,
         turn,
         remediation=evaluation.turns > 1,
+        continuation=evaluation.continuation,
         unchecked=evaluation.unchecked,
     )
 
@@ -119,6 +122,7 @@ def conclude_turn(
     reply: dict[str, Any],
     tools_unsupported: str | None = None,
     interrupted: str | None = None,
+    continued: bool = False,
 ) -> StopVerdict:
     """Record the turn's end, evaluate it, record the verdict; never raise for missing evidence.
 
@@ -126,7 +130,8 @@ def conclude_turn(
     text itself never reaches this function. `turn.completed` is written before the evaluation,
     so the verdict and the log always agree on what the turn showed. `interrupted` says why a
     turn did not complete (the user aborted it, the host hit an error): such a turn is recorded
-    and allowed, never held to the ritual.
+    and allowed, never held to the ritual. `continued` is the host's word that this Stop
+    continues a turn a Stop hook kept going (`stop_hook_active`), recorded on `turn.completed`.
     """
     enforced = enforces(adapter, ritual)
     if session is None:
@@ -153,6 +158,7 @@ def conclude_turn(
             "turn": turn,
             "ritual": reply,
             "tool_call_count": tool_call_count(this_turn, unsupported_reason=tools_unsupported),
+            "continued": continued,
         },
         surface="hook",
         session=session,

@@ -293,7 +293,7 @@ def test_a_turn_whose_prompt_was_not_recorded_fails_open(repo: Path, gfh: CliRun
     assert kit.hook(gfh, "claude", "Stop", done).code == 0
     last = verdicts(repo)[-1]
     assert last["decision"] == "fail_open"
-    assert "previous turn already ended" in str(last["reason"])
+    assert "the prompt of this turn was not recorded" in str(last["reason"])
 
 
 BOX_TEXT = "┌─ gfh · feature ─┐\n│ tree  clean     │\n└─────────────────┘"
@@ -364,3 +364,59 @@ def test_a_new_cursor_prompt_forgets_a_reply_whose_stop_never_came(
     answer = cursor(gfh, repo, "stop", generation_id=None)
     assert str(answer["followup_message"]).startswith("[gfh:stop-remediation rule=status]\n")
     assert box_observed(repo) == {"state": "unknown", "reason": "after_agent_response_not_reported"}
+
+
+def test_claude_judges_a_turn_another_stop_hook_kept_going(repo: Path, gfh: CliRunner) -> None:
+    """If gfh allowed a Stop but another Stop hook blocked it, then Claude Code continues the
+    same turn: the work done after the allowed Stop needs the ritual again."""
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Edit", repo))
+    shown = box(gfh, CLAUDE_SESSION)
+    gfh("task", "set", "fix the parser", env={"GFH_SESSION": CLAUDE_SESSION})
+    stop = kit.payload("claude", "Stop", repo, last_assistant_message=shown)
+    assert kit.hook(gfh, "claude", "Stop", stop).code == 0
+    # Another hook blocked: the agent edits again and stops with the same box.
+    kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Edit", repo))
+    again = kit.hook(gfh, "claude", "Stop", {**stop, "stop_hook_active": True})
+    assert again.code == 2
+    assert again.err.rstrip("\n").endswith("[gfh stop] rule=status")
+    assert "went on after its Stop" in again.err
+    shown = box(gfh, CLAUDE_SESSION)
+    repaired = kit.hook(
+        gfh, "claude", "Stop", {**stop, "stop_hook_active": True, "last_assistant_message": shown}
+    )
+    assert (repaired.code, repaired.err) == (0, "")
+    assert [(v["decision"], v["rule"], v["continuation"]) for v in verdicts(repo)] == [
+        ("allow", None, False),
+        ("block", "status", True),
+        ("allow", None, True),
+    ]
+    completed = [e["data"] for e in read_events(repo) if e["type"] == "turn.completed"]
+    assert [c["continued"] for c in completed] == [False, True, True]
+    assert len({v["turn"] for v in verdicts(repo)}) == 1
+
+
+def test_a_continuation_without_tools_needs_only_the_box(repo: Path, gfh: CliRunner) -> None:
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    shown = box(gfh, CLAUDE_SESSION)
+    gfh("task", "set", "answer", env={"GFH_SESSION": CLAUDE_SESSION})
+    stop = kit.payload("claude", "Stop", repo, last_assistant_message=shown)
+    assert kit.hook(gfh, "claude", "Stop", stop).code == 0
+    assert kit.hook(gfh, "claude", "Stop", {**stop, "stop_hook_active": True}).code == 0
+    plain = {**stop, "stop_hook_active": True, "last_assistant_message": "Answered."}
+    blocked = kit.hook(gfh, "claude", "Stop", plain)
+    assert blocked.err.rstrip("\n").endswith("[gfh stop] rule=box")
+
+
+def test_codex_records_what_it_would_have_blocked_in_a_continuation(
+    repo: Path, gfh: CliRunner
+) -> None:
+    kit.hook(gfh, "codex", "UserPromptSubmit", kit.payload("codex", "UserPromptSubmit", repo))
+    kit.hook(gfh, "codex", "Stop", kit.payload("codex", "Stop", repo))
+    kit.hook(gfh, "codex", "PostToolUse", kit.payload("codex", "PostToolUse.Bash", repo))
+    result = kit.hook(
+        gfh, "codex", "Stop", kit.payload("codex", "Stop", repo, stop_hook_active=True)
+    )
+    assert (result.code, result.out, result.err) == (0, "", "")
+    last = verdicts(repo)[-1]
+    assert (last["decision"], last["rule"], last["continuation"]) == ("allow", "status", True)
