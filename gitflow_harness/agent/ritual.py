@@ -13,12 +13,14 @@ from gitflow_harness.agent import model as ev
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import ModuleType
     from typing import Any
 
     from gitflow_harness.agent.context import HookContext
 
 REPLY_KEY = "reply"  # Cursor: afterAgentResponse's booleans and generation, for its stop
 CLOUD_PREFIX = "bc-"  # Cursor background (cloud) agents: their tools do not reach hooks
+UNREADABLE = "payload_unreadable"  # the reason of a Stop whose stdin was not a JSON object
 
 
 def stop(ctx: HookContext) -> ev.Block | None:
@@ -92,6 +94,40 @@ def _record_failure(ctx: HookContext, exc: Exception) -> None:
     # If the log itself is what failed, the runtime's hook.error attempt is all that is left.
     with contextlib.suppress(Exception):
         ctx.record("stop.verdict", data)
+
+
+def payload_unreadable(adapter: ModuleType, event_name: str) -> None:
+    """Record a `fail_open` verdict for a Stop whose stdin could not be read as a payload.
+
+    Nothing of the turn can be judged, not even whose it is (`session` is null), but the Stop
+    happened and the report counts every Stop: the ritual was skipped, and says so. Any other
+    event is left to the runtime's `hook.error`.
+    """
+    if adapter.parse(event_name, {}, b"").kind != ev.STOP:
+        return  # what this host means by the name, as for a readable payload
+    import os
+
+    from gitflow_harness.agent.repo import locate
+    from gitflow_harness.agent.settings import hook_config
+    from gitflow_harness.ritual.stop import StopVerdict, enforces
+    from gitflow_harness.store.eventwrite import append_event
+
+    repo = locate(os.getcwd())
+    if repo is None:
+        return
+    try:
+        enforced = enforces(adapter.NAME, ritual_config(hook_config(repo.top, None)))
+    except Exception:
+        enforced = False  # a broken configuration is reported by the commands that read it
+    verdict = StopVerdict(adapter.NAME, "fail_open", None, UNREADABLE, enforced)
+    append_event(
+        repo.common_dir,
+        "stop.verdict",
+        verdict.data(),
+        surface="hook",
+        session=None,
+        branch=repo.branch,
+    )
 
 
 def agent_response(ctx: HookContext) -> None:

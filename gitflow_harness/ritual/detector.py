@@ -3,6 +3,7 @@
 Read from `stop.verdict` events alone. A verdict that follows a block in the same session is a
 repair attempt; the first verdict of a chain tells whether the ritual was completed unprompted.
 A verdict on a turn that went on after its Stop was allowed (`continuation`) belongs to that turn.
+A Stop whose payload could not be read has no session and still counts, as a fail-open.
 """
 
 from __future__ import annotations
@@ -101,10 +102,15 @@ class StopRitual:
             "ritual unprompted."
         )
         attention = fail_opens > 0 or (self.tool_turns and self.unprompted < self.tool_turns)
-        if fail_opens:
+        if fail_opens and any("turn.started" in reason for reason in self.fail_open):
             next_step = (
                 "Fail-opens mean the Stop hook had no evidence: check that the prompt hook "
                 "(UserPromptSubmit / beforeSubmitPrompt) is installed (`gfh init`)."
+            )
+        elif fail_opens:
+            next_step = (
+                "Fail-opens mean a Stop could not be judged from the evidence: the notes give "
+                "each reason (a payload gfh could not read is also a `hook.error`)."
             )
         elif attention:
             next_step = (

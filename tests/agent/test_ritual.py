@@ -420,3 +420,49 @@ def test_codex_records_what_it_would_have_blocked_in_a_continuation(
     assert (result.code, result.out, result.err) == (0, "", "")
     last = verdicts(repo)[-1]
     assert (last["decision"], last["rule"], last["continuation"]) == ("allow", "status", True)
+
+
+@pytest.mark.parametrize(
+    ("adapter", "event"), [("claude", "Stop"), ("cursor", "stop"), ("codex", "Stop")]
+)
+@pytest.mark.parametrize("stdin", ["", f"not json {CANARY}", "[1, 2]"])
+def test_a_stop_whose_payload_is_unreadable_records_a_fail_open_verdict(
+    repo: Path, gfh: CliRunner, adapter: str, event: str, stdin: str
+) -> None:
+    """If a Stop's stdin is not a JSON object, then the ritual was skipped: a `stop.verdict`
+    says so (no session: none could be read), beside the runtime's `hook.error`."""
+    result = gfh("hook", adapter, event, stdin=stdin)
+    assert result.code == 0
+    events = read_events(repo)
+    assert [e["type"] for e in events] == ["hook.error", "stop.verdict"]
+    verdict = events[1]
+    assert verdict["session"] is None
+    assert verdict["data"]["adapter"] == adapter
+    assert (verdict["data"]["decision"], verdict["data"]["rule"]) == ("fail_open", None)
+    assert verdict["data"]["reason"] == "payload_unreadable"
+    assert verdict["data"]["enforced"] is (adapter != "codex")
+    assert CANARY.encode() not in b"".join(
+        p.read_bytes() for p in repo.joinpath(".git").rglob("*.jsonl")
+    )
+
+
+def test_only_a_stop_records_a_verdict_for_an_unreadable_payload(
+    repo: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for adapter, event in (("claude", "PostToolUse"), ("cursor", "afterAgentResponse")):
+        assert gfh("hook", adapter, event, stdin="{").code == 0
+    # Cursor running Claude Code's hooks: its own adapter records that Stop, once.
+    monkeypatch.setenv("CURSOR_VERSION", "3.7.21")
+    assert gfh("hook", "claude", "Stop", stdin="{").code == 0
+    assert [e["type"] for e in read_events(repo)] == ["hook.error"] * 3
+
+
+def test_the_report_counts_a_stop_that_could_not_be_read(repo: Path, gfh: CliRunner) -> None:
+    gfh("hook", "claude", "Stop", stdin="not json")
+    report = gfh("report", "--json")
+    assert report.code == 0, report.err
+    [ritual] = [d for d in report.json()["detectors"] if d["id"] == "stop-ritual"]
+    [finding] = [f for f in report.json()["findings"] if f["detector"] == "stop-ritual"]
+    assert (ritual["status"], ritual["considered"]) == ("fired", 1)
+    assert finding["evidence"]["fail_open"] == 1
+    assert "fail-opens by reason: payload_unreadable 1" in ritual["notes"]

@@ -100,3 +100,28 @@ def test_a_continuation_belongs_to_the_turn_it_continues(repo: Path) -> None:
         "tool_turns": 1,
         "unprompted": 1,
     }
+
+
+def test_a_stop_without_a_readable_payload_is_counted_as_a_fail_open(repo: Path) -> None:
+    unreadable = make_event(
+        "stop.verdict",
+        {
+            "adapter": "claude",
+            "decision": "fail_open",
+            "rule": None,
+            "reason": "payload_unreadable",
+            "enforced": True,
+            "tool_turn": False,
+            "turn": None,
+            "remediation": False,
+        },
+        surface="hook",
+        session=None,
+        branch="b",
+    )
+    result = run([verdict("claude:a", "allow", None), unreadable], repo)
+    [finding] = result.findings
+    assert (finding.evidence["evaluated"], finding.evidence["fail_open"]) == (2, 1)
+    assert "fail-opens by reason: payload_unreadable 1" in result.notes
+    assert "prompt hook" not in finding.next_step  # the reason is not a missing turn.started
+    assert "the notes give each reason" in finding.next_step
