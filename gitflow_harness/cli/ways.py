@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from gitflow_harness.cli._common import echo_json, json_option
+from gitflow_harness.cli._common import FiniteFloatRange, echo_json, json_option
 from gitflow_harness.errors import GfhError
 from gitflow_harness.firing.curves import (
     ActionPotential,
@@ -152,12 +152,12 @@ def show(way_id: str, with_plot: bool, as_json: bool) -> int:
 )
 @click.option(
     "--magnitude",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=1.0,
     show_default=True,
     help="Lanes matched at each tick (what an ActionPotential burst must reach).",
 )
-@click.option("--floor", type=click.FloatRange(0.0, 1.0), help="Override ways.floor.")
+@click.option("--floor", type=FiniteFloatRange(0.0, 1.0), help="Override ways.floor.")
 @json_option
 def simulate(way_id: str, ticks: str, magnitude: float, floor: float | None, as_json: bool) -> int:
     """Run a way's curve over matches at the given ticks and print each decision.

@@ -265,3 +265,14 @@ def test_every_ways_command_is_documented(gfh: CliRunner) -> None:
     for command in ("list", "show", "simulate", "lint", "migrate", "tune"):
         assert command in result.out
         assert f"gfh ways {command}" in docs
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("--floor", "nan"), ("--magnitude", "nan"), ("--magnitude", "inf")]
+)
+def test_simulate_refuses_numbers_that_are_not_finite(
+    repo: Path, gfh: CliRunner, option: str, value: str
+) -> None:
+    result = gfh("ways", "simulate", "any", "--ticks", "1", option, value)
+    assert result.code == 2
+    assert f"{value!r} is not a finite number" in result.err

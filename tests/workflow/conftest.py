@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gitflow_harness import git as gitmod
-from tests.helpers import commit, git
+from tests.helpers import commit, git, make_repo
 
 SESSION = "claude:7f3e2a91-session"
 
@@ -66,6 +66,22 @@ def gated(feature: Path, marker: Path) -> Path:
         test=[f"echo test >> {marker}", "test -f ok.txt"],
     )
     return feature
+
+
+@pytest.fixture
+def shallow_feature(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A `--depth 1` clone on a feature branch whose merge base with main was cut off."""
+    origin = make_repo(tmp_path / "origin")
+    git(origin, "switch", "-q", "-c", "feature/old")
+    commit(origin, "feature work", {"f.txt": "f\n"})
+    git(origin, "switch", "-q", "main")
+    for i in range(3):
+        commit(origin, f"trunk {i}", {f"t{i}.txt": "t\n"})
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", "--no-single-branch", f"file://{origin}", "clone")
+    git(clone, "switch", "-q", "feature/old")
+    monkeypatch.chdir(clone)
+    return clone
 
 
 @pytest.fixture

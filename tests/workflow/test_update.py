@@ -184,3 +184,21 @@ def test_a_refusal_by_error_under_json_still_prints_the_envelope(
     }
     assert envelope["data"]["error"].startswith("HEAD is detached at ")
     assert result.err == f"gfh: {envelope['data']['error']}\n"
+
+
+@pytest.mark.parametrize("args", [("update",), ("update", "--rebase"), ("done",), ("accept",)])
+def test_a_shallow_clone_cut_before_the_merge_base_is_refused_with_the_fix(
+    shallow_feature: Path, gfh: CliRunner, args: tuple[str, ...]
+) -> None:
+    """git would see unrelated histories (a raw merge error, or phantom rebase conflicts);
+    the verbs say why and how to get the history instead."""
+    before = git(shallow_feature, "rev-parse", "HEAD")
+    result = gfh(*args)
+    assert result.code == 1
+    assert result.err == (
+        f"gfh: gfh {args[0]}: this shallow clone is cut before the merge base of "
+        "feature/old and main; run `git fetch --unshallow` (or `git fetch --deepen N`) "
+        "first\n"
+    )
+    assert git(shallow_feature, "rev-parse", "HEAD") == before
+    assert git(shallow_feature, "status", "--porcelain") == ""
