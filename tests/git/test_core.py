@@ -143,3 +143,12 @@ def test_first_line_is_the_first_non_blank_line_stripped() -> None:
     assert git.first_line("\n   \n  fatal: bad thing  \nhint: more\n") == "fatal: bad thing"
     assert git.first_line(" \n\n") == "no output"
     assert git.first_line("", "no message") == "no message"
+
+
+def test_a_vanished_directory_is_named_not_blamed_on_git(tmp_path: Path) -> None:
+    gone = tmp_path / "worktree"
+    with pytest.raises(RepoStateError) as err:
+        git.run(["status"], cwd=gone)
+    assert str(err.value) == (
+        f"{gone}: the directory no longer exists; if it was a worktree, run `git worktree prune`"
+    )
