@@ -73,18 +73,15 @@ def test_events_go_to_the_file_of_their_month(log: EventLog) -> None:
 
 def test_a_log_never_written_has_no_files_but_an_unreadable_one_raises(log: EventLog) -> None:
     """If nothing was ever logged the log is empty; if its place holds something that is not a
-    directory, reading it fails, with one line naming the place and the fix, rather than looking
-    empty."""
+    directory, reading it fails rather than looking empty."""
     assert log.files() == []
     assert list(log.read()) == []
     log.directory.parent.mkdir(parents=True)
     log.directory.write_text("not a directory\n")
     with pytest.raises(NotADirectoryError):
         log.files()
-    with pytest.raises(GfhError) as err:
+    with pytest.raises(GfhError, match=r"cannot read the event log at .*: Not a directory"):
         list(log.read())
-    assert err.value.message.startswith(f"cannot read the event log at {log.directory}: ")
-    assert "move what is there aside" in err.value.message
 
 
 def test_files_and_dirs_are_owner_only_even_with_umask_022(log: EventLog) -> None:
