@@ -1,4 +1,4 @@
-"""Evidence events: what the hooks record about a session (DESIGN §4).
+"""Evidence events: what the hooks record about a session (docs/events.md).
 
 `turn.started`, `tool.requested`, `subagent.started`, `subagent.stopped`. Nothing else from a
 payload is written: names and ids pass `event.name_or_none`, a subagent's final message is reduced

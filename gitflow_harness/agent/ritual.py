@@ -1,4 +1,4 @@
-"""Stop checks: the end-of-turn ritual at Stop, and Cursor's reply reduction (DESIGN §7).
+"""Stop checks: the end-of-turn ritual at Stop, and Cursor's reply reduction (docs/ritual.md).
 
 The reply text is reduced to booleans here, in memory, and dropped: `turn.completed` and the
 session state only ever hold observations.

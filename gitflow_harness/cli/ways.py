@@ -164,7 +164,7 @@ def simulate(way_id: str, ticks: str, magnitude: float, floor: float | None, as_
 
     Decisions: first, refire, step (fired) or suppressed, refractory (not). Fires are
     recorded as delivered, so each decision sees the fires before it. Prints one line per
-    tick, or with --json a list of {tick, decision, salience, multiplier}.
+    tick, or with --json {way, floor, decisions: [{tick, decision, salience, multiplier}]}.
     """
     from gitflow_harness.firing.engagement import simulate as run_simulation
     from gitflow_harness.ways import catalog
@@ -177,15 +177,19 @@ def simulate(way_id: str, ticks: str, magnitude: float, floor: float | None, as_
     results = run_simulation(way.curve, matches, floor)
     if as_json:
         echo_json(
-            [
-                {
-                    "tick": tick,
-                    "decision": d.kind,
-                    "salience": round(d.salience, 6),
-                    "multiplier": round(d.multiplier, 6),
-                }
-                for tick, d in results
-            ]
+            {
+                "way": way.id,
+                "floor": floor,
+                "decisions": [
+                    {
+                        "tick": tick,
+                        "decision": d.kind,
+                        "salience": round(d.salience, 6),
+                        "multiplier": round(d.multiplier, 6),
+                    }
+                    for tick, d in results
+                ],
+            }
         )
         return 0
     click.echo(f"{way.id}: {way.curve.describe()}, floor {floor:g}")

@@ -1,4 +1,4 @@
-"""What is owed, and filing it: graduation requests and reopenings (DESIGN §8).
+"""What is owed, and filing it: graduation requests and reopenings (docs/learning.md).
 
 Owed: a request for an active pill at `graduation_at` that no request names yet; after a
 decline, again once its occurrences grew by `graduation_at` since the declined request; a

@@ -38,7 +38,8 @@ class StopVerdict:
     unchecked: tuple[str, ...] = ()  # rules skipped for want of evidence (the reply unseen)
 
     def data(self) -> dict[str, object]:
-        """The `stop.verdict` event's data: DESIGN's four fields, then what the report groups by."""
+        """The `stop.verdict` event's data: what was decided and why, then what the report groups
+        by (docs/events.md)."""
         return {
             "adapter": self.adapter,
             "decision": self.decision,

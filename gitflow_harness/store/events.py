@@ -57,7 +57,7 @@ __all__ = [
 
 
 class Event(NamedTuple):
-    """One envelope of DESIGN §4. A NamedTuple: the report builds a million of these."""
+    """One envelope (docs/events.md). A NamedTuple: the report builds a million of these."""
 
     id: str
     at: str

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from gitflow_harness import git as gitmod
 from tests.helpers import commit, git, make_repo
 
 SESSION = "claude:7f3e2a91-session"
@@ -38,6 +39,33 @@ def feature(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = add_worktree(repo)
     monkeypatch.chdir(path)
     return path
+
+
+@pytest.fixture
+def marker(tmp_path: Path) -> Path:
+    """A file outside every worktree where gate commands log that they ran."""
+    return tmp_path / "ran.log"
+
+
+def runs(marker: Path) -> list[str]:
+    """The gate commands that logged to `marker`, in order."""
+    return marker.read_text().split() if marker.exists() else []
+
+
+def tree(path: Path) -> str:
+    """The tree identity of the working tree at `path`."""
+    return gitmod.tree_identity(gitmod.discover(path))
+
+
+@pytest.fixture
+def gated(feature: Path, marker: Path) -> Path:
+    """feature/x with a prepare that always passes and a test that passes once ok.txt exists."""
+    configure(
+        feature,
+        prepare=[f"echo prepare >> {marker}"],
+        test=[f"echo test >> {marker}", "test -f ok.txt"],
+    )
+    return feature
 
 
 @pytest.fixture

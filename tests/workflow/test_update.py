@@ -39,7 +39,8 @@ def test_update_merges_the_trunk_and_records_the_update(
 
 
 def test_the_git_update_carries_the_surface_of_the_entry_point(repo: Path, feature: Path) -> None:
-    """If another entry point (the MCP server) runs the update, its `git.update` says so."""
+    """If another entry point (the `mcp` surface reserved for an MCP server) runs the update,
+    its `git.update` says so."""
     from gitflow_harness.workflow.update import update
     from gitflow_harness.workspace import open_workspace
 
