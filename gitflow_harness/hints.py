@@ -1,6 +1,6 @@
 """The HINTS registry (data only) and the process-local accumulator of supplemental hints.
 
-A hint is short advice a verb prints, with a stable id. Ids are part of the contract: scripts,
+A hint is short advice a verb prints, with a stable id. Ids are part of gfh's interface: scripts,
 the report and users' habits depend on them, so an id is never reused for another meaning.
 
 A hint may belong to a follow-through family: a frozen rule, one object shared by every member,
@@ -9,8 +9,8 @@ ignored. `gfh report` reads the rules as data; nothing here interprets them.
 
 Hints delivered outside a verb's result envelope (the session-start line of `ensure`) go
 through the accumulator: the code that produces them calls `supplement`, and every entry point
-(the CLI, the agent hooks, the MCP server) calls `drain` once and records what it delivered in
-its event.
+(the CLI and the agent hooks; the `mcp` surface is reserved for a future MCP server) calls
+`drain` once and records what it delivered in its event.
 """
 
 from __future__ import annotations

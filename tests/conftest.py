@@ -11,11 +11,10 @@ import freezegun.config
 import pytest
 import yaml
 from freezegun.api import FakeDate, FakeDatetime
+from hypothesis import settings
 
 from tests.helpers import CliRunner, make_repo
 
-_REAL_HOME = Path(os.environ.get("HOME", "/nonexistent"))
-_REAL_STATE = _REAL_HOME / ".local" / "state" / "gitflow-harness"
 # freezegun skips modules whose name starts with any ignored prefix, and its defaults include
 # "gi" (PyGObject), which also matches "gitflow_harness": without this, time is never frozen.
 freezegun.configure(
@@ -32,16 +31,58 @@ for _dumper in {
         _dumper.add_representer(FakeDate, yaml.representer.SafeRepresenter.represent_date)
         _dumper.add_representer(FakeDatetime, yaml.representer.SafeRepresenter.represent_datetime)
 _KEEP_ENV = {"GIT_EXEC_PATH", "GIT_SSL_CAINFO", "GIT_SSL_NO_VERIFY"}
+# Property tests run real code (regexes, files, git): how long an example takes depends on the
+# machine's load, so Hypothesis's per-example deadline would only make them flaky.
+settings.register_profile("gfh", deadline=None)
+settings.load_profile("gfh")
 
 
-def _state_fingerprint() -> float | None:
-    try:
-        return _REAL_STATE.stat().st_mtime
-    except FileNotFoundError:
-        return None
+# The real user's environment and gfh directories, read at import: before any test points
+# HOME, the XDG directories and GFH_STATE_HOME elsewhere.
+REAL_ENV = dict(os.environ)
 
 
-_STATE_AT_START = _state_fingerprint()
+def gfh_user_dirs() -> tuple[Path, ...]:
+    """gfh's state, cache and config directories for the current environment, as the product
+    computes them (platformdirs), and `$GFH_STATE_HOME` when it is set."""
+    import platformdirs
+
+    from gitflow_harness.store.state import APP
+
+    dirs = {
+        Path(platformdirs.user_state_dir(APP)),
+        Path(platformdirs.user_cache_dir(APP)),
+        Path(platformdirs.user_config_dir(APP)),
+    }
+    if os.environ.get("GFH_STATE_HOME"):
+        dirs.add(Path(os.environ["GFH_STATE_HOME"]))
+    return tuple(sorted(dirs))
+
+
+Snapshot = dict[str, tuple[int, int]]
+
+
+def snapshot(roots: tuple[Path, ...]) -> Snapshot:
+    """Every path under `roots` (the roots included) with its size and mtime in nanoseconds."""
+    found: Snapshot = {}
+    for root in roots:
+        for top, dirs, files in os.walk(root):
+            for path in [top, *(os.path.join(top, name) for name in dirs + files)]:
+                try:
+                    info = os.lstat(path)
+                except FileNotFoundError:
+                    continue
+                found[path] = (info.st_size, info.st_mtime_ns)
+    return found
+
+
+def changed(before: Snapshot, after: Snapshot) -> list[str]:
+    """The paths added, removed or changed between two snapshots."""
+    return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+
+
+REAL_DIRS = gfh_user_dirs()
+_real_state = snapshot(REAL_DIRS)
 
 
 @pytest.fixture(autouse=True)
@@ -91,8 +132,12 @@ def hermetic(
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Agent")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "agent@example.invalid")
     yield home
-    # Tripwire: nothing may write to the real user's state directory.
-    assert _state_fingerprint() == _STATE_AT_START, f"a test wrote to {_REAL_STATE}"
+    # Tripwire: nothing may write to the real user's gfh directories. The new state becomes the
+    # reference, so only the test that wrote fails.
+    global _real_state
+    before, _real_state = _real_state, snapshot(REAL_DIRS)
+    touched = changed(before, _real_state)
+    assert not touched, f"a test wrote to the real user's gfh directories: {touched[:5]}"
 
 
 @pytest.fixture

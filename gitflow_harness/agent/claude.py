@@ -1,11 +1,11 @@
-"""Claude Code hooks (PROTOCOLS.md §1).
+"""Claude Code hooks (docs/hooks.md).
 
 Stdin: `session_id`, `transcript_path`, `cwd`, `hook_event_name` and per-event fields. Context
 goes back as `hookSpecificOutput.additionalContext` (strings capped at 10,000 characters);
 exit 2 blocks, with stderr as the message. The session reaches `gfh` verbs through an `export`
 line appended to `$CLAUDE_ENV_FILE` at SessionStart.
 
-Cursor runs Claude Code's hooks too ("Third Party Hooks", PROTOCOLS.md §2), with no Stop loop
+Cursor runs Claude Code's hooks too (its "Third Party Hooks"), with no Stop loop
 limit. Where both hosts are installed each Cursor event would then be handled twice, and this
 adapter's Stop, recording under `claude:<conversation>` while the agent's verbs record under
 `cursor:<conversation>`, would never see the ritual done and block every stop. So a call made by
@@ -43,7 +43,7 @@ EVENTS = {
     "SessionEnd": ev.SESSION_END,
 }
 
-# Events whose output may carry `hookSpecificOutput.additionalContext` (PROTOCOLS.md §1 lists
+# Events whose output may carry `hookSpecificOutput.additionalContext` (Claude Code documents
 # these and more; Stop and SubagentStop would keep the turn going, so gfh does not use them).
 CONTEXT_EVENTS = frozenset(
     {
@@ -56,7 +56,7 @@ CONTEXT_EVENTS = frozenset(
     }
 )
 BLOCKING_EVENTS = frozenset({"Stop", "SubagentStop"})
-# The tools whose paths the `files` lane matches (DESIGN §6: Edit, Write and Read tools). Grep,
+# The tools whose paths the `files` lane matches (the Edit, Write and Read tools). Grep,
 # Glob and LS take a `path` too, but to search, not to work on a file.
 FILE_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit", "NotebookEdit"})
 MAX_CONTEXT = 10_000  # Claude Code caps every output string at 10,000 characters
@@ -65,7 +65,7 @@ TOKENS = "claude"  # the transcript reader that gives this host's context positi
 
 
 # How a call made by Cursor shows itself: the variables Cursor sets for every hook it runs, and
-# fields of Cursor's payloads that Claude Code never sends (PROTOCOLS.md §1, §2).
+# fields of Cursor's payloads that Claude Code never sends.
 CURSOR_ENVIRONMENT = ("CURSOR_VERSION", "CURSOR_PROJECT_DIR")
 CURSOR_FIELDS = ("cursor_version", "conversation_id")
 

@@ -1,11 +1,11 @@
-"""OpenAI Codex CLI hooks (PROTOCOLS.md §3b).
+"""OpenAI Codex CLI hooks (docs/hooks.md).
 
 Stdin: `session_id`, `turn_id`, `transcript_path` (the rollout file, may be null), `cwd`,
 `hook_event_name`, `model`, `permission_mode` and per-event fields. Context and the session-start
-`env` go back in `hookSpecificOutput`; context only where PROTOCOLS.md §3b lists
+`env` go back in `hookSpecificOutput`; context only where Codex documents
 `additionalContext`: SessionStart and PreToolUse. What the main agent's lanes match at
 UserPromptSubmit or PostToolUse waits, as way ids, for the session's next PreToolUse (which is
-why `gfh init` installs it). Codex is observe-only at Stop (DESIGN §7): a continuation could
+why `gfh init` installs it). Codex is observe-only at Stop (docs/ritual.md): a continuation could
 replace the agent's answer, so this adapter never renders a block.
 """
 
@@ -37,7 +37,7 @@ EVENTS = {
     "Stop": ev.STOP,
 }
 
-# Events whose output may carry `hookSpecificOutput.additionalContext` (PROTOCOLS.md §3b). A
+# Events whose output may carry `hookSpecificOutput.additionalContext` (as Codex documents). A
 # channel the host documents later is one more name here.
 CONTEXT_EVENTS = frozenset({"SessionStart", "PreToolUse"})
 # The tools whose paths the `files` lane matches: Codex edits files through `apply_patch` (its

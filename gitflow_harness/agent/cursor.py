@@ -1,8 +1,8 @@
-"""Cursor hooks (PROTOCOLS.md §2).
+"""Cursor hooks (docs/hooks.md).
 
 Stdin: `conversation_id`, `generation_id`, `workspace_roots[]`, `hook_event_name` and snake_case
 per-event fields. Stdout is always one JSON object; exit 0. Context goes back as
-`additional_context` only where PROTOCOLS.md §2 lists it: `sessionStart`. Everywhere else
+`additional_context` only where Cursor documents it: `sessionStart`. Everywhere else
 (`beforeSubmitPrompt`, `postToolUse`, `postToolUseFailure`, `subagentStart`) what the main
 agent's lanes match waits, as way ids, for the session's next event that can carry it. The
 session reaches `gfh` verbs through `sessionStart`'s `env`. A Stop block is a
@@ -40,11 +40,11 @@ EVENTS = {
     "afterAgentResponse": ev.AGENT_RESPONSE,
 }
 
-# Events whose output may carry `additional_context` (PROTOCOLS.md §2). A channel the host
+# Events whose output may carry `additional_context` (as Cursor documents). A channel the host
 # documents later is one more name here.
 CONTEXT_EVENTS = frozenset({"sessionStart"})
 BLOCKING_EVENTS = frozenset({"stop"})
-# The tools whose paths the `files` lane matches: Cursor's read and edit tools (DESIGN §6). Grep,
+# The tools whose paths the `files` lane matches: Cursor's read and edit tools. Grep,
 # Glob and the like take a path too, but to search, not to work on a file.
 FILE_TOOLS = frozenset({"Read", "Write", "Edit", "StrReplace"})
 MAX_CONTEXT = 10_000

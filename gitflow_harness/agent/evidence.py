@@ -1,4 +1,4 @@
-"""Evidence events: what the hooks record about a session (DESIGN §4).
+"""Evidence events: what the hooks record about a session (docs/events.md).
 
 `turn.started`, `tool.requested`, `subagent.started`, `subagent.stopped`. Nothing else from a
 payload is written: names and ids pass `event.name_or_none`, a subagent's final message is reduced
@@ -38,10 +38,12 @@ def record(ctx: HookContext) -> None:
     if kind == ev.PROMPT:
         turn: int | None = None
         if ctx.store is not None:
+            from gitflow_harness.agent.ritual import forget_reply
             from gitflow_harness.agent.session import bump_turn
 
             with ctx.store.update() as state:
                 turn = bump_turn(state)
+                forget_reply(state)
             ctx.forget_snapshot()
         ctx.record("turn.started", {"turn": turn, "stop_remediation": event.stop_remediation})
     elif kind in ev.PHASES:

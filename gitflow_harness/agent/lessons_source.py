@@ -1,4 +1,4 @@
-"""The SubagentStart source that injects the starting role's lessons index (DESIGN §8).
+"""The SubagentStart source that injects the starting role's lessons index (docs/learning.md).
 
 The role is the subagent's agent type. With `graph.stages` configured only those roles get
 their index; without, every role with active lessons does. The index is what

@@ -34,7 +34,7 @@ PHASES = {TOOL_PRE: "pre", TOOL_POST: "post", TOOL_FAILURE: "failure"}
 # SessionStart `compact` follow one and belong to it.
 COMPACT_OPENERS = frozenset({"PreCompact", "preCompact"})
 
-# A prompt that begins with this marker is Cursor re-submitting a Stop remediation (DESIGN §7).
+# A prompt that begins with this marker is Cursor re-submitting a Stop remediation (docs/ritual.md).
 REMEDIATION_MARKER = "[gfh:stop-remediation rule="
 
 # Ids and names that may be written (session ids, tool names, agent types): one token of safe
@@ -232,7 +232,7 @@ def parse_claude_shape(
 ) -> HookEvent:
     """Turn a payload shaped as Claude Code sends it into a `HookEvent`.
 
-    Codex hooks use the same field names (PROTOCOLS.md §3b), so one parser serves both; each
+    Codex hooks use Claude Code's field names, so one parser serves both; each
     adapter brings its event names and the tools whose paths feed the files lane.
     """
     kind = events.get(name)
@@ -307,7 +307,10 @@ class Offer:
 
 
 class Block:
-    """A refusal to let the agent stop (DESIGN §7): the rule that failed and how to repair it."""
+    """A refusal to let the agent stop: the rule that failed and how to repair it.
+
+    See docs/ritual.md.
+    """
 
     __slots__ = ("reason", "rule")
 

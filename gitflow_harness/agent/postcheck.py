@@ -1,4 +1,4 @@
-"""Postchecks: a way's `postcheck.sh` asks for the way to fire after a tool ran (DESIGN §6).
+"""Postchecks: a way's `postcheck.sh` asks for the way to fire after a tool ran (docs/hooks.md).
 
 Each runs as every way script runs (`scripts`: only content committed at HEAD, the payload on
 stdin, the repository root as working directory, in parallel, killed with everything it started

@@ -1,4 +1,4 @@
-"""Stop checks: the end-of-turn ritual at Stop, and Cursor's reply reduction (DESIGN §7).
+"""Stop checks: the end-of-turn ritual at Stop, and Cursor's reply reduction (docs/ritual.md).
 
 The reply text is reduced to booleans here, in memory, and dropped: `turn.completed` and the
 session state only ever hold observations.
@@ -13,12 +13,14 @@ from gitflow_harness.agent import model as ev
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import ModuleType
     from typing import Any
 
     from gitflow_harness.agent.context import HookContext
 
-REPLY_KEY = "reply"  # Cursor: afterAgentResponse's booleans, consumed by the next stop
+REPLY_KEY = "reply"  # Cursor: afterAgentResponse's booleans and generation, for its stop
 CLOUD_PREFIX = "bc-"  # Cursor background (cloud) agents: their tools do not reach hooks
+UNREADABLE = "payload_unreadable"  # the reason of a Stop whose stdin was not a JSON object
 
 
 def stop(ctx: HookContext) -> ev.Block | None:
@@ -44,6 +46,7 @@ def _stop(ctx: HookContext) -> ev.Block | None:
     assert ctx.repo is not None
     event = ctx.event
     interrupted = None
+    continued = False
     if event.adapter == "cursor":
         reply = _consume_cursor_reply(ctx)
         unsupported = (
@@ -58,6 +61,8 @@ def _stop(ctx: HookContext) -> ev.Block | None:
     else:
         reply = box_observations(event.message, missing_reason="no_last_assistant_message")
         unsupported = None
+        # A Stop hook (gfh's or another's) kept the turn going: this Stop continues it.
+        continued = event.payload.get("stop_hook_active") is True
     verdict = conclude_turn(
         EventLog(ctx.repo.common_dir),
         session=ctx.session,
@@ -67,6 +72,7 @@ def _stop(ctx: HookContext) -> ev.Block | None:
         reply=reply,
         tools_unsupported=unsupported,
         interrupted=interrupted,
+        continued=continued,
     )
     if verdict.decision == "block" and verdict.rule is not None:
         return ev.Block(verdict.rule, verdict.reason)
@@ -77,51 +83,105 @@ def _record_failure(ctx: HookContext, exc: Exception) -> None:
     from gitflow_harness.agent.runtime import describe
 
     assert ctx.repo is not None
-    from gitflow_harness.ritual.stop import enforces
+    from gitflow_harness.ritual.stop import StopVerdict, enforces
 
     try:
         enforced = enforces(ctx.event.adapter, ritual_config(ctx.config()))
     except Exception:
         enforced = False
-    data = {
-        "adapter": ctx.event.adapter,
-        "decision": "fail_open",
-        "rule": None,
-        "reason": f"the Stop check failed: {describe(exc)}",
-        "enforced": enforced,
-        "tool_turn": False,
-        "turn": None,
-        "remediation": False,
-        "interrupted": False,
-    }
+    reason = f"the Stop check failed: {describe(exc)}"
+    data = StopVerdict(ctx.event.adapter, "fail_open", None, reason, enforced).data()
     # If the log itself is what failed, the runtime's hook.error attempt is all that is left.
     with contextlib.suppress(Exception):
         ctx.record("stop.verdict", data)
 
 
+def payload_unreadable(adapter: ModuleType, event_name: str) -> None:
+    """Record a `fail_open` verdict for a Stop whose stdin could not be read as a payload.
+
+    Nothing of the turn can be judged, not even whose it is (`session` is null), but the Stop
+    happened and the report counts every Stop: the ritual was skipped, and says so. Any other
+    event is left to the runtime's `hook.error`.
+    """
+    if adapter.parse(event_name, {}, b"").kind != ev.STOP:
+        return  # what this host means by the name, as for a readable payload
+    import os
+
+    from gitflow_harness.agent.repo import locate
+    from gitflow_harness.agent.settings import hook_config
+    from gitflow_harness.ritual.stop import StopVerdict, enforces
+    from gitflow_harness.store.eventwrite import append_event
+
+    repo = locate(os.getcwd())
+    if repo is None:
+        return
+    try:
+        enforced = enforces(adapter.NAME, ritual_config(hook_config(repo.top, None)))
+    except Exception:
+        enforced = False  # a broken configuration is reported by the commands that read it
+    verdict = StopVerdict(adapter.NAME, "fail_open", None, UNREADABLE, enforced)
+    append_event(
+        repo.common_dir,
+        "stop.verdict",
+        verdict.data(),
+        surface="hook",
+        session=None,
+        branch=repo.branch,
+    )
+
+
 def agent_response(ctx: HookContext) -> None:
-    """Cursor's afterAgentResponse: keep the reply's box booleans for the coming stop."""
+    """Cursor's afterAgentResponse: keep the reply's box booleans for its generation's stop."""
     if ctx.store is None:
         return None
     from gitflow_harness.ritual.evidence import box_flags
 
     loose, strict = box_flags(ctx.event.message or "")
     with ctx.store.update() as state:
-        state[REPLY_KEY] = {"status_box": loose, "status_box_strict": strict}
+        state[REPLY_KEY] = {
+            "status_box": loose,
+            "status_box_strict": strict,
+            "generation": generation(ctx.event),
+        }
     ctx.forget_snapshot()
     return None
 
 
+def generation(event: ev.HookEvent) -> str | None:
+    """Cursor's `generation_id` (one per user message), or None when the payload has none."""
+    return ev.name_or_none(event.payload.get("generation_id"))
+
+
+def forget_reply(state: dict[str, Any]) -> None:
+    """At a new prompt: drop a reply whose stop never came, so it cannot decide a later turn."""
+    state.pop(REPLY_KEY, None)
+
+
 def _consume_cursor_reply(ctx: HookContext) -> dict[str, Any]:
+    """Take the reply observed for this stop's generation; any other reply is left alone.
+
+    Cursor's `generation_id` changes with every user message, a follow-up included, so a reply
+    of another generation belongs to another turn: this turn's reply was then not observed.
+    """
     from gitflow_harness.ritual.evidence import observed, unknown
 
     flags = None
+    other = False
     if ctx.store is not None:
+        ours = generation(ctx.event)
         with ctx.store.update() as state:
-            flags = state.pop(REPLY_KEY, None)
+            stored = state.get(REPLY_KEY)
+            if isinstance(stored, dict) and stored.get("generation") == ours:
+                flags = state.pop(REPLY_KEY)
+            else:
+                other = isinstance(stored, dict)
         ctx.forget_snapshot()
     if not isinstance(flags, dict):
-        reason = "after_agent_response_not_reported"
+        reason = (
+            "after_agent_response_of_another_generation"
+            if other
+            else "after_agent_response_not_reported"
+        )
         return {"status_box": unknown(reason), "status_box_strict": unknown(reason)}
     return {
         "status_box": observed(flags.get("status_box") is True),

@@ -266,6 +266,10 @@ class HookCall:
         elif not self.wrote:
             _quietly(lambda: self.write(self.adapter.neutral()))
         _quietly(lambda: self._record_error(adapter, event, what))
+        if isinstance(exc, ev.InvalidPayload):  # a Stop still owes the report its verdict
+            from gitflow_harness.agent.ritual import payload_unreadable
+
+            _quietly(lambda: payload_unreadable(self.adapter, self.event_name))
         return 0
 
     def _record_error(self, adapter: str, event: str, what: str) -> None:

@@ -7,7 +7,7 @@ A context source is `source(ctx: HookContext) -> Iterable[Offer]`. It runs witho
 lock; what it offers is re-checked, budgeted, delivered and committed by the runtime under the
 lock (see `delivery`). A stop check is `check(ctx: HookContext) -> Block | None`.
 
-What plugs in here (DESIGN §6, §7, §8):
+What plugs in here (docs/hooks.md, docs/ritual.md, docs/learning.md):
 - the ways firing engine (`ways_source`), one source for every lane below: `prompt` and
   `keywords` at a prompt; `files`, `commands` and `postcheck` after a tool; `postcheck` after a
   failed tool; `session_start` at session start; `roles` at subagent start; and before a tool,
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-# Lanes each kind opens for the ways engine (DESIGN §6). PreToolUse opens none on purpose: one
+# Lanes each kind opens for the ways engine (docs/ways.md). PreToolUse opens none on purpose: one
 # anchor lost every PreToolUse injection to a malformed envelope, and guidance is most useful
 # next to the result of the action. It consults the ways source all the same, to deliver what
 # waits where a host's only mid-session channel is PreToolUse (Codex).

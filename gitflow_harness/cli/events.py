@@ -54,14 +54,10 @@ def _line(ev: Event) -> str:
 @json_option
 def verify(as_json: bool) -> int:
     """Count events, foreign and torn lines per file; exit 1 when any line is torn."""
-    from gitflow_harness.store.events import unreadable_log
     from gitflow_harness.workspace import open_workspace
 
     log = open_workspace().log
-    try:
-        files = log.verify()
-    except OSError as exc:
-        raise unreadable_log(exc, log.directory) from None
+    files = log.verify()
     torn = sum(f.torn for f in files)
     if as_json:
         echo_json(

@@ -75,8 +75,7 @@ def bump(pill: str, on: dt.datetime | None, as_json: bool) -> int:
         )
         return 0
     click.echo(
-        f"{found.rel}: occurrences {done.occurrences} (was {found.occurrences}), "
-        f"last_seen {done.last_seen}"
+        f"{found.rel}: occurrences {done.occurrences} (was {done.was}), last_seen {done.last_seen}"
     )
     if owed is not None:
         click.echo(f"{owed.describe()}: `gfh learn --check` files it")

@@ -36,22 +36,24 @@ def list_(status: str | None, as_json: bool) -> int:
     )
     if as_json:
         echo_json(
-            [
-                {
-                    "id": r.id,
-                    "path": r.rel,
-                    "status": r.status,
-                    "date": r.date.isoformat(),
-                    "pill": r.pill,
-                    "occurrences": r.occurrences,
-                    "target": r.target,
-                    "rule_in": r.rule_in,
-                    "answered_in": r.answered_in,
-                    "declined": r.declined,
-                    "reopens": r.reopens,
-                }
-                for r in found
-            ]
+            {
+                "requests": [
+                    {
+                        "id": r.id,
+                        "path": r.rel,
+                        "status": r.status,
+                        "date": r.date.isoformat(),
+                        "pill": r.pill,
+                        "occurrences": r.occurrences,
+                        "target": r.target,
+                        "rule_in": r.rule_in,
+                        "answered_in": r.answered_in,
+                        "declined": r.declined,
+                        "reopens": r.reopens,
+                    }
+                    for r in found
+                ]
+            }
         )
         return 0
     if not found:

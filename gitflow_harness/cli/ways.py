@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from gitflow_harness.cli._common import echo_json, json_option
+from gitflow_harness.cli._common import FiniteFloatRange, echo_json, json_option
 from gitflow_harness.errors import GfhError
 from gitflow_harness.firing.curves import (
     ActionPotential,
@@ -152,19 +152,19 @@ def show(way_id: str, with_plot: bool, as_json: bool) -> int:
 )
 @click.option(
     "--magnitude",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=1.0,
     show_default=True,
     help="Lanes matched at each tick (what an ActionPotential burst must reach).",
 )
-@click.option("--floor", type=click.FloatRange(0.0, 1.0), help="Override ways.floor.")
+@click.option("--floor", type=FiniteFloatRange(0.0, 1.0), help="Override ways.floor.")
 @json_option
 def simulate(way_id: str, ticks: str, magnitude: float, floor: float | None, as_json: bool) -> int:
     """Run a way's curve over matches at the given ticks and print each decision.
 
     Decisions: first, refire, step (fired) or suppressed, refractory (not). Fires are
     recorded as delivered, so each decision sees the fires before it. Prints one line per
-    tick, or with --json a list of {tick, decision, salience, multiplier}.
+    tick, or with --json {way, floor, decisions: [{tick, decision, salience, multiplier}]}.
     """
     from gitflow_harness.firing.engagement import simulate as run_simulation
     from gitflow_harness.ways import catalog
@@ -177,15 +177,19 @@ def simulate(way_id: str, ticks: str, magnitude: float, floor: float | None, as_
     results = run_simulation(way.curve, matches, floor)
     if as_json:
         echo_json(
-            [
-                {
-                    "tick": tick,
-                    "decision": d.kind,
-                    "salience": round(d.salience, 6),
-                    "multiplier": round(d.multiplier, 6),
-                }
-                for tick, d in results
-            ]
+            {
+                "way": way.id,
+                "floor": floor,
+                "decisions": [
+                    {
+                        "tick": tick,
+                        "decision": d.kind,
+                        "salience": round(d.salience, 6),
+                        "multiplier": round(d.multiplier, 6),
+                    }
+                    for tick, d in results
+                ],
+            }
         )
         return 0
     click.echo(f"{way.id}: {way.curve.describe()}, floor {floor:g}")

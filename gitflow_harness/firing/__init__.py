@@ -1,7 +1,7 @@
 """Firing dynamics: curve math and engagement state. Pure: no I/O, no clock, no project imports.
 
 Ticks are non-negative integers the caller supplies (tokens, turns or seconds: the engine does
-not know which). See DESIGN §6 and docs/ways.md.
+not know which). See docs/ways.md.
 """
 
 from __future__ import annotations

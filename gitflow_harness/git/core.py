@@ -56,7 +56,14 @@ def run(
             errors="surrogateescape",
             stdin=None if input is not None else subprocess.DEVNULL,
         )
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
+        if cwd is not None and not os.path.isdir(cwd):
+            # The directory went away under us (a worktree deleted by hand): say that, not
+            # that git is missing.
+            raise RepoStateError(
+                f"{cwd}: the directory no longer exists; if it was a worktree, "
+                "run `git worktree prune`"
+            ) from None
         raise UsageError("git is not installed or not on PATH; install git first") from None
     if check and proc.returncode != 0:
         raise GitError(args, proc.returncode, proc.stdout, proc.stderr)

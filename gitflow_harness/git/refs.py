@@ -131,14 +131,28 @@ def ahead_behind(repo: Repo, ref: str, trunk: str) -> AheadBehind | None:
     None means unknown: a shallow clone cut before the merge base undercounts, so no number is
     better than a wrong one (`git fetch --unshallow` makes it known).
     """
-    cwd = _cwd(repo)
-    if repo.shallow:
-        base = run(["merge-base", ref, trunk], cwd=cwd, check=False)
-        if base.returncode != 0:
-            return None
-    proc = run(["rev-list", "--left-right", "--count", f"{ref}...{trunk}"], cwd=cwd)
+    if history_cut(repo, ref, trunk):
+        return None
+    proc = run(["rev-list", "--left-right", "--count", f"{ref}...{trunk}"], cwd=_cwd(repo))
     left, right = proc.stdout.split()
     return AheadBehind(ahead=int(left), behind=int(right))
+
+
+def history_cut(repo: Repo, ref: str, trunk: str) -> bool:
+    """True when a shallow clone is cut before the merge base of `ref` and `trunk`: git then
+    sees unrelated histories, and nothing that compares the two can be trusted."""
+    if not repo.shallow:
+        return False
+    return run(["merge-base", ref, trunk], cwd=_cwd(repo), check=False).returncode != 0
+
+
+def require_history(repo: Repo, ref: str, trunk: str, verb: str) -> None:
+    """Refuse `verb` where the history it compares is cut off (see `history_cut`)."""
+    if history_cut(repo, ref, trunk):
+        raise RepoStateError(
+            f"{verb}: this shallow clone is cut before the merge base of {ref} and {trunk}; "
+            "run `git fetch --unshallow` (or `git fetch --deepen N`) first"
+        )
 
 
 def is_ancestor(repo: Repo, ancestor: str, descendant: str) -> bool:

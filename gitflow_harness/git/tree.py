@@ -115,6 +115,17 @@ def worktree_add(repo: Repo, path: Path, branch: str, base: str) -> None:
     run(["worktree", "add", "-q", "-b", branch, str(path), base], cwd=_cwd(repo))
 
 
+def ignored(top: Path) -> list[str]:
+    """Return the ignored files of the worktree at `top`, a wholly ignored folder as one entry
+    (`.venv/`): what `git worktree remove` deletes without a word."""
+    proc = run(
+        ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"],
+        cwd=top,
+        check=False,
+    )
+    return split_z(proc.stdout) if proc.returncode == 0 else []
+
+
 def worktree_remove(repo: Repo, path: Path) -> subprocess.CompletedProcess[str]:
     """Remove the (clean) worktree at `path`; the caller reads the result."""
     return run(["worktree", "remove", str(path)], cwd=_cwd(repo), check=False)

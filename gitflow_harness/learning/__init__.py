@@ -1,1 +1,4 @@
-"""Lessons learned: pills, their graduation into requests, and whether they helped (DESIGN §8)."""
+"""Lessons learned: pills, their graduation into requests, and whether they helped.
+
+See docs/learning.md.
+"""

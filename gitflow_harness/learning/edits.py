@@ -32,6 +32,7 @@ class Bumped:
     pill: Pill
     occurrences: int
     last_seen: dt.date
+    was: int  # the count read under the lock, so concurrent bumps each report their own step
 
 
 def bump(repo: git.Repo, pill: Pill, *, on: dt.date, today: dt.date) -> Bumped:
@@ -62,7 +63,9 @@ def bump(repo: git.Repo, pill: Pill, *, on: dt.date, today: dt.date) -> Bumped:
             doc = documents.parse_document(text, doc.path, bom=doc.bom)
             text = documents.set_field(doc, "last_seen", last_seen)
         documents.save(doc, text)
-    return Bumped(pill=pill, occurrences=occurrences, last_seen=last_seen)
+    return Bumped(
+        pill=pill, occurrences=occurrences, last_seen=last_seen, was=values["occurrences"]
+    )
 
 
 def new_pill(

@@ -1,4 +1,4 @@
-"""What is owed, and filing it: graduation requests and reopenings (DESIGN §8).
+"""What is owed, and filing it: graduation requests and reopenings (docs/learning.md).
 
 Owed: a request for an active pill at `graduation_at` that no request names yet; after a
 decline, again once its occurrences grew by `graduation_at` since the declined request; a
@@ -162,6 +162,23 @@ def file_owed(
         core = {"gfh": __version__, "ways": git.tree_short(repo, config.paths.ways)}
         ledger.root.mkdir(parents=True, exist_ok=True)
         return [_file_one(o, ledger, config, core, today, lines.get(o.pill.key, [])) for o in due]
+
+
+def not_added(repo: git.Repo, config: Config) -> list[str]:
+    """Request files that exist but git does not track yet: filed, not yet reviewed and added.
+
+    The check keeps failing on them, so a commit cannot slip past a request it filed.
+    """
+    root = config.paths.requests.strip("/") + "/"
+    return sorted(
+        c.path
+        for c in git.changes(repo)
+        if c.untracked
+        and c.path.startswith(root)
+        and c.path.endswith(".md")
+        and "/" not in c.path[len(root) :]
+        and c.path[len(root) :] != "README.md"
+    )
 
 
 def _file_one(

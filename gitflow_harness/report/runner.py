@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gitflow_harness.report.detectors import DetectorFactory, factories
 from gitflow_harness.report.model import DetectorResult, Finding, ReportContext
-from gitflow_harness.store.events import Event, ReadStats, unreadable_log
+from gitflow_harness.store.events import Event, ReadStats
 from gitflow_harness.workspace import Workspace
 
 
@@ -63,20 +63,9 @@ def run_report(
         for kind in getattr(d, "types", None) or ():
             by_type.setdefault(kind, []).append(d.observe)
     no_one: list[Callable[[Event], None]] = []
-    for event in _read(ws, since, stats):
+    for event in ws.log.read(since=since, stats=stats):
         for observe in every:
             observe(event)
         for observe in by_type.get(event.type, no_one):
             observe(event)
     return Report(tuple(d.finish(ctx) for d in running), stats, since)
-
-
-def _read(ws: Workspace, since: str | None, stats: ReadStats) -> Iterator[Event]:
-    """Stream the log; a log that exists but cannot be read is an error, never an empty log.
-
-    Only the reading is guarded: what a detector raises is not the log's fault.
-    """
-    try:
-        yield from ws.log.read(since=since, stats=stats)
-    except OSError as exc:
-        raise unreadable_log(exc, ws.log.directory) from None

@@ -90,7 +90,8 @@ def status_box(data: dict[str, Any]) -> str:
     """Render the status box from `status`'s envelope data.
 
     The title names the branch and where it is checked out (`worktree` or `main checkout`);
-    the rows are DESIGN §5's, in its order. The path itself is in the `--json` data (`top`).
+    the rows are branch, tree, gate, task and session, in that order. The path itself is in
+    the `--json` data (`top`).
     """
     where = "worktree" if data["location"] == "worktree" else "main checkout"
     return render_box(f"{data.get('branch') or 'HEAD'} · {where}", status_rows(data))

@@ -2,6 +2,8 @@
 
 Read from `stop.verdict` events alone. A verdict that follows a block in the same session is a
 repair attempt; the first verdict of a chain tells whether the ritual was completed unprompted.
+A verdict on a turn that went on after its Stop was allowed (`continuation`) belongs to that turn.
+A Stop whose payload could not be read has no session and still counts, as a fail-open.
 """
 
 from __future__ import annotations
@@ -44,10 +46,12 @@ class StopRitual:
         turn = data.get("turn") if isinstance(data.get("turn"), int) else None
         session = event.session or ""
         blocked = session in self._blocked
-        # Claude Code continues the same turn after a block: its next Stop is not a new turn.
+        # Claude Code continues the same turn after a block, and after an allowed Stop another
+        # Stop hook blocked: its next Stop is not a new turn.
+        continuation = data.get("continuation") is True
         same_turn = blocked and turn is not None and self._blocked[session] == turn
         repairing = blocked and (same_turn or data.get("remediation") is True)
-        if not same_turn:
+        if not (same_turn or continuation):
             self.evaluated[adapter] += 1
         if decision == "fail_open":
             self.fail_open[str(data.get("reason"))] += 1
@@ -57,7 +61,8 @@ class StopRitual:
             self.would_block[f"{adapter}:{rule}"] += 1
         if repairing and decision == "allow" and rule is None:
             self.repaired += 1
-        if not repairing and data.get("tool_turn") is True and decision != "fail_open":
+        first = not (repairing or continuation)  # the turn's first verdict
+        if first and data.get("tool_turn") is True and decision != "fail_open":
             self.tool_turns += 1
             if rule is None:
                 self.unprompted += 1
@@ -97,10 +102,15 @@ class StopRitual:
             "ritual unprompted."
         )
         attention = fail_opens > 0 or (self.tool_turns and self.unprompted < self.tool_turns)
-        if fail_opens:
+        if fail_opens and any("turn.started" in reason for reason in self.fail_open):
             next_step = (
                 "Fail-opens mean the Stop hook had no evidence: check that the prompt hook "
                 "(UserPromptSubmit / beforeSubmitPrompt) is installed (`gfh init`)."
+            )
+        elif fail_opens:
+            next_step = (
+                "Fail-opens mean a Stop could not be judged from the evidence: the notes give "
+                "each reason (a payload gfh could not read is also a `hook.error`)."
             )
         elif attention:
             next_step = (

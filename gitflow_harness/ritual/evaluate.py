@@ -11,10 +11,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from gitflow_harness.ritual.evidence import tool_call_count
 from gitflow_harness.store.config import RitualConfig
 from gitflow_harness.store.events import Event
 
 MAX_REMEDIATION_HOPS: Final = 16
+# Hosts whose Stop carries no reply text: when their reply hook did not report, the end-turn
+# status stands in for the box. Claude Code and Codex always send `last_assistant_message`.
+STAND_IN_HOSTS: Final = frozenset({"cursor"})
+ALLOWING: Final = ("allow", "fail_open")  # decisions that let the agent stop
+
+NOT_CONTINUED: Final = (
+    "a Stop already ended the latest recorded turn, no turn.started followed, and this Stop "
+    "does not continue that turn (no stop_hook_active): the prompt of this turn was not "
+    "recorded (is the prompt hook installed?)"
+)
+NO_REPLY: Final = (
+    "the Stop payload carried no usable last_assistant_message: the box cannot be checked, "
+    "and a turn without tools has nothing else to check"
+)
+BOX_UNCHECKED: Final = (
+    "the box was not checked: the Stop payload carried no usable last_assistant_message"
+)
 
 # The rules, in the order they are checked.
 STATUS: Final = "status"  # 1: `gfh status --end-turn` ran in the turn
@@ -43,15 +61,18 @@ class Evaluation:
     reason: str = ""
     tool_turn: bool = False
     turns: int = 0  # turns in the window (1 + remediation turns walked back over)
+    continuation: bool = False  # judged what the turn did after a Stop that was allowed
+    unchecked: tuple[str, ...] = ()  # rules the evidence could not judge (skipped, not passed)
 
     def message(self) -> str:
         """The repair message: the first failing rule, then how to repair every missing part."""
         if self.outcome != "fail":
             return self.reason
         steps = "; ".join(f"{i}) {REPAIRS[r]}" for i, r in enumerate(self.missing, start=1))
+        texts = CONTINUATION_TEXT if self.continuation else RULE_TEXT
         return (
             f"The end-of-turn ritual is incomplete: rule {self.rule!r} failed "
-            f"({RULE_TEXT[self.rule or '']}). Before you end this turn: {steps}."
+            f"({texts[self.rule or '']}). Before you end this turn: {steps}."
         )
 
 
@@ -59,6 +80,13 @@ RULE_TEXT: Final = {
     STATUS: "`gfh status --end-turn` did not run in this turn",
     BOX: "the reply does not show the status box",
     TASK: "no `gfh task set` in this turn",
+}
+# A turn that went on after its Stop was allowed (another Stop hook kept it going) is judged on
+# what it did since: the status must be checked again, the reply must show the box again.
+CONTINUATION_TEXT: Final = {
+    **RULE_TEXT,
+    STATUS: "the turn went on after its Stop and `gfh status --end-turn` did not run since",
+    BOX: "the turn went on after its Stop and this reply does not show the status box",
 }
 
 
@@ -81,28 +109,28 @@ def evaluate(events: Sequence[Event], *, adapter: str, ritual: RitualConfig) -> 
         start = previous
         turns += 1
     window = events[start : completed + 1]
-    closed = next(
-        (
-            ev
-            for ev in window
-            if ev.type == "stop.verdict" and ev.data.get("decision") in ("allow", "fail_open")
-        ),
-        None,
-    )
-    if closed is not None:
-        # That turn already ended: this Stop belongs to a turn whose start was not recorded.
-        return Evaluation(
-            "unavailable",
-            reason="no turn.started recorded for this turn (the previous turn already ended; "
-            "is the prompt hook installed?)",
-        )
     final = events[completed].data
+    # A turn whose Stop was already allowed can go on: Claude Code runs the Stop hooks of all
+    # settings files at once and continues the turn when any of them blocks (Codex likewise),
+    # saying so with `stop_hook_active`. What it did after that verdict is judged, and nothing
+    # before it counts for the status; the task declared earlier in the turn still does.
+    allowed = _last_allowing(window)
+    judged = window
+    if allowed is not None:
+        if final.get("continued") is not True:
+            return Evaluation("unavailable", reason=NOT_CONTINUED)
+        judged = window[allowed + 1 :]
+    continuation = allowed is not None
     # What the turn was is decided by what happened before its first Stop: the commands an
     # agent runs to repair a block (`gfh status`, `gfh task set`) must not turn a prose turn
     # into a tool turn that then needs more repairs.
-    first_stop = next(i for i, ev in enumerate(window) if ev.type == "turn.completed")
-    original = window[:first_stop]
-    tool_count = _obs(window[first_stop].data.get("tool_call_count"))
+    first_stop = next(i for i, ev in enumerate(judged) if ev.type == "turn.completed")
+    original = judged[:first_stop]
+    tool_count = (
+        tool_call_count(original)
+        if continuation  # the turn's own count reaches back before the allowed Stop
+        else _obs(judged[first_stop].data.get("tool_call_count"))
+    )
     tool_turn = (
         any(ev.type == "tool.requested" for ev in original)
         or (tool_count.get("state") == "observed" and _positive(tool_count.get("value")))
@@ -110,29 +138,59 @@ def evaluate(events: Sequence[Event], *, adapter: str, ritual: RitualConfig) -> 
     )
     status_ok = any(
         ev.type == "coord.status_observed" and ev.data.get("status") == "end_turn_checked"
-        for ev in window
+        for ev in judged
     )
     task_ok = any(
         ev.type == "coord.task_changed" and ev.data.get("state") == "set" for ev in window
     )
     box = _obs(_obs(final.get("ritual")).get("status_box"))
-    # When the reply was not observed (Cursor's Stop carries no text and its afterAgentResponse
-    # did not report; a host sent no last message), the end-turn status stands in for the box:
-    # the rule to repair is then rule 1, which the agent can do, not a box nobody would see.
     box_seen = box.get("state") == "observed"
+    # When the reply was not observed, what stands in depends on the host. Cursor's Stop carries
+    # no text (its afterAgentResponse did not report): the end-turn status stands in for the
+    # box, so the rule to repair is rule 1, which the agent can do. Claude Code and Codex always
+    # send the reply; a payload without it cannot be judged on the box, which is missing
+    # evidence, not the agent's omission: the box is skipped, and a turn without tools, having
+    # nothing else to check, fails open.
+    stand_in = ritual.require_box and not box_seen and adapter in STAND_IN_HOSTS
+    unchecked: tuple[str, ...] = ()
+    if ritual.require_box and not box_seen and not stand_in:
+        if not tool_turn:
+            return Evaluation(
+                "unavailable", reason=NO_REPLY, turns=turns, continuation=continuation
+            )
+        unchecked = (BOX,)
     checks = (
-        (
-            STATUS,
-            (tool_turn and ritual.require_status) or (ritual.require_box and not box_seen),
-            status_ok,
-        ),
+        (STATUS, (tool_turn and ritual.require_status) or stand_in, status_ok),
         (BOX, ritual.require_box and box_seen, box.get("value") is True),
         (TASK, tool_turn and ritual.require_task, task_ok),
     )
     missing = tuple(rule for rule, required, ok in checks if required and not ok)
     if not missing:
-        return Evaluation("pass", tool_turn=tool_turn, turns=turns)
-    return Evaluation("fail", rule=missing[0], missing=missing, tool_turn=tool_turn, turns=turns)
+        return Evaluation(
+            "pass",
+            reason=f"ritual complete; {BOX_UNCHECKED}" if unchecked else "ritual complete",
+            tool_turn=tool_turn,
+            turns=turns,
+            continuation=continuation,
+            unchecked=unchecked,
+        )
+    return Evaluation(
+        "fail",
+        rule=missing[0],
+        missing=missing,
+        tool_turn=tool_turn,
+        turns=turns,
+        continuation=continuation,
+        unchecked=unchecked,
+    )
+
+
+def _last_allowing(window: Sequence[Event]) -> int | None:
+    for i in range(len(window) - 1, -1, -1):
+        ev = window[i]
+        if ev.type == "stop.verdict" and ev.data.get("decision") in ALLOWING:
+            return i
+    return None
 
 
 def _last_index(events: Sequence[Event], type_: str, before: int) -> int | None:

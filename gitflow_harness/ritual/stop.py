@@ -34,9 +34,12 @@ class StopVerdict:
     turn: int | None = None  # the turn the verdict closes (or blocks)
     remediation: bool = False  # the turn repairs an earlier blocked turn (a follow-up turn)
     interrupted: bool = False  # the host ended the turn (aborted, error): recorded, not judged
+    continuation: bool = False  # the turn went on after a Stop that was allowed: judged since
+    unchecked: tuple[str, ...] = ()  # rules skipped for want of evidence (the reply unseen)
 
     def data(self) -> dict[str, object]:
-        """The `stop.verdict` event's data: DESIGN's four fields, then what the report groups by."""
+        """The `stop.verdict` event's data: what was decided and why, then what the report groups
+        by (docs/events.md)."""
         return {
             "adapter": self.adapter,
             "decision": self.decision,
@@ -47,6 +50,8 @@ class StopVerdict:
             "turn": self.turn,
             "remediation": self.remediation,
             "interrupted": self.interrupted,
+            "continuation": self.continuation,
+            "unchecked": list(self.unchecked),
         }
 
 
@@ -86,30 +91,25 @@ def decide(
 ) -> StopVerdict:
     """Turn an evaluation into the adapter's decision under `[ritual] enforce`."""
     enforced = enforces(adapter, ritual)
-    remediation = evaluation.turns > 1
+    decision: Decision
     if evaluation.outcome == "unavailable":
-        return StopVerdict(adapter, "fail_open", None, evaluation.reason, enforced, turn=turn)
-    if evaluation.outcome == "pass":
-        return StopVerdict(
-            adapter,
-            "allow",
-            None,
-            "ritual complete",
-            enforced,
-            evaluation.tool_turn,
-            turn,
-            remediation,
-        )
-    decision: Decision = "block" if enforced else "allow"
+        decision, rule, reason = "fail_open", None, evaluation.reason
+    elif evaluation.outcome == "pass":
+        decision, rule, reason = "allow", None, evaluation.reason or "ritual complete"
+    else:
+        decision = "block" if enforced else "allow"
+        rule, reason = evaluation.rule, evaluation.message()
     return StopVerdict(
         adapter,
         decision,
-        evaluation.rule,
-        evaluation.message(),
+        rule,
+        reason,
         enforced,
         evaluation.tool_turn,
         turn,
-        remediation,
+        remediation=evaluation.turns > 1,
+        continuation=evaluation.continuation,
+        unchecked=evaluation.unchecked,
     )
 
 
@@ -123,6 +123,7 @@ def conclude_turn(
     reply: dict[str, Any],
     tools_unsupported: str | None = None,
     interrupted: str | None = None,
+    continued: bool = False,
 ) -> StopVerdict:
     """Record the turn's end, evaluate it, record the verdict; never raise for missing evidence.
 
@@ -130,7 +131,8 @@ def conclude_turn(
     text itself never reaches this function. `turn.completed` is written before the evaluation,
     so the verdict and the log always agree on what the turn showed. `interrupted` says why a
     turn did not complete (the user aborted it, the host hit an error): such a turn is recorded
-    and allowed, never held to the ritual.
+    and allowed, never held to the ritual. `continued` is the host's word that this Stop
+    continues a turn a Stop hook kept going (`stop_hook_active`), recorded on `turn.completed`.
     """
     enforced = enforces(adapter, ritual)
     if session is None:
@@ -157,6 +159,7 @@ def conclude_turn(
             "turn": turn,
             "ritual": reply,
             "tool_call_count": tool_call_count(this_turn, unsupported_reason=tools_unsupported),
+            "continued": continued,
         },
         surface="hook",
         session=session,

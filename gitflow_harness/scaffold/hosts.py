@@ -18,7 +18,8 @@ from gitflow_harness.errors import ConfigError
 
 HOOK_TIMEOUT_S = 30  # postchecks are killed at ways.postcheck_timeout_s (default 5), far below
 
-# The events each host gets, in the order they are added (DESIGN §6 lanes, §7 ritual).
+# The events each host gets, in the order they are added (docs/hooks.md: the ways' lanes, the
+# ritual at Stop).
 CLAUDE_EVENTS = (
     "SessionStart",
     "UserPromptSubmit",

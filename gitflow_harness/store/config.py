@@ -31,6 +31,8 @@ CONFIG_FILE: Final = ".gitflow-harness.toml"
 VERDICT_TOKEN: Final = re.compile(r"[A-Za-z][A-Za-z_-]{0,31}")
 ADAPTERS: Final = ("claude", "cursor", "codex")
 PRE_COMMIT_DEFAULT: Final = ("pre-commit run --all-files",)
+# Windows of the learning statistics: a century is plenty, and keeps date arithmetic in range.
+MAX_DAYS: Final = 36500
 
 
 def _section(name: str, *fields: Field) -> Schema:
@@ -97,8 +99,15 @@ SECTIONS: Final[dict[str, Schema]] = {
         Field(
             "capture_at", Int(min=1), 3, "loop-backs since a role's newest lesson that are overdue"
         ),
-        Field("capture_days", Int(min=1), 14, "window of the overdue detector, in days"),
-        Field("verify_days", Int(min=1), 14, "days either side of a lesson to compare"),
+        Field(
+            "capture_days",
+            Int(min=1, max=MAX_DAYS),
+            14,
+            "window of the overdue detector, in days",
+        ),
+        Field(
+            "verify_days", Int(min=1, max=MAX_DAYS), 14, "days either side of a lesson to compare"
+        ),
         Field("verify_min", Int(min=1), 5, "rounds needed on each side to call a change"),
         Field(
             "loop_back",
@@ -211,6 +220,8 @@ def load_config(top: Path | None) -> Config:
     lines: dict[str, int] = {}
     if path is not None and path.is_file():
         raw, lines = _read_toml(path)
+    elif path is not None and path.exists():
+        raise ConfigError(f"{path}: not a file; make it a TOML file or remove it")
     else:
         path = None
     return _build(raw, lines, path, top)
@@ -324,12 +335,15 @@ def _build(
         loops, found = _graph_loops(sections["graph"].get("loops") or {}, where, lines)
         problems.extend(found)
         sections["graph"]["loops"] = loops
-    if sections["gate"]["prepare"] is None:
+    # A wrong-typed `prepare` is left out of the section by the schema check and reported
+    # below; only a missing one takes the default.
+    if "prepare" in sections["gate"] and sections["gate"]["prepare"] is None:
         has_pre_commit = top is not None and (top / ".pre-commit-config.yaml").is_file()
         sections["gate"]["prepare"] = PRE_COMMIT_DEFAULT if has_pre_commit else ()
         if has_pre_commit:
             sources["gate.prepare"] = "default (.pre-commit-config.yaml exists)"
-    errors = [p for p in problems if p.severity == "error"]
+    # Report the first problem as the file reads, whatever order the checks ran in.
+    errors = sorted((p for p in problems if p.severity == "error"), key=lambda p: p.line or 0)
     if errors:
         first = errors[0]
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""

@@ -57,7 +57,7 @@ __all__ = [
 
 
 class Event(NamedTuple):
-    """One envelope of DESIGN §4. A NamedTuple: the report builds a million of these."""
+    """One envelope (docs/events.md). A NamedTuple: the report builds a million of these."""
 
     id: str
     at: str
@@ -259,15 +259,19 @@ class EventLog:
         """Stream every event, oldest file first; count what is not an event into `stats`.
 
         `since` is an `at`-comparable prefix (e.g. `2026-11-01`); whole months before it are
-        skipped unopened and earlier events filtered out.
+        skipped unopened and earlier events filtered out. A log that exists but cannot be read
+        raises the one-line `unreadable_log` error: an unreadable log is never an empty one.
         """
-        for path in self.files():
-            if since is not None and path.stem < since[:7]:
-                continue
-            counts = FileCounts(path)
-            if stats is not None:
-                stats.files.append(counts)
-            yield from _read_file(path, counts, since)
+        try:
+            for path in self.files():
+                if since is not None and path.stem < since[:7]:
+                    continue
+                counts = FileCounts(path)
+                if stats is not None:
+                    stats.files.append(counts)
+                yield from _read_file(path, counts, since)
+        except OSError as exc:
+            raise unreadable_log(exc, self.directory) from None
 
     def tail(self, n: int) -> list[Event]:
         """Return the last `n` events, oldest first, reading the files from their ends."""

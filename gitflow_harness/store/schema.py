@@ -7,6 +7,7 @@ says, in words a user can act on, what is wrong. Every problem carries `path:lin
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
@@ -56,36 +57,45 @@ class Str(Converter):
         return value
 
 
-class Int(Converter):
-    def __init__(self, *, min: int | None = None) -> None:
-        self.min = min
-        self.description = "an integer" if min is None else f"an integer >= {min}"
+class _Number(Converter):
+    """A number within optional bounds; NaN and infinities are never a setting."""
 
-    def __call__(self, value: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise Invalid(f"expected {self.description}, got {_kind(value)}")
-        if self.min is not None and value < self.min:
-            raise Invalid(f"expected {self.description}, got {value}")
-        return value
+    kind = "a number"
 
-
-class Float(Converter):
     def __init__(self, *, min: float | None = None, max: float | None = None) -> None:
         self.min, self.max = min, max
-        bounds = []
-        if min is not None:
-            bounds.append(f">= {min}")
-        if max is not None:
-            bounds.append(f"<= {max}")
-        self.description = "a number" + (f" {' and '.join(bounds)}" if bounds else "")
+        bounds = [f">= {min}"] if min is not None else []
+        bounds += [f"<= {max}"] if max is not None else []
+        self.description = self.kind + (f" {' and '.join(bounds)}" if bounds else "")
 
-    def __call__(self, value: Any) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
+    def _accepts(self, value: Any) -> bool:
+        return not isinstance(value, bool) and isinstance(value, int | float)
+
+    def _check(self, value: Any) -> None:
+        if not self._accepts(value):
             raise Invalid(f"expected {self.description}, got {_kind(value)}")
-        if (self.min is not None and value < self.min) or (
-            self.max is not None and value > self.max
+        if (
+            (isinstance(value, float) and not math.isfinite(value))
+            or (self.min is not None and value < self.min)
+            or (self.max is not None and value > self.max)
         ):
             raise Invalid(f"expected {self.description}, got {value}")
+
+
+class Int(_Number):
+    kind = "an integer"
+
+    def _accepts(self, value: Any) -> bool:
+        return not isinstance(value, bool) and isinstance(value, int)
+
+    def __call__(self, value: Any) -> int:
+        self._check(value)
+        return int(value)
+
+
+class Float(_Number):
+    def __call__(self, value: Any) -> float:
+        self._check(value)
         return float(value)
 
 

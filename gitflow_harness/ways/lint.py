@@ -90,8 +90,11 @@ def lint(
 def _targets(paths: Iterable[Path], root: Path) -> tuple[list[_Target], list[Path]]:
     files: dict[Path, _Target] = {}
     strays: set[Path] = set()
+    inside = root.resolve()
     for given in paths:
         path = given.absolute()
+        if path.exists() and not path.resolve().is_relative_to(inside):
+            raise UsageError(f"{given}: not under the ways root {root}; only ways are linted")
         if path.is_dir():
             own = path / f"{path.name}.md"  # a way's own directory: scan sees only below it
             if own.is_file():

@@ -1,4 +1,4 @@
-"""Parse a way file against its declared schema (DESIGN §6), with a line for every problem.
+"""Parse a way file against its declared schema (docs/ways.md), with a line for every problem.
 
 This is the only ways module that reads YAML; the index calls it for files that changed.
 """

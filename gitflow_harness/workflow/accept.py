@@ -39,6 +39,7 @@ def accept(ws: Workspace) -> VerbResult:
         return refuse(
             "on-trunk", hint("verb-on-trunk", verb="accept", trunk=trunk), f"{trunk} is the trunk"
         )
+    git.require_history(repo, branch, trunk, "gfh accept")
     if facts.changes:
         return _refuse_dirty(ws, facts, refuse)
     record = read_gate(ws, facts.tree)
@@ -60,7 +61,9 @@ def accept(ws: Workspace) -> VerbResult:
     trees = git.worktrees(repo)
     main_path = trees[0].path
     main = git.discover(main_path)
-    trunk_tree = next((w for w in trees if w.branch == trunk), None)
+    # A checkout deleted by hand (git calls it prunable) has nothing to fast-forward: move the
+    # ref as when no checkout has the trunk.
+    trunk_tree = next((w for w in trees if w.branch == trunk and w.path.is_dir()), None)
     branch_tree = next((w for w in trees if w.branch == branch), None)
     old_trunk = git.rev_parse(repo, trunk)
 
@@ -88,10 +91,14 @@ def accept(ws: Workspace) -> VerbResult:
 
     left: list[str] = []
     removed = None
+    dropped: list[str] = []
     if branch_tree is not None and branch_tree.path != main_path:
+        # git removes ignored files with the worktree and says nothing: say which they were.
+        ignored = git.ignored(branch_tree.path)
         proc = git.worktree_remove(main, branch_tree.path)
         if proc.returncode == 0:
             removed = str(branch_tree.path)
+            dropped = ignored
         else:
             left.append(
                 f"the worktree {branch_tree.path} stays: {git.first_line(proc.stderr)}; "
@@ -99,7 +106,14 @@ def accept(ws: Workspace) -> VerbResult:
             )
     elif branch_tree is not None:
         proc = git.switch(main_path, trunk)
-        if proc.returncode != 0:
+        stale = next((w for w in trees if w.branch == trunk and not w.path.is_dir()), None)
+        if proc.returncode != 0 and stale is not None:
+            left.append(
+                f"the main checkout stays on {branch}: git still counts {trunk} as checked out "
+                f"at {stale.path}, which no longer exists; run `git worktree prune`, then "
+                f"`git switch {trunk}`"
+            )
+        elif proc.returncode != 0:
             left.append(f"the main checkout stays on {branch}: {git.first_line(proc.stderr)}")
     deleted = False
     if not left:
@@ -118,6 +132,7 @@ def accept(ws: Workspace) -> VerbResult:
             "trunk_from": old_trunk,
             "trunk_to": head.sha,
             "removed_worktree": removed,
+            "removed_ignored": dropped,
             "deleted_branch": deleted,
             "main_checkout": str(main_path),
             "left": left,
@@ -125,6 +140,7 @@ def accept(ws: Workspace) -> VerbResult:
         hints=(hint("accept-merged", trunk=trunk, short=head.sha[:7], path=main_path),),
         facts=snapshot,
         message=f"{trunk} fast-forwarded {old_trunk[:7]}..{head.sha[:7]}"
+        + _dropped_note(dropped)
         + ("" if not left else "; " + "; ".join(left)),
     )
 
@@ -148,3 +164,10 @@ def _refuse_dirty(ws: Workspace, facts: Facts, refuse: Callable[..., VerbResult]
         changed=count,
         remedy=remedy,
     )
+
+
+def _dropped_note(dropped: list[str]) -> str:
+    if not dropped:
+        return ""
+    shown = ", ".join(dropped[:5]) + (f" and {len(dropped) - 5} more" if len(dropped) > 5 else "")
+    return f"; the worktree's ignored files went with it: {shown}"

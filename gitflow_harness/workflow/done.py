@@ -41,6 +41,7 @@ def done(ws: Workspace, console: Console, *, rerun: bool = False) -> VerbResult:
             rerun,
             f"{trunk} is the trunk",
         )
+    git.require_history(repo, head.branch, trunk, "gfh done")
     if not git.is_ancestor(repo, trunk, head.sha):
         return _result(
             "refused",

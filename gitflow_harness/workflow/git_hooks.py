@@ -24,7 +24,7 @@ from gitflow_harness.workflow.record import record_update
 from gitflow_harness.workflow.trunk_steps import ADDS_ONE_COMMIT, Step, trunk_came_in
 from gitflow_harness.workspace import Workspace
 
-# What pre-commit exports to the hooks of each stage (PROTOCOLS.md §4).
+# What pre-commit exports to the hooks of each stage.
 REWRITE_ENV: Final = "PRE_COMMIT_REWRITE_COMMAND"  # post-rewrite: "amend" | "rebase"
 SQUASH_ENV: Final = "PRE_COMMIT_IS_SQUASH_MERGE"  # post-merge: "0" | "1"
 TO_REF_ENV: Final = "PRE_COMMIT_TO_REF"  # pre-push: the local commit being pushed

@@ -11,7 +11,7 @@ from gitflow_harness.hints import Hint
 Outcome = Literal["ok", "failed", "refused", "partial"]
 Gate = Literal["green", "red"]
 
-# The git facts every `verb` event carries (DESIGN §4), None when unknown.
+# The git facts every `verb` event carries (docs/events.md), None when unknown.
 FACT_KEYS: Final = ("trunk", "clean", "head", "tree", "ahead", "behind")
 
 

@@ -63,7 +63,7 @@ def start(ws: Workspace, name: str, *, base: str | None = None) -> VerbResult:
                 hint(
                     "start-branch-exists",
                     branch=name,
-                    where=f" (checked out at {where})" if where else "",
+                    where=_where(where),
                 ),
             ),
             facts=facts.snapshot(),
@@ -87,3 +87,12 @@ def start(ws: Workspace, name: str, *, base: str | None = None) -> VerbResult:
         facts=facts.snapshot(),
         message=str(path),
     )
+
+
+def _where(path: Path | None) -> str:
+    if path is None:
+        return ""
+    if not path.is_dir():
+        # Deleted by hand: git still counts the branch as checked out there until pruned.
+        return f" (checked out at {path}, which no longer exists: run `git worktree prune`)"
+    return f" (checked out at {path})"

@@ -41,6 +41,7 @@ def update(ws: Workspace, *, surface: str, rebase: bool = False) -> VerbResult:
             hint("update-dirty-tree", count=len(facts.changes)),
             "the working tree has uncommitted changes",
         )
+    git.require_history(repo, head.branch, trunk, "gfh update")
     onto = git.rev_parse(repo, trunk)
     if git.is_ancestor(repo, onto, head.sha):
         return VerbResult(

@@ -20,7 +20,7 @@ def with_context(monkeypatch: pytest.MonkeyPatch) -> None:
     kit.plug(monkeypatch, sources.CONTEXT_SOURCES, "tests.agent.kit:plain_source")
 
 
-# PROTOCOLS.md §1: the events whose output may carry `hookSpecificOutput.additionalContext`.
+# Claude Code's hooks: the events whose output may carry `hookSpecificOutput.additionalContext`.
 PROTOCOL_CONTEXT = frozenset(
     {
         "SessionStart",

@@ -13,7 +13,7 @@ from tests.agent import kit
 from tests.helpers import CliRunner, read_events
 
 FIXTURES = [(e, p) for a, e, p in kit.fixture_files() if a == "codex"]
-# PROTOCOLS.md §3b: the events whose `hookSpecificOutput` carries `additionalContext`.
+# Codex's hooks: the events whose `hookSpecificOutput` carries `additionalContext`.
 PROTOCOL_CONTEXT = frozenset({"SessionStart", "PreToolUse"})
 
 

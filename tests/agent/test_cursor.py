@@ -1,5 +1,5 @@
 """Cursor: every fixture answers one JSON object with exit 0, context only where Cursor takes it
-(PROTOCOLS.md §2)."""
+(docs/hooks.md#what-each-host-can-receive)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tests.agent import kit
 from tests.helpers import CliRunner, read_events
 
 FIXTURES = [(e, p) for a, e, p in kit.fixture_files() if a == "cursor"]
-# PROTOCOLS.md §2: the only event whose output carries `additional_context`. (`postToolUse`
+# Cursor's hooks: the only event whose output carries `additional_context`. (`postToolUse`
 # answers `updated_mcp_tool_output`, `postToolUseFailure` nothing, `beforeSubmitPrompt`
 # `continue` and `user_message`.)
 PROTOCOL_CONTEXT = frozenset({"sessionStart"})

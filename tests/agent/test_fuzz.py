@@ -110,9 +110,7 @@ def ways(repo: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.usefixtures("ways")
-@settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=payloads())
 def test_shaped_payloads_with_arbitrary_fields(
     case: tuple[str, str, dict[str, Any]], repo: Path, hermetic: Path
@@ -124,9 +122,7 @@ def test_shaped_payloads_with_arbitrary_fields(
 
 
 @pytest.mark.slow
-@settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     event=st.sampled_from(EVENTS),
     stdin=st.one_of(

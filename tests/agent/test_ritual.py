@@ -93,7 +93,7 @@ def test_cursor_repairs_through_a_followup_turn(repo: Path, gfh: CliRunner) -> N
     # Cursor submits the follow-up as the next prompt; the repair turn inherits the task.
     send("beforeSubmitPrompt", "beforeSubmitPrompt", prompt=followup, generation_id="g-0002")
     shown = box(gfh, CURSOR_SESSION)
-    send("afterAgentResponse", "afterAgentResponse", text=shown)
+    send("afterAgentResponse", "afterAgentResponse", text=shown, generation_id="g-0002")
     assert send("stop", "stop.remediation") == {}
     started = [e["data"] for e in read_events(repo) if e["type"] == "turn.started"]
     assert [s["stop_remediation"] for s in started] == [False, True]
@@ -230,16 +230,40 @@ def test_a_stop_that_fails_inside_still_records_a_fail_open_verdict(
     assert "hook.error" in [e["type"] for e in read_events(repo)]
 
 
-def test_a_stop_without_a_last_message_stays_repairable(repo: Path, gfh: CliRunner) -> None:
+@pytest.mark.parametrize("adapter", ["claude", "codex"])
+@pytest.mark.parametrize("message", ["absent", None, 42])
+def test_a_prose_turn_without_a_usable_last_message_fails_open(
+    repo: Path, gfh: CliRunner, adapter: str, message: object
+) -> None:
+    """If a Stop payload has no string `last_assistant_message`, then the box cannot be
+    judged; a turn without tools has nothing else to check and is allowed as fail_open."""
+    kit.hook(gfh, adapter, "UserPromptSubmit", kit.payload(adapter, "UserPromptSubmit", repo))
+    data = kit.payload(adapter, "Stop", repo, last_assistant_message=message)
+    if message == "absent":
+        del data["last_assistant_message"]
+    result = kit.hook(gfh, adapter, "Stop", data)
+    assert (result.code, result.out, result.err) == (0, "", "")
+    [verdict] = verdicts(repo)
+    assert (verdict["decision"], verdict["rule"]) == ("fail_open", None)
+    assert "no usable last_assistant_message" in str(verdict["reason"])
+
+
+def test_a_tool_turn_without_a_last_message_is_held_to_status_and_task(
+    repo: Path, gfh: CliRunner
+) -> None:
     kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Edit", repo))
     data = kit.payload("claude", "Stop", repo)
     del data["last_assistant_message"]
     blocked = kit.hook(gfh, "claude", "Stop", data)
-    # Nothing of the reply was seen: the repair asked for is `gfh status --end-turn`.
     assert blocked.err.rstrip("\n").endswith("[gfh stop] rule=status")
-    kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Bash", repo))
+    assert "1) run `gfh status --end-turn`" in blocked.err
+    assert "2) declare the turn's focus" in blocked.err  # the box is not asked for
     box(gfh, CLAUDE_SESSION)
+    gfh("task", "set", "edit", env={"GFH_SESSION": CLAUDE_SESSION})
     assert kit.hook(gfh, "claude", "Stop", {**data, "stop_hook_active": True}).code == 0
+    last = verdicts(repo)[-1]
+    assert (last["decision"], last["unchecked"]) == ("allow", ["box"])
 
 
 def test_a_prose_turn_repaired_with_gfh_status_is_not_blocked_again(
@@ -269,4 +293,176 @@ def test_a_turn_whose_prompt_was_not_recorded_fails_open(repo: Path, gfh: CliRun
     assert kit.hook(gfh, "claude", "Stop", done).code == 0
     last = verdicts(repo)[-1]
     assert last["decision"] == "fail_open"
-    assert "previous turn already ended" in str(last["reason"])
+    assert "the prompt of this turn was not recorded" in str(last["reason"])
+
+
+BOX_TEXT = "┌─ gfh · feature ─┐\n│ tree  clean     │\n└─────────────────┘"
+
+
+def cursor(
+    gfh: CliRunner, repo: Path, event: str, fixture: str | None = None, **fields: object
+) -> dict[str, object]:
+    """Send one Cursor event (its fixture, `fields` set; a field set to None is left out)."""
+    data = kit.payload("cursor", fixture or event, repo)
+    data.update(fields)
+    data = {key: value for key, value in data.items() if value is not None}
+    result = kit.hook(gfh, "cursor", event, data)
+    assert result.code == 0
+    answer = result.json()
+    assert isinstance(answer, dict)
+    return answer
+
+
+def box_observed(repo: Path) -> object:
+    return [e for e in read_events(repo) if e["type"] == "turn.completed"][-1]["data"]["ritual"][
+        "status_box"
+    ]
+
+
+def test_a_cursor_reply_of_an_earlier_generation_does_not_decide_a_later_stop(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If a generation's reply had no stop of its own, then a later generation's stop treats
+    its own reply as not observed: the stale box neither passes nor blocks it."""
+    cursor(gfh, repo, "beforeSubmitPrompt", generation_id="g-0001")
+    cursor(gfh, repo, "afterAgentResponse", text=BOX_TEXT, generation_id="g-0001")
+    # g-0001's stop never came, nor did g-0002's prompt hook: g-0002 stops.
+    answer = cursor(gfh, repo, "stop", generation_id="g-0002")
+    assert str(answer["followup_message"]).startswith("[gfh:stop-remediation rule=status]\n")
+    assert box_observed(repo) == {
+        "state": "unknown",
+        "reason": "after_agent_response_of_another_generation",
+    }
+
+
+def test_a_cursor_stop_takes_only_its_own_generations_reply(repo: Path, gfh: CliRunner) -> None:
+    cursor(gfh, repo, "beforeSubmitPrompt", generation_id="g-0001")
+    cursor(gfh, repo, "afterAgentResponse", text=BOX_TEXT, generation_id="g-0002")
+    # A late stop of another generation leaves the reply for the stop it belongs to...
+    cursor(gfh, repo, "stop", generation_id="g-0001")
+    assert box_observed(repo)["state"] == "unknown"  # type: ignore[index]
+    cursor(gfh, repo, "beforeSubmitPrompt", generation_id="g-0002")
+    cursor(gfh, repo, "afterAgentResponse", text=BOX_TEXT, generation_id="g-0002")
+    # ...and a stop without a generation never takes a reply of a known one.
+    cursor(gfh, repo, "stop", generation_id=None)
+    assert box_observed(repo)["state"] == "unknown"  # type: ignore[index]
+    assert cursor(gfh, repo, "stop", generation_id="g-0002") == {}
+    assert box_observed(repo) == {"state": "observed", "value": True}
+
+
+def test_a_new_cursor_prompt_forgets_a_reply_whose_stop_never_came(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If the payloads carry no generation_id, then a reply and a stop of the same turn still
+    match, and a prompt in between clears the reply: it belonged to the turn before."""
+    cursor(gfh, repo, "beforeSubmitPrompt", generation_id=None)
+    cursor(gfh, repo, "afterAgentResponse", text=BOX_TEXT, generation_id=None)
+    assert cursor(gfh, repo, "stop", generation_id=None) == {}
+    assert box_observed(repo) == {"state": "observed", "value": True}
+    cursor(gfh, repo, "afterAgentResponse", text=BOX_TEXT, generation_id=None)
+    cursor(gfh, repo, "beforeSubmitPrompt", generation_id=None)
+    answer = cursor(gfh, repo, "stop", generation_id=None)
+    assert str(answer["followup_message"]).startswith("[gfh:stop-remediation rule=status]\n")
+    assert box_observed(repo) == {"state": "unknown", "reason": "after_agent_response_not_reported"}
+
+
+def test_claude_judges_a_turn_another_stop_hook_kept_going(repo: Path, gfh: CliRunner) -> None:
+    """If gfh allowed a Stop but another Stop hook blocked it, then Claude Code continues the
+    same turn: the work done after the allowed Stop needs the ritual again."""
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Edit", repo))
+    shown = box(gfh, CLAUDE_SESSION)
+    gfh("task", "set", "fix the parser", env={"GFH_SESSION": CLAUDE_SESSION})
+    stop = kit.payload("claude", "Stop", repo, last_assistant_message=shown)
+    assert kit.hook(gfh, "claude", "Stop", stop).code == 0
+    # Another hook blocked: the agent edits again and stops with the same box.
+    kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Edit", repo))
+    again = kit.hook(gfh, "claude", "Stop", {**stop, "stop_hook_active": True})
+    assert again.code == 2
+    assert again.err.rstrip("\n").endswith("[gfh stop] rule=status")
+    assert "went on after its Stop" in again.err
+    shown = box(gfh, CLAUDE_SESSION)
+    repaired = kit.hook(
+        gfh, "claude", "Stop", {**stop, "stop_hook_active": True, "last_assistant_message": shown}
+    )
+    assert (repaired.code, repaired.err) == (0, "")
+    assert [(v["decision"], v["rule"], v["continuation"]) for v in verdicts(repo)] == [
+        ("allow", None, False),
+        ("block", "status", True),
+        ("allow", None, True),
+    ]
+    completed = [e["data"] for e in read_events(repo) if e["type"] == "turn.completed"]
+    assert [c["continued"] for c in completed] == [False, True, True]
+    assert len({v["turn"] for v in verdicts(repo)}) == 1
+
+
+def test_a_continuation_without_tools_needs_only_the_box(repo: Path, gfh: CliRunner) -> None:
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    shown = box(gfh, CLAUDE_SESSION)
+    gfh("task", "set", "answer", env={"GFH_SESSION": CLAUDE_SESSION})
+    stop = kit.payload("claude", "Stop", repo, last_assistant_message=shown)
+    assert kit.hook(gfh, "claude", "Stop", stop).code == 0
+    assert kit.hook(gfh, "claude", "Stop", {**stop, "stop_hook_active": True}).code == 0
+    plain = {**stop, "stop_hook_active": True, "last_assistant_message": "Answered."}
+    blocked = kit.hook(gfh, "claude", "Stop", plain)
+    assert blocked.err.rstrip("\n").endswith("[gfh stop] rule=box")
+
+
+def test_codex_records_what_it_would_have_blocked_in_a_continuation(
+    repo: Path, gfh: CliRunner
+) -> None:
+    kit.hook(gfh, "codex", "UserPromptSubmit", kit.payload("codex", "UserPromptSubmit", repo))
+    kit.hook(gfh, "codex", "Stop", kit.payload("codex", "Stop", repo))
+    kit.hook(gfh, "codex", "PostToolUse", kit.payload("codex", "PostToolUse.Bash", repo))
+    result = kit.hook(
+        gfh, "codex", "Stop", kit.payload("codex", "Stop", repo, stop_hook_active=True)
+    )
+    assert (result.code, result.out, result.err) == (0, "", "")
+    last = verdicts(repo)[-1]
+    assert (last["decision"], last["rule"], last["continuation"]) == ("allow", "status", True)
+
+
+@pytest.mark.parametrize(
+    ("adapter", "event"), [("claude", "Stop"), ("cursor", "stop"), ("codex", "Stop")]
+)
+@pytest.mark.parametrize("stdin", ["", f"not json {CANARY}", "[1, 2]"])
+def test_a_stop_whose_payload_is_unreadable_records_a_fail_open_verdict(
+    repo: Path, gfh: CliRunner, adapter: str, event: str, stdin: str
+) -> None:
+    """If a Stop's stdin is not a JSON object, then the ritual was skipped: a `stop.verdict`
+    says so (no session: none could be read), beside the runtime's `hook.error`."""
+    result = gfh("hook", adapter, event, stdin=stdin)
+    assert result.code == 0
+    events = read_events(repo)
+    assert [e["type"] for e in events] == ["hook.error", "stop.verdict"]
+    verdict = events[1]
+    assert verdict["session"] is None
+    assert verdict["data"]["adapter"] == adapter
+    assert (verdict["data"]["decision"], verdict["data"]["rule"]) == ("fail_open", None)
+    assert verdict["data"]["reason"] == "payload_unreadable"
+    assert verdict["data"]["enforced"] is (adapter != "codex")
+    assert CANARY.encode() not in b"".join(
+        p.read_bytes() for p in repo.joinpath(".git").rglob("*.jsonl")
+    )
+
+
+def test_only_a_stop_records_a_verdict_for_an_unreadable_payload(
+    repo: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for adapter, event in (("claude", "PostToolUse"), ("cursor", "afterAgentResponse")):
+        assert gfh("hook", adapter, event, stdin="{").code == 0
+    # Cursor running Claude Code's hooks: its own adapter records that Stop, once.
+    monkeypatch.setenv("CURSOR_VERSION", "3.7.21")
+    assert gfh("hook", "claude", "Stop", stdin="{").code == 0
+    assert [e["type"] for e in read_events(repo)] == ["hook.error"] * 3
+
+
+def test_the_report_counts_a_stop_that_could_not_be_read(repo: Path, gfh: CliRunner) -> None:
+    gfh("hook", "claude", "Stop", stdin="not json")
+    report = gfh("report", "--json")
+    assert report.code == 0, report.err
+    [ritual] = [d for d in report.json()["detectors"] if d["id"] == "stop-ritual"]
+    [finding] = [f for f in report.json()["findings"] if f["detector"] == "stop-ritual"]
+    assert (ritual["status"], ritual["considered"]) == ("fired", 1)
+    assert finding["evidence"]["fail_open"] == 1
+    assert "fail-opens by reason: payload_unreadable 1" in ritual["notes"]

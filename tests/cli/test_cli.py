@@ -112,6 +112,18 @@ def test_documented_commands_exist() -> None:
     assert leaves <= documented, f"commands missing from docs/: {sorted(leaves - documented)}"
 
 
+def test_json_output_is_one_object_except_events_tail() -> None:
+    """If a command prints --json, then it prints an object (as `--json`'s help says), except
+    `events tail`, whose list of envelopes docs/cli.md names as the one exception."""
+    lists = []
+    for path in sorted((ROOT / "gitflow_harness" / "cli").glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        for match in re.finditer(r"echo_json\(\s*(.)", text):
+            if match.group(1) == "[":
+                lists.append(f"{path.name}:{text.count(chr(10), 0, match.start()) + 1}")
+    assert [where.split(":")[0] for where in lists] == ["events.py"], lists
+
+
 def test_spine_does_not_import_heavy_modules(tmp_path: Path) -> None:
     """If `gfh --version` runs, then GitPython, yaml, frontmatter and filelock stay unimported."""
     import subprocess

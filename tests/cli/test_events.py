@@ -64,16 +64,26 @@ def test_tail_help_says_json_prints_a_list(gfh: CliRunner) -> None:
     assert "one JSON object" not in out
 
 
-@pytest.mark.parametrize("command", ["verify", "tail"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("events", "verify"),
+        ("events", "tail"),
+        ("learn",),
+        ("ways", "list"),
+        ("ways", "tune"),
+        ("report",),
+    ],
+)
 def test_a_log_path_that_is_a_file_is_one_line_naming_it(
-    repo: Path, gfh: CliRunner, command: str
+    repo: Path, gfh: CliRunner, command: tuple[str, ...]
 ) -> None:
     """If the log's directory is a file, the reader says so in one line (exit 1), as `gfh report`
     does, with no internal error and no crash report."""
     events = repo / ".git" / "gitflow-harness" / "events"
     events.parent.mkdir(parents=True)
     events.touch()
-    result = gfh("events", command)
+    result = gfh(*command)
     assert result.code == 1
     assert result.out == ""
     [line] = result.err.splitlines()

@@ -9,6 +9,7 @@ from gitflow_harness import git
 from gitflow_harness.store.events import EventLog
 from tests.cli.test_pills import put
 from tests.helpers import CliRunner
+from tests.helpers import git as run_git
 
 
 @pytest.fixture(autouse=True)
@@ -38,12 +39,23 @@ def test_check_files_then_finds_nothing(repo: Path, gfh: CliRunner) -> None:
         "(request: implementer/parser recurred 3 times)\n"
     )
     assert first.err == (
-        "review the new file(s) and commit them with your change (this check exits 1, so a "
-        "commit stops here until they are added): "
-        "git add requests/2026-11-30-implementer__parser.md && git commit\n"
+        "review the request file(s) and commit them with your change (this check fails until "
+        "git tracks them): git add requests/2026-11-30-implementer__parser.md && git commit\n"
     )
+    # Nothing new is owed, but the request is not added yet: a second commit cannot slip by.
     second = gfh("learn", "--check")
-    assert (second.code, second.out) == (0, "nothing owed\n")
+    assert second.code == 1
+    assert second.out == (
+        "requests/2026-11-30-implementer__parser.md: filed earlier, not added to git yet\n"
+    )
+    assert "git add requests/2026-11-30-implementer__parser.md" in second.err
+    assert gfh("learn", "--check", "--json").json() == {
+        "filed": [],
+        "not_added": ["requests/2026-11-30-implementer__parser.md"],
+    }
+    run_git(repo, "add", "requests")
+    third = gfh("learn", "--check")
+    assert (third.code, third.out) == (0, "nothing owed\n")
 
 
 def test_check_json(repo: Path, gfh: CliRunner) -> None:
@@ -58,7 +70,8 @@ def test_check_json(repo: Path, gfh: CliRunner) -> None:
                 "kind": "request",
                 "reopens": None,
             }
-        ]
+        ],
+        "not_added": [],
     }
 
 
@@ -203,3 +216,9 @@ def test_loop_backs_with_no_round_behind_them_are_said_apart_from_the_rounds(
     [implementer, _] = gfh("learn", "--json").json()["roles"]
     assert (implementer["rounds"], implementer["sent_back"], implementer["loop_backs"]) == (0, 0, 2)
     assert implementer["loop_backs_without_round"] == 2
+
+
+def test_days_beyond_a_century_are_a_usage_error(repo: Path, gfh: CliRunner) -> None:
+    result = gfh("learn", "--days", "100000000")
+    assert result.code == 2
+    assert "100000000 is not in the range 1<=x<=36500" in result.err

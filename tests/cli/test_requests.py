@@ -29,7 +29,22 @@ def filed(repo: Path, gfh: CliRunner) -> str:
 
 def test_list_and_json(repo: Path, gfh: CliRunner, filed: str) -> None:
     assert gfh("requests", "list").out == f"{filed}  open      implementer/parser x3\n"
-    [entry] = gfh("requests", "list", "--json").json()
+    listed = gfh("requests", "list", "--json").json()
+    assert list(listed) == ["requests"]  # one object, like every other --json
+    [entry] = listed["requests"]
+    assert set(entry) == {
+        "id",
+        "path",
+        "status",
+        "date",
+        "pill",
+        "occurrences",
+        "target",
+        "rule_in",
+        "answered_in",
+        "declined",
+        "reopens",
+    }
     assert entry["id"] == filed
     assert entry["status"] == "open"
     assert entry["target"] == "hooks/ways/implementer/"

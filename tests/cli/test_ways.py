@@ -131,7 +131,9 @@ def test_show_of_an_unknown_way_is_a_usage_error(ways: Path, gfh: CliRunner) -> 
 def test_simulate_pins_the_action_potential_reference(ways: Path, gfh: CliRunner) -> None:
     result = gfh("ways", "simulate", "burst", "--ticks", "0,30,61,122,1000,1000:2,2900", "--json")
     assert result.code == 0, result.err
-    decisions = [(d["tick"], d["decision"]) for d in result.json()]
+    simulated = result.json()
+    assert (simulated["way"], simulated["floor"]) == ("burst", 0.5)
+    decisions = [(d["tick"], d["decision"]) for d in simulated["decisions"]]
     assert decisions == [
         (0, "first"),
         (30, "refractory"),
@@ -141,7 +143,8 @@ def test_simulate_pins_the_action_potential_reference(ways: Path, gfh: CliRunner
         (1000, "refire"),
         (2900, "refire"),
     ]
-    assert result.json()[4]["multiplier"] > 1.0
+    assert simulated["decisions"][4]["multiplier"] > 1.0
+    assert set(simulated["decisions"][0]) == {"tick", "decision", "salience", "multiplier"}
 
 
 def test_simulate_prints_one_line_per_match(ways: Path, gfh: CliRunner) -> None:
@@ -262,3 +265,14 @@ def test_every_ways_command_is_documented(gfh: CliRunner) -> None:
     for command in ("list", "show", "simulate", "lint", "migrate", "tune"):
         assert command in result.out
         assert f"gfh ways {command}" in docs
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("--floor", "nan"), ("--magnitude", "nan"), ("--magnitude", "inf")]
+)
+def test_simulate_refuses_numbers_that_are_not_finite(
+    repo: Path, gfh: CliRunner, option: str, value: str
+) -> None:
+    result = gfh("ways", "simulate", "any", "--ticks", "1", option, value)
+    assert result.code == 2
+    assert f"{value!r} is not a finite number" in result.err

@@ -68,10 +68,12 @@ def test_concurrent_bumps_each_count(repo: Path, put_pill: PutPill) -> None:
     pill = only_pill(repo)
     handle = git.discover(repo)
     barrier = threading.Barrier(8)
+    steps: list[tuple[int, int]] = []
 
     def one() -> None:
         barrier.wait()
-        edits.bump(handle, pill, on=TODAY, today=TODAY)
+        done = edits.bump(handle, pill, on=TODAY, today=TODAY)
+        steps.append((done.was, done.occurrences))
 
     threads = [threading.Thread(target=one) for _ in range(8)]
     for t in threads:
@@ -79,6 +81,8 @@ def test_concurrent_bumps_each_count(repo: Path, put_pill: PutPill) -> None:
     for t in threads:
         t.join()
     assert only_pill(repo).occurrences == 9
+    # Each bump reports the step it made, read under the lock: 1->2, 2->3, ... 8->9.
+    assert sorted(steps) == [(n, n + 1) for n in range(1, 9)]
 
 
 @pytest.mark.parametrize(

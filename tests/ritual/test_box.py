@@ -122,7 +122,8 @@ def status_data(**over: Any) -> dict[str, Any]:
 
 
 def test_status_box_rows_from_status_data() -> None:
-    """The rows are exactly DESIGN §5's, in its order; where the branch is checked out is in
+    """The rows are exactly branch, tree, gate, task and session, in that order (docs/workflow.md);
+    where the branch is checked out is in
     the title, and its path only in the --json data."""
     box = status_box(status_data())
     assert box.splitlines()[0].startswith("┌─ gfh · feature/parser · worktree ─")

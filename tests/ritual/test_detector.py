@@ -21,6 +21,7 @@ def verdict(
         "tool_turn": extra.pop("tool_turn", True),
         "turn": extra.pop("turn", 1),
         "remediation": extra.pop("remediation", False),
+        "continuation": extra.pop("continuation", False),
     }
     return make_event("stop.verdict", data, surface="hook", session=session, branch="b")
 
@@ -78,3 +79,49 @@ def test_all_turns_complete_is_good(repo: Path) -> None:
     [finding] = result.findings
     assert finding.tone == "good"
     assert finding.evidence["unprompted"] == 2
+
+
+def test_a_continuation_belongs_to_the_turn_it_continues(repo: Path) -> None:
+    """If another Stop hook kept an allowed turn going, then the verdicts on what followed are
+    that turn's: not a new turn evaluated, and a repair within it counts as one."""
+    events = [
+        verdict("claude:a", "allow", None, turn=4),
+        verdict("claude:a", "block", "status", turn=4, continuation=True),
+        verdict("claude:a", "allow", None, turn=4, continuation=True),
+    ]
+    result = run(events, repo)
+    [finding] = result.findings
+    assert result.considered == 1
+    assert finding.evidence == {
+        "evaluated": 1,
+        "blocked": 1,
+        "repaired": 1,
+        "fail_open": 0,
+        "tool_turns": 1,
+        "unprompted": 1,
+    }
+
+
+def test_a_stop_without_a_readable_payload_is_counted_as_a_fail_open(repo: Path) -> None:
+    unreadable = make_event(
+        "stop.verdict",
+        {
+            "adapter": "claude",
+            "decision": "fail_open",
+            "rule": None,
+            "reason": "payload_unreadable",
+            "enforced": True,
+            "tool_turn": False,
+            "turn": None,
+            "remediation": False,
+        },
+        surface="hook",
+        session=None,
+        branch="b",
+    )
+    result = run([verdict("claude:a", "allow", None), unreadable], repo)
+    [finding] = result.findings
+    assert (finding.evidence["evaluated"], finding.evidence["fail_open"]) == (2, 1)
+    assert "fail-opens by reason: payload_unreadable 1" in result.notes
+    assert "prompt hook" not in finding.next_step  # the reason is not a missing turn.started
+    assert "the notes give each reason" in finding.next_step

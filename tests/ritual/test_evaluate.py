@@ -20,7 +20,7 @@ def started(remediation: bool = False) -> Event:
     return ev("turn.started", turn=1, stop_remediation=remediation)
 
 
-def completed(box: bool | None = None, tools: int | None = None) -> Event:
+def completed(box: bool | None = None, tools: int | None = None, continued: bool = False) -> Event:
     status_box: dict[str, Any] = (
         {"state": "observed", "value": box}
         if box is not None
@@ -36,7 +36,12 @@ def completed(box: bool | None = None, tools: int | None = None) -> Event:
         turn=1,
         ritual={"status_box": status_box, "status_box_strict": status_box},
         tool_call_count=count,
+        continued=continued,
     )
+
+
+def verdict(decision: str, rule: str | None = None) -> Event:
+    return ev("stop.verdict", decision=decision, rule=rule)
 
 
 TOOL = ev("tool.requested", tool="Bash", phase="post")
@@ -108,14 +113,46 @@ def test_an_unattested_tool_channel_still_makes_a_tool_turn() -> None:
 
 def test_cursor_passes_without_reply_text_once_status_and_task_are_recorded() -> None:
     events = [started(), TOOL, STATUS_RAN, TASK_SET, completed(box=None, tools=1)]
-    assert evaluate(events, adapter="cursor", ritual=RITUAL).outcome == "pass"
-    # The same stand-in serves any host whose reply was not observed (no last message sent).
-    assert evaluate(events, adapter="claude", ritual=RITUAL).outcome == "pass"
-    without_status = [started(), TOOL, TASK_SET, completed(box=None, tools=1)]
-    assert evaluate(without_status, adapter="claude", ritual=RITUAL).missing == (STATUS,)
+    result = evaluate(events, adapter="cursor", ritual=RITUAL)
+    assert (result.outcome, result.unchecked) == ("pass", ())
     # When Cursor's afterAgentResponse did report, its observation wins.
     reported = [*events[:-1], completed(box=False, tools=1)]
     assert evaluate(reported, adapter="cursor", ritual=RITUAL).rule == BOX
+
+
+def test_cursor_prose_turn_without_reply_is_repaired_by_the_status() -> None:
+    """If Cursor's reply was not observed in a turn without tools, then rule 1 stands in for
+    the box: the turn is held to `gfh status --end-turn`, which the agent can run."""
+    result = evaluate([started(), completed(box=None, tools=0)], adapter="cursor", ritual=RITUAL)
+    assert (result.outcome, result.rule, result.missing) == ("fail", STATUS, (STATUS,))
+    repaired = [started(), STATUS_RAN, completed(box=None, tools=0)]
+    assert evaluate(repaired, adapter="cursor", ritual=RITUAL).outcome == "pass"
+
+
+@pytest.mark.parametrize("adapter", ["claude", "codex"])
+def test_a_tool_turn_without_the_reply_is_judged_on_status_and_task(adapter: str) -> None:
+    """If Claude Code or Codex sent no usable last message, then the box cannot be judged: a
+    tool turn is held to rules 1 and 3 and the box is recorded as unchecked, not passed."""
+    bare = [started(), TOOL, completed(box=None, tools=1)]
+    result = evaluate(bare, adapter=adapter, ritual=RITUAL)
+    assert (result.rule, result.missing, result.unchecked) == (STATUS, (STATUS, TASK), (BOX,))
+    done = [started(), TOOL, STATUS_RAN, TASK_SET, completed(box=None, tools=1)]
+    result = evaluate(done, adapter=adapter, ritual=RITUAL)
+    assert (result.outcome, result.unchecked) == ("pass", (BOX,))
+    assert "no usable last_assistant_message" in result.reason
+
+
+@pytest.mark.parametrize("adapter", ["claude", "codex"])
+def test_a_turn_without_tools_or_reply_has_nothing_to_check(adapter: str) -> None:
+    result = evaluate([started(), completed(box=None, tools=0)], adapter=adapter, ritual=RITUAL)
+    assert result.outcome == "unavailable"
+    assert "last_assistant_message" in result.reason
+    # The status does not stand in on these hosts: running it changes nothing.
+    with_status = [started(), STATUS_RAN, completed(box=None, tools=0)]
+    assert evaluate(with_status, adapter=adapter, ritual=RITUAL).outcome == "unavailable"
+    no_box = RitualConfig(("claude",), True, False, True)
+    result = evaluate([started(), completed(box=None, tools=0)], adapter=adapter, ritual=no_box)
+    assert (result.outcome, result.unchecked) == ("pass", ())  # the box was not asked for
 
 
 def test_cursor_remediation_turn_inherits_the_human_turns_task() -> None:
@@ -165,24 +202,13 @@ def test_the_commands_that_repair_a_prose_turn_do_not_make_it_a_tool_turn() -> N
 
 def test_a_stop_after_a_closed_turn_without_a_new_start_is_unavailable() -> None:
     """If the prompt hook missed a turn, the previous turn's evidence must not pass it."""
-    allowed = make_event(
-        "stop.verdict",
-        {"decision": "allow", "rule": None},
-        surface="hook",
-        session=SESSION,
-        branch="feature",
-    )
+    allowed = verdict("allow")
     first = [started(), TOOL, STATUS_RAN, TASK_SET, completed(box=True, tools=1), allowed]
     result = evaluate([*first, TOOL, completed(box=True, tools=1)], adapter="claude", ritual=RITUAL)
     assert result.outcome == "unavailable"
-    assert "previous turn already ended" in result.reason
-    blocked = make_event(
-        "stop.verdict",
-        {"decision": "block", "rule": "box"},
-        surface="hook",
-        session=SESSION,
-        branch="feature",
-    )
+    assert "does not continue that turn" in result.reason
+    assert "the prompt of this turn was not recorded" in result.reason
+    blocked = verdict("block", "box")
     repairing = [started(), completed(box=False, tools=0), blocked]
     assert (
         evaluate(
@@ -196,3 +222,90 @@ def test_clearing_the_task_is_not_declaring_one() -> None:
     cleared = ev("coord.task_changed", state="cleared", fingerprint=None)
     events = [started(), TOOL, STATUS_RAN, cleared, completed(box=True, tools=1)]
     assert evaluate(events, adapter="claude", ritual=RITUAL).rule == TASK
+
+
+ALLOWED_TOOL_TURN = [
+    started(),
+    TOOL,
+    STATUS_RAN,
+    TASK_SET,
+    completed(box=True, tools=1),
+    verdict("allow"),
+]
+
+
+def test_a_continued_tool_turn_needs_a_fresh_status_and_keeps_its_task() -> None:
+    """If another Stop hook kept a turn going after gfh allowed it and the agent used tools
+    again, then the status must be checked after that verdict; the task still counts."""
+    events = [*ALLOWED_TOOL_TURN, TOOL, completed(box=True, tools=2, continued=True)]
+    result = evaluate(events, adapter="claude", ritual=RITUAL)
+    assert (result.outcome, result.missing) == ("fail", (STATUS,))
+    assert (result.tool_turn, result.continuation) == (True, True)
+    assert "went on after its Stop" in result.message()
+    fresh = [*ALLOWED_TOOL_TURN, TOOL, STATUS_RAN, completed(box=True, tools=2, continued=True)]
+    result = evaluate(fresh, adapter="claude", ritual=RITUAL)
+    assert (result.outcome, result.continuation) == ("pass", True)
+
+
+def test_a_continuation_without_tools_needs_only_the_box() -> None:
+    """If the turn went on without tools, then only its new reply is checked, even though the
+    turn's own tool count (taken from its start) is not zero."""
+    events = [*ALLOWED_TOOL_TURN, completed(box=True, tools=1, continued=True)]
+    result = evaluate(events, adapter="claude", ritual=RITUAL)
+    assert (result.outcome, result.tool_turn, result.continuation) == ("pass", False, True)
+    no_box = [*ALLOWED_TOOL_TURN, completed(box=False, tools=1, continued=True)]
+    result = evaluate(no_box, adapter="claude", ritual=RITUAL)
+    assert (result.outcome, result.missing) == ("fail", (BOX,))
+    assert "this reply does not show the status box" in result.message()
+
+
+def test_a_blocked_continuation_is_repaired_like_any_turn() -> None:
+    """If gfh blocks a continuation, then its repair counts, and the repair's own tool calls do
+    not make a prose continuation a tool turn."""
+    tools = [
+        *ALLOWED_TOOL_TURN,
+        TOOL,
+        completed(box=True, tools=2, continued=True),
+        verdict("block", STATUS),
+        STATUS_RAN,
+        completed(box=True, tools=2, continued=True),
+    ]
+    assert evaluate(tools, adapter="claude", ritual=RITUAL).outcome == "pass"
+    prose = [
+        *ALLOWED_TOOL_TURN,
+        completed(box=False, tools=1, continued=True),
+        verdict("block", BOX),
+        TOOL,
+        STATUS_RAN,
+        completed(box=True, tools=2, continued=True),
+    ]
+    result = evaluate(prose, adapter="claude", ritual=RITUAL)
+    assert (result.outcome, result.tool_turn) == ("pass", False)
+
+
+def test_each_continuation_is_judged_from_the_last_allowed_stop() -> None:
+    twice = [
+        *ALLOWED_TOOL_TURN,
+        TOOL,
+        STATUS_RAN,
+        completed(box=True, tools=2, continued=True),
+        verdict("allow"),
+        TOOL,
+        completed(box=True, tools=3, continued=True),
+    ]
+    assert evaluate(twice, adapter="claude", ritual=RITUAL).missing == (STATUS,)
+    after_fail_open = [
+        started(),
+        completed(box=None, tools=0),
+        verdict("fail_open"),
+        TOOL,
+        completed(box=True, tools=1, continued=True),
+    ]
+    result = evaluate(after_fail_open, adapter="claude", ritual=RITUAL)
+    assert (result.continuation, result.missing) == (True, (STATUS, TASK))
+
+
+def test_codex_continuations_are_judged_too() -> None:
+    events = [*ALLOWED_TOOL_TURN, TOOL, completed(box=True, tools=2, continued=True)]
+    result = evaluate(events, adapter="codex", ritual=RITUAL)
+    assert (result.continuation, result.rule) == (True, STATUS)

@@ -33,6 +33,7 @@ def stop(
     adapter: str = "claude",
     ritual: RitualConfig = RITUAL,
     unsupported: str | None = None,
+    continued: bool = False,
 ) -> Any:
     return conclude_turn(
         log,
@@ -42,6 +43,7 @@ def stop(
         branch="feature",
         reply=box_observations(reply),
         tools_unsupported=unsupported,
+        continued=continued,
     )
 
 
@@ -82,6 +84,7 @@ def test_turn_completed_is_written_before_the_verdict(log: EventLog) -> None:
             "status_box_strict": {"state": "observed", "value": True},
         },
         "tool_call_count": {"state": "observed", "value": 1},
+        "continued": False,
     }
     assert verdict.type == "stop.verdict"
     assert verdict.data["rule"] == "status"
@@ -215,3 +218,37 @@ def test_verdicts_carry_their_turn_and_whether_it_repairs_another(log: EventLog)
     rec(log, "coord.task_changed", session="cursor:c", surface="cli", state="set", fingerprint="f")
     second = stop(log, None, session="cursor:c", adapter="cursor")
     assert (second.decision, second.turn, second.remediation) == ("allow", 2, True)
+
+
+def test_a_continued_turn_is_recorded_and_judged_after_its_allowed_stop(log: EventLog) -> None:
+    """If the host says a Stop continues a turn gfh had allowed (another Stop hook kept it
+    going), then `turn.completed` records `continued` and the verdict judges what came after."""
+    rec(log, "turn.started", turn=3, stop_remediation=False)
+    rec(log, "tool.requested", tool="Edit", phase="post")
+    rec(log, "coord.status_observed", surface="cli", status="end_turn_checked")
+    rec(log, "coord.task_changed", surface="cli", state="set", fingerprint="f")
+    assert stop(log, BOX).decision == "allow"
+    rec(log, "tool.requested", tool="Edit", phase="post")
+    again = stop(log, BOX, continued=True)
+    assert (again.decision, again.rule, again.turn) == ("block", "status", 3)
+    completed = [e.data for e in log.read() if e.type == "turn.completed"]
+    assert [c["continued"] for c in completed] == [False, True]
+    recorded = [e.data for e in log.read() if e.type == "stop.verdict"]
+    assert [(v["continuation"], v["tool_turn"]) for v in recorded] == [(False, True), (True, True)]
+    rec(log, "coord.status_observed", surface="cli", status="end_turn_checked")
+    assert stop(log, BOX, continued=True).decision == "allow"
+
+
+def test_a_verdict_records_the_rules_it_could_not_check(log: EventLog) -> None:
+    rec(log, "turn.started", turn=1, stop_remediation=False)
+    rec(log, "tool.requested", tool="Bash", phase="post")
+    rec(log, "coord.status_observed", surface="cli", status="end_turn_checked")
+    rec(log, "coord.task_changed", surface="cli", state="set", fingerprint="f")
+    verdict = stop(log, None)
+    assert (verdict.decision, verdict.unchecked) == ("allow", ("box",))
+    [recorded] = [e.data for e in log.read() if e.type == "stop.verdict"]
+    assert recorded["unchecked"] == ["box"]
+    assert recorded["reason"].startswith("ritual complete; the box was not checked")
+    rec(log, "turn.started", turn=2, stop_remediation=False)
+    prose = stop(log, None)
+    assert (prose.decision, prose.turn, prose.rule) == ("fail_open", 2, None)

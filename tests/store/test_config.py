@@ -80,6 +80,13 @@ def test_verdicts_are_upper_cased_where_the_configuration_is_loaded(tmp_path: Pa
         ('[ritual]\nenforce = ["claude", "vim"]\n', 2, "ritual.enforce: item 2: expected one of"),
         ("[repository]\ntrunk = \n", 2, "invalid TOML"),
         ("gate = 3\n", 1, "gate must be a table"),
+        ('[gate]\nprepare = "make lint"\n', 2, "gate.prepare: expected a list"),
+        ("[gate]\nprepare = [1]\n", 2, "gate.prepare: item 1"),
+        ("[ways]\nfloor = nan\n", 2, "ways.floor: expected a number >= 0.0 and <= 1.0, got nan"),
+        ("[ways]\npostcheck_timeout_s = inf\n", 2, "ways.postcheck_timeout_s: expected"),
+        ("[learning]\ncapture_days = 99999999\n", 2, "learning.capture_days: expected"),
+        # The first problem as the file reads, though unknown tables are checked first.
+        ("[gate]\nbogus = 1\n\n[zzz]\nx = 1\n", 2, "unknown key 'gate.bogus' in the [gate] table"),
         ('[graph.loops.reviewer]\nREJECTED = "implementer"\n', 2, "expected a list of stage names"),
         (
             '[graph.loops.reviewer]\nREJECTED = ["implementer"]\nRejected = ["planner"]\n',
@@ -136,3 +143,18 @@ def test_the_hook_reads_verdicts_by_the_configurations_grammar() -> None:
     from gitflow_harness.store.config import VERDICT_TOKEN
 
     assert VERDICT_TOKEN.pattern in _VERDICT
+
+
+def test_a_config_path_that_is_a_directory_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / CONFIG_FILE).mkdir()
+    with pytest.raises(ConfigError, match="not a file; make it a TOML file or remove it"):
+        load_config(tmp_path)
+
+
+def test_a_wrong_typed_prepare_is_reported_not_a_crash(repo: Path, gfh: CliRunner) -> None:
+    write(repo, CONFIG_FILE, '[gate]\nprepare = "make lint"\n')
+    for args in (("config", "show"), ("status",)):
+        result = gfh(*args)
+        assert result.code == 2, result.err
+        assert "internal error" not in result.err
+        assert f"{CONFIG_FILE}:2: gate.prepare: expected a list" in result.err

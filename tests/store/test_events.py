@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from freezegun import freeze_time
 
+from gitflow_harness.errors import GfhError
 from gitflow_harness.store.events import (
     FOREIGN,
     MAX_LINE_BYTES,
@@ -79,7 +80,7 @@ def test_a_log_never_written_has_no_files_but_an_unreadable_one_raises(log: Even
     log.directory.write_text("not a directory\n")
     with pytest.raises(NotADirectoryError):
         log.files()
-    with pytest.raises(NotADirectoryError):
+    with pytest.raises(GfhError, match=r"cannot read the event log at .*: Not a directory"):
         list(log.read())
 
 

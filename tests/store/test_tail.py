@@ -22,7 +22,7 @@ def _expected(data: bytes, max_bytes: int | None) -> list[bytes]:
     return pieces[1:][::-1]  # the first piece may start before the budget: not a known line
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(
     st.lists(st.sampled_from([b"a", b"bc", b"\n", b"defgh", b"\n\n"]), max_size=40).map(b"".join),
     st.integers(min_value=1, max_value=7),

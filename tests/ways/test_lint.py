@@ -224,3 +224,15 @@ def test_fix_leaves_a_clean_file_untouched(repo: Path) -> None:
     report = lint([path], root=repo / "hooks" / "ways", repo=None, fix=True)
     assert report.fixed == []
     assert (path.stat().st_mtime_ns, path.read_bytes()) == before
+
+
+def test_lint_of_a_path_outside_the_ways_root_is_a_usage_error(repo: Path, tmp_path: Path) -> None:
+    """Nothing outside the root is a way: saying "0 checked" would pass a misdirected hook."""
+    from gitflow_harness.errors import UsageError
+
+    root = repo / "hooks" / "ways"
+    root.mkdir(parents=True)
+    elsewhere = tmp_path / "notes.md"
+    elsewhere.write_text("x\n")
+    with pytest.raises(UsageError, match=r"notes.md: not under the ways root .*hooks/ways"):
+        lint([elsewhere], root=root, repo=None)

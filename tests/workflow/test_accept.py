@@ -53,6 +53,41 @@ def test_commands_run_from_the_worktree_accept_removed_say_where_to_go(
     assert not (Path(os.environ["GFH_STATE_HOME"]) / "crash").exists()
 
 
+def test_accept_names_the_ignored_files_removed_with_the_worktree(
+    repo: Path, feature: Path, gfh: CliRunner
+) -> None:
+    """`git worktree remove` deletes ignored files without a word; accept says which."""
+    commit(feature, "ignore logs and caches", {".gitignore": "*.log\ncache/\n"})
+    green(feature, gfh)
+    write(feature, "debug.log", "x\n")
+    write(feature, "cache/a/b.bin", "x\n")
+    result = gfh("accept", "--json")
+    assert result.code == 0, result.err
+    envelope = result.json()
+    assert envelope["data"]["removed_ignored"] == ["cache/", "debug.log"]
+    assert not feature.exists()
+
+
+def test_accept_says_in_words_which_ignored_files_went(
+    repo: Path, feature: Path, gfh: CliRunner
+) -> None:
+    commit(feature, "ignore logs", {".gitignore": "*.log\n"})
+    green(feature, gfh)
+    write(feature, "debug.log", "x\n")
+    result = gfh("accept")
+    assert result.code == 0, result.err
+    assert "the worktree's ignored files went with it: debug.log" in result.out + result.err
+
+
+def test_accept_without_ignored_files_reports_none(
+    repo: Path, feature: Path, gfh: CliRunner
+) -> None:
+    green(feature, gfh)
+    result = gfh("accept", "--json")
+    assert result.json()["data"]["removed_ignored"] == []
+    assert "ignored files" not in result.out
+
+
 def test_accept_without_a_receipt_is_refused(repo: Path, feature: Path, gfh: CliRunner) -> None:
     commit(feature, "the work", {"work.txt": "x\n"})
     assert gfh("test").code == 0  # green, but only `done` writes a receipt
@@ -162,6 +197,27 @@ def test_accept_a_branch_checked_out_in_the_main_checkout(repo: Path, gfh: CliRu
     assert git(repo, "branch", "--list", "topic") == ""
     reflog = git(repo, "reflog", "show", "--format=%gs", "refs/heads/main")
     assert "gfh accept: fast-forward to topic" in reflog
+
+
+def test_accept_when_the_trunk_checkout_was_deleted_by_hand(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    """A trunk worktree removed with `rm -rf` (git: prunable) is not a checkout to fast-forward,
+    and git's complaint is not mistaken for git being missing."""
+    import shutil
+
+    git(repo, "switch", "-q", "-c", "topic")
+    gone = tmp_path / "trunk-checkout"
+    git(repo, "worktree", "add", "-q", str(gone), "main")
+    shutil.rmtree(gone)
+    head = commit(repo, "topic work", {"topic.txt": "t\n"})
+    assert gfh("done").code == 0
+    result = gfh("accept", "--json")
+    assert "not installed" not in result.err
+    assert git(repo, "rev-parse", "main").strip() == head
+    envelope = result.json()
+    assert envelope["outcome"] == "partial"
+    assert any("git worktree prune" in item for item in envelope["data"]["left"]), envelope
 
 
 def test_accept_on_the_trunk_is_refused(repo: Path, gfh: CliRunner) -> None:

@@ -50,6 +50,18 @@ def test_start_refuses_an_existing_branch(repo: Path, gfh: CliRunner) -> None:
     assert [e["data"]["outcome"] for e in verb_events(repo, "start")] == ["ok", "refused"]
 
 
+def test_start_of_a_branch_whose_worktree_was_deleted_says_to_prune(
+    repo: Path, gfh: CliRunner
+) -> None:
+    import shutil
+
+    assert gfh("start", "feature/parser").code == 0
+    shutil.rmtree(repo.parent / "repo.worktrees" / "feature-parser")
+    result = gfh("start", "feature/parser")
+    assert result.code == 1
+    assert "which no longer exists: run `git worktree prune`" in " ".join(result.out.split())
+
+
 def test_start_refuses_a_taken_path(repo: Path, gfh: CliRunner) -> None:
     taken = repo.parent / "repo.worktrees" / "feature-parser"
     write(taken, "keep.txt", "someone's files\n")

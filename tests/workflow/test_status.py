@@ -1,13 +1,12 @@
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from gitflow_harness.ritual.box import display_width
 from gitflow_harness.ritual.task import set_task
-from tests.helpers import CliRunner, commit, git, make_repo, read_events, write
+from tests.helpers import CliRunner, commit, git, read_events, write
 from tests.workflow.conftest import SESSION, verb_events
 
 VERB_FIELDS = {
@@ -194,29 +193,7 @@ def test_detached_head_is_described(repo: Path, gfh: CliRunner) -> None:
     assert verb_events(repo)[0]["branch"] == "HEAD"
 
 
-def test_shallow_clone_reports_unknown_counts(tmp_path: Path, monkeypatch, gfh: CliRunner) -> None:  # type: ignore[no-untyped-def]
-    origin = make_repo(tmp_path / "origin")
-    git(origin, "switch", "-q", "-c", "feature/old")
-    commit(origin, "feature work", {"f.txt": "f\n"})
-    git(origin, "switch", "-q", "main")
-    for i in range(3):
-        commit(origin, f"trunk {i}", {f"t{i}.txt": "t\n"})
-    clone = tmp_path / "clone"
-    subprocess.run(
-        [
-            "git",
-            "clone",
-            "-q",
-            "--depth",
-            "1",
-            "--no-single-branch",
-            f"file://{origin}",
-            str(clone),
-        ],
-        check=True,
-    )
-    git(clone, "switch", "-q", "feature/old")
-    monkeypatch.chdir(clone)
+def test_shallow_clone_reports_unknown_counts(shallow_feature: Path, gfh: CliRunner) -> None:
     data = gfh("status", "--json").json()["data"]
     assert data["shallow"] is True
     assert data["behind"] is None

@@ -39,7 +39,8 @@ def test_update_merges_the_trunk_and_records_the_update(
 
 
 def test_the_git_update_carries_the_surface_of_the_entry_point(repo: Path, feature: Path) -> None:
-    """If another entry point (the MCP server) runs the update, its `git.update` says so."""
+    """If another entry point (the `mcp` surface reserved for an MCP server) runs the update,
+    its `git.update` says so."""
     from gitflow_harness.workflow.update import update
     from gitflow_harness.workspace import open_workspace
 
@@ -183,3 +184,21 @@ def test_a_refusal_by_error_under_json_still_prints_the_envelope(
     }
     assert envelope["data"]["error"].startswith("HEAD is detached at ")
     assert result.err == f"gfh: {envelope['data']['error']}\n"
+
+
+@pytest.mark.parametrize("args", [("update",), ("update", "--rebase"), ("done",), ("accept",)])
+def test_a_shallow_clone_cut_before_the_merge_base_is_refused_with_the_fix(
+    shallow_feature: Path, gfh: CliRunner, args: tuple[str, ...]
+) -> None:
+    """git would see unrelated histories (a raw merge error, or phantom rebase conflicts);
+    the verbs say why and how to get the history instead."""
+    before = git(shallow_feature, "rev-parse", "HEAD")
+    result = gfh(*args)
+    assert result.code == 1
+    assert result.err == (
+        f"gfh: gfh {args[0]}: this shallow clone is cut before the merge base of "
+        "feature/old and main; run `git fetch --unshallow` (or `git fetch --deepen N`) "
+        "first\n"
+    )
+    assert git(shallow_feature, "rev-parse", "HEAD") == before
+    assert git(shallow_feature, "status", "--porcelain") == ""

@@ -1,3 +1,5 @@
+"""`gitflow_harness.git.core`: running git, discovering the repository and its odd states."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,7 +8,7 @@ import pytest
 
 from gitflow_harness import git
 from gitflow_harness.errors import RepoStateError, UsageError
-from tests.helpers import CliRunner, commit, make_repo, write
+from tests.helpers import CliRunner, commit
 from tests.helpers import git as run_git
 
 
@@ -128,94 +130,6 @@ def test_mid_merge(repo: Path) -> None:
     assert [c.path for c in git.changes(r) if c.conflicted] == ["README.md"]
 
 
-def test_shallow_clone_cut_before_merge_base_is_unknown(tmp_path: Path) -> None:
-    origin = make_repo(tmp_path / "origin")
-    run_git(origin, "switch", "-q", "-c", "feature")
-    commit(origin, "f1", {"f.txt": "1\n"})
-    run_git(origin, "switch", "-q", "main")
-    for i in range(3):
-        commit(origin, f"m{i}", {"m.txt": f"{i}\n"})
-    run_git(
-        tmp_path, "clone", "-q", "--depth=1", "--no-single-branch", f"file://{origin}", "shallow"
-    )
-    clone = tmp_path / "shallow"
-    run_git(clone, "branch", "-q", "feature", "origin/feature")
-    repo = git.discover(clone)
-    assert repo.shallow
-    assert git.ahead_behind(repo, "feature", "main") is None
-    full = git.discover(origin)
-    assert git.ahead_behind(full, "feature", "main") == git.AheadBehind(ahead=1, behind=3)
-
-
-def test_trunk_detection(repo: Path) -> None:
-    r = git.discover(repo)
-    assert git.detect_trunk(r) == "main"
-    assert git.detect_trunk(r, "develop") == "develop"
-    run_git(repo, "branch", "-m", "main", "master")
-    assert git.detect_trunk(r) == "master"
-    run_git(repo, "branch", "-m", "master", "trunk")
-    assert git.detect_trunk(r) is None
-    with pytest.raises(RepoStateError, match="cannot find the trunk"):
-        git.require_trunk(r)
-    with pytest.raises(RepoStateError, match="the trunk 'develop' has no local branch"):
-        git.require_trunk(r, "develop")
-
-
-def test_trunk_from_origin_head(tmp_path: Path) -> None:
-    origin = make_repo(tmp_path / "origin", branch="trunk")
-    run_git(tmp_path, "clone", "-q", str(origin), "clone")
-    assert git.detect_trunk(git.discover(tmp_path / "clone")) == "trunk"
-
-
-def test_tree_identity_follows_the_working_tree(repo: Path) -> None:
-    r = git.discover(repo)
-    head_tree = run_git(repo, "rev-parse", "HEAD^{tree}").strip()
-    assert git.tree_identity(r) == head_tree
-    assert git.tree_identity(r) == head_tree  # a rerun on the same files: same identity
-    write(repo, "new.txt", "untracked\n")
-    with_untracked = git.tree_identity(r)
-    assert with_untracked != head_tree
-    write(repo, ".gitignore", "ignored.txt\n")
-    ignore_only = git.tree_identity(r)
-    write(repo, "ignored.txt", "ignored\n")
-    assert git.tree_identity(r) == ignore_only
-    run_git(repo, "add", "new.txt")  # staging does not change what the tree is
-    assert git.tree_identity(r) == ignore_only
-    write(repo, "README.md", "edited\n")
-    assert git.tree_identity(r) != ignore_only
-    assert run_git(repo, "diff", "--cached", "--name-only").split() == [
-        "new.txt"
-    ]  # index untouched
-
-
-def test_changes_lists_tracked_and_untracked(repo: Path) -> None:
-    write(repo, "README.md", "changed\n")
-    write(repo, "dir/new file.txt", "x\n")
-    r = git.discover(repo)
-    assert {(c.xy, c.path) for c in git.changes(r)} == {
-        (".M", "README.md"),
-        ("??", "dir/new file.txt"),
-    }
-    assert git.tracked(r, ["README.md", "dir/new file.txt"]) == {"README.md"}
-    assert git.tracked_at_head(r, "README.md")
-    assert not git.tracked_at_head(r, "dir/new file.txt")
-
-
-def test_reflog_records_merges_and_rebases(repo: Path) -> None:
-    run_git(repo, "switch", "-q", "-c", "topic")
-    commit(repo, "t", {"t.txt": "t\n"})
-    run_git(repo, "switch", "-q", "main")
-    commit(repo, "m", {"m.txt": "m\n"})
-    run_git(repo, "switch", "-q", "topic")
-    run_git(repo, "rebase", "-q", "main")
-    r = git.discover(repo)
-    entries = git.reflog(r, "refs/heads/topic")
-    assert entries[0].message.startswith("rebase (finish): refs/heads/topic onto ")
-    assert entries[-1].message == "branch: Created from HEAD"
-    assert entries[0].when >= entries[-1].when
-    assert git.reflog(r, "refs/heads/nope") == []
-
-
 def test_git_error_names_command_exit_and_stderr(repo: Path) -> None:
     with pytest.raises(git.GitError) as err:
         git.run(["rev-parse", "--verify", "no-such-ref"], cwd=repo)
@@ -231,18 +145,10 @@ def test_first_line_is_the_first_non_blank_line_stripped() -> None:
     assert git.first_line("", "no message") == "no message"
 
 
-def test_a_whole_reflog_read_from_its_file_matches_git(repo: Path) -> None:
-    """If the report reads a branch's reflog file in Python, it sees what `git reflog` shows."""
-    run_git(repo, "switch", "-q", "-c", "topic")
-    commit(repo, "t", {"t.txt": "t\n"})
-    run_git(repo, "switch", "-q", "main")
-    commit(repo, "m", {"m.txt": "m\n"})
-    run_git(repo, "switch", "-q", "topic")
-    run_git(repo, "merge", "-q", "--no-edit", "main")
-    run_git(repo, "rebase", "-q", "main")
-    r = git.discover(repo)
-    from_file = git.reflog(r, "refs/heads/topic")
-    from_git = git.reflog(r, "refs/heads/topic", limit=100)
-    assert from_file == from_git
-    assert len(from_file) >= 4
-    assert git.reflog(r, "refs/heads/topic", limit=1) == from_file[:1]
+def test_a_vanished_directory_is_named_not_blamed_on_git(tmp_path: Path) -> None:
+    gone = tmp_path / "worktree"
+    with pytest.raises(RepoStateError) as err:
+        git.run(["status"], cwd=gone)
+    assert str(err.value) == (
+        f"{gone}: the directory no longer exists; if it was a worktree, run `git worktree prune`"
+    )

@@ -1,0 +1,51 @@
+"""`gitflow_harness.git.refs`: commits by name, branches and the trunk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gitflow_harness import git
+from gitflow_harness.errors import RepoStateError
+from tests.helpers import commit, make_repo
+from tests.helpers import git as run_git
+
+
+def test_shallow_clone_cut_before_merge_base_is_unknown(tmp_path: Path) -> None:
+    origin = make_repo(tmp_path / "origin")
+    run_git(origin, "switch", "-q", "-c", "feature")
+    commit(origin, "f1", {"f.txt": "1\n"})
+    run_git(origin, "switch", "-q", "main")
+    for i in range(3):
+        commit(origin, f"m{i}", {"m.txt": f"{i}\n"})
+    run_git(
+        tmp_path, "clone", "-q", "--depth=1", "--no-single-branch", f"file://{origin}", "shallow"
+    )
+    clone = tmp_path / "shallow"
+    run_git(clone, "branch", "-q", "feature", "origin/feature")
+    repo = git.discover(clone)
+    assert repo.shallow
+    assert git.ahead_behind(repo, "feature", "main") is None
+    full = git.discover(origin)
+    assert git.ahead_behind(full, "feature", "main") == git.AheadBehind(ahead=1, behind=3)
+
+
+def test_trunk_detection(repo: Path) -> None:
+    r = git.discover(repo)
+    assert git.detect_trunk(r) == "main"
+    assert git.detect_trunk(r, "develop") == "develop"
+    run_git(repo, "branch", "-m", "main", "master")
+    assert git.detect_trunk(r) == "master"
+    run_git(repo, "branch", "-m", "master", "trunk")
+    assert git.detect_trunk(r) is None
+    with pytest.raises(RepoStateError, match="cannot find the trunk"):
+        git.require_trunk(r)
+    with pytest.raises(RepoStateError, match="the trunk 'develop' has no local branch"):
+        git.require_trunk(r, "develop")
+
+
+def test_trunk_from_origin_head(tmp_path: Path) -> None:
+    origin = make_repo(tmp_path / "origin", branch="trunk")
+    run_git(tmp_path, "clone", "-q", str(origin), "clone")
+    assert git.detect_trunk(git.discover(tmp_path / "clone")) == "trunk"
