@@ -5,16 +5,19 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+HELP = frozenset({"-h", "--help"})
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one gfh command and return its exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) == 3 and args[0] == "hook" and not any(a.startswith("-") for a in args[1:]):
+    if args[:1] == ["hook"] and not HELP.intersection(args[1:]):
         # The hook runs on every tool call of an agent: skip Click (~15 ms to import) and go
-        # straight to the runtime. `gfh hook --help` and malformed calls take the Click path.
+        # straight to the runtime, which checks the arguments itself and fails open on bad ones
+        # (a usage error's exit 2 would block the agent). Only `gfh hook --help` takes Click.
         from gitflow_harness.agent.runtime import main as hook
 
-        return hook(args[1], args[2])
+        return hook(*args[1:])
     from gitflow_harness.cli import run
 
     return run(args)

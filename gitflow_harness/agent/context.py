@@ -110,7 +110,8 @@ class HookContext:
         return [i for i in items if isinstance(i, dict) and i.get("source") == self.source_name]
 
     def tick(self, axis: str) -> tuple[str, int]:
-        """Return `(axis used, tick)`: `tokens` falls back to `turns` on hosts without usage."""
+        """Return `(axis used, tick)`: `tokens` falls back to `turns` until the session has read
+        a token position (hosts without usage, a transcript that never gives one)."""
         from gitflow_harness.agent import session as sessions
         from gitflow_harness.agent import ticks
 
@@ -124,8 +125,8 @@ class HookContext:
                     if ticks.observe(self.state, self._position):
                         sessions.compact(self.state)
                     self._observed.append(self._position)
-            position = self._position
-            if position is not None or ticks.has_tokens(self.state):
+            # On turns until the session has read a token position; on tokens ever after.
+            if ticks.has_tokens(self.state):
                 return ticks.TOKENS, ticks.token_tick(self.state)
         return ticks.TURNS, ticks.turn_tick(self.state)
 
@@ -224,13 +225,30 @@ class HookContext:
             self.forget_snapshot()
         if not fresh:
             return  # a parallel call of the session reported them a moment ago
+        for problem in fresh:
+            self.record_error(problem)
+        more = f" (and {len(fresh) - 1} more)" if len(fresh) > 1 else ""
+        self.warnings.append(f"{self.prefix}: {fresh[0]}{more}")
+
+    def report_error(self, problem: str) -> None:
+        """Report a problem this call works around — one `hook.error`, one stderr line — every
+        time it happens (for what no session state can remember). `problem` is one line, with
+        no payload text: a name, a path of gfh's own, the fix."""
+        self.record_error(problem)
+        self.warnings.append(f"{self.prefix}: {problem}")
+
+    def record_error(self, problem: str) -> None:
         from gitflow_harness.agent.model import name_or_none
 
         adapter, event = str(self.adapter.NAME), name_or_none(self.event.name) or "(invalid)"
-        for problem in fresh:
-            self.record("hook.error", {"adapter": adapter, "event": event, "error": problem})
-        more = f" (and {len(fresh) - 1} more)" if len(fresh) > 1 else ""
-        self.warnings.append(f"gfh hook {adapter} {event}: {fresh[0]}{more}")
+        self.record("hook.error", {"adapter": adapter, "event": event, "error": problem})
+
+    @property
+    def prefix(self) -> str:
+        """What every stderr line of this call begins with: `gfh hook ADAPTER EVENT`."""
+        from gitflow_harness.agent.model import name_or_none
+
+        return f"gfh hook {self.adapter.NAME} {name_or_none(self.event.name) or '(invalid)'}"
 
     def handoff_dir(self, way: str) -> Path | None:
         """The way's own session-scoped hand-off directory (`$GFH_WAY_STATE`)."""

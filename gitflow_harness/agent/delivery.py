@@ -1,10 +1,11 @@
 """The output path: budget the offers, write them, and only then record what was delivered.
 
-Under the session lock: offers are re-checked against the freshest state, the budget keeps first
+Under the session lock: offers are re-checked against the freshest state (a way's offer that a
+parallel call's fire withdrew is recorded as `way.suppressed`), the budget keeps first
 fires before refires, the host's output is written to stdout in full and flushed, and only then
 are fires committed and recorded (`way.fired`), budget cuts recorded (`way.suppressed` with
 reason `budget`) and the state saved. If the write fails, the exception leaves the lock with
-nothing committed, nothing recorded and the state as it was.
+nothing committed, no fire or cut recorded and the state as it was.
 
 Where the host cannot take context at this event (Cursor outside `sessionStart`, Codex outside
 SessionStart and PreToolUse), the offers of ways wait as `pending` way ids (never their text)
@@ -64,7 +65,16 @@ def emit(
     )
     with lock as state:
         ctx.replay(state)
-        live = [o for o in offers if o.check is None or o.check(state)]
+        live = []
+        for offer in offers:
+            if offer.check is None or offer.check(state):
+                live.append(offer)
+            elif offer.way is not None:
+                # A parallel call of the session fired it meanwhile: the match still happened.
+                ctx.record(
+                    "way.suppressed",
+                    {"way": offer.way, **(offer.fired or {}), "reason": offer.reason or "salience"},
+                )
         if not ctx.deliverable:
             _defer(ctx, state, live)
             return _write(ctx, outcome, write)

@@ -144,22 +144,60 @@ class HookEvent:
         return f"HookEvent({self.adapter}:{self.name}, kind={self.kind}, session={self.session})"
 
 
-def tool_facts(tool_input: object) -> tuple[str | None, tuple[str, ...]]:
+def tool_facts(tool_input: object, tool: str | None = None) -> tuple[str | None, tuple[str, ...]]:
     """Return the shell command and the file paths a tool's input names."""
+    command, paths, _ = patch_aware_facts(tool_input, tool)
+    return command, paths
+
+
+def patch_aware_facts(
+    tool_input: object, tool: str | None = None
+) -> tuple[str | None, tuple[str, ...], bool]:
+    """Return the shell command, the file paths, and whether the input is a patch.
+
+    A patch (Codex's `apply_patch`, named by its tool or recognised by its `*** Begin Patch`
+    envelope, also when a shell runs `apply_patch` on one) names files and runs no command: its
+    body is file content, which a `commands` lane must not read as a shell command.
+    """
     if not isinstance(tool_input, dict):
-        return None, ()
+        return None, (), False
     command = tool_input.get("command")
+    parts: list[str] = []
     if isinstance(command, list) and all(isinstance(part, str) for part in command):
+        parts = command
         command = " ".join(command)
     paths: list[str] = []
     for key in ("file_path", "notebook_path", "path", "target_file"):
         value = tool_input.get(key)
         if isinstance(value, str) and value and "\n" not in value:
             paths.append(value)
-    for value in tool_input.values():
-        if isinstance(value, str) and value.startswith("*** Begin Patch"):
+    patch = tool == PATCH_TOOL
+    # Where a patch may be: anywhere in `apply_patch`'s input; else the command (or its words)
+    # and `input` (the freeform tool's shape), never a field of file content or a description.
+    where = tool_input.values() if patch else [command, tool_input.get("input"), *parts]
+    for value in where:
+        if isinstance(value, str) and is_patch(value):
             paths.extend(patch_paths(value))
-    return (command if isinstance(command, str) else None), tuple(dict.fromkeys(paths))
+            patch = True
+    if patch or not isinstance(command, str):
+        command = None
+    return command, tuple(dict.fromkeys(paths)), patch
+
+
+PATCH_TOOL = "apply_patch"
+PATCH_BEGIN = "*** Begin Patch"
+
+
+def is_patch(text: str) -> bool:
+    """True when `text` is a patch envelope, or `apply_patch` run on one (a shell heredoc)."""
+    head = text.lstrip()
+    if head.startswith(PATCH_BEGIN):
+        return True
+    return (
+        head.startswith(PATCH_TOOL)
+        and head[len(PATCH_TOOL) : len(PATCH_TOOL) + 1].isspace()
+        and any(line.strip() == PATCH_BEGIN for line in head.splitlines())
+    )
 
 
 _PATCH_PREFIXES = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
@@ -199,8 +237,8 @@ def parse_claude_shape(
     """
     kind = events.get(name)
     tool = name_or_none(payload.get("tool_name"))
-    command, paths = tool_facts(payload.get("tool_input"))
-    if tool not in file_tools:
+    command, paths, patch = patch_aware_facts(payload.get("tool_input"), tool)
+    if tool not in file_tools and not patch:
         paths = ()
     message = None
     if kind in (SUBAGENT_STOP, STOP):
@@ -234,9 +272,11 @@ class Offer:
     full; `first` gives it priority under the budget. Under the session lock, just before
     delivery, `check(state)` may withdraw it against the freshest state (a parallel hook call
     may have fired it a moment ago); `commit(state)` runs only after its text was delivered.
+    A way's offer that `check` withdraws is recorded as `way.suppressed` with `reason` (set by
+    `check`: the gate's reason at that moment), its `fired` data updated to what was decided.
     """
 
-    __slots__ = ("check", "commit", "fired", "first", "source", "text", "way")
+    __slots__ = ("check", "commit", "fired", "first", "reason", "source", "text", "way")
 
     def __init__(
         self,
@@ -255,6 +295,7 @@ class Offer:
         self.check = check
         self.commit = commit
         self.source = ""  # the source that offered it (set by the runtime)
+        self.reason: str | None = None  # why `check` withdrew it: `salience` or `refractory`
 
     @property
     def trigger(self) -> str | None:

@@ -36,37 +36,122 @@ SESSION_MAX_AGE_S = 30 * 24 * 3600  # session state untouched this long is remov
 
 
 def main(
-    adapter_name: str,
-    event_name: str,
-    *,
+    *args: str,
     stdin: IO[Any] | None = None,
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
 ) -> int:
-    """Run one hook call and return the exit code the host expects."""
+    """Run one hook call, `gfh hook ADAPTER EVENT`, and return the exit code the host expects.
+
+    `args` are the command's arguments as the hook settings give them. Arguments that are not
+    one known adapter and one event fail open like everything else: on every host exit 2 means
+    "block", so a mistyped hook command must not block the agent.
+    """
     out = sys.stdout if stdout is None else stdout
     err = sys.stderr if stderr is None else stderr
-    module = ADAPTERS.get(adapter_name)
-    if module is None:
-        err.write(
-            f"gfh hook: unknown adapter {adapter_name!r}; expected one of: {', '.join(ADAPTERS)}\n"
-        )
-        return EXIT_USAGE
+    source = sys.stdin if stdin is None else stdin
+    problem = usage_problem(args)
+    if problem is not None:
+        return misconfigured(args, problem, source, out, err)
+    adapter_name, event_name = args
     import importlib
 
-    source = sys.stdin if stdin is None else stdin
     if _isatty(source):
         err.write(
             f"gfh hook: {adapter_name} {event_name} reads the host's JSON payload on stdin; "
             "it is run by the agent (see `gfh init`), not by hand\n"
         )
         return EXIT_USAGE
-    call = HookCall(importlib.import_module(module), event_name, out, err)
+    call = HookCall(importlib.import_module(ADAPTERS[adapter_name]), event_name, out, err)
     try:
         raw = _read(source)
         return call.run(raw)
     except Exception as exc:  # the fail-open boundary: nothing may escape to the host
         return call.fail_open(exc)
+
+
+USAGE = "`gfh hook ADAPTER EVENT`"
+FIX = "fix the command in your hook settings"
+
+
+def usage_problem(args: tuple[str, ...]) -> str | None:
+    """Say what is wrong with the arguments of `gfh hook`, or None when they are usable.
+
+    An unknown event is not a problem: it is accepted and answered neutrally.
+    """
+    if not args:
+        return f"missing ADAPTER and EVENT ({USAGE})"
+    adapter = args[0]
+    if adapter not in ADAPTERS:
+        expected = "claude, cursor or codex"
+        if adapter.lower() in ADAPTERS:
+            expected += ", in lower case"
+        return f"unknown adapter {_shown(adapter)} (expected {expected})"
+    if len(args) == 1:
+        return f"missing EVENT after the adapter ({USAGE})"
+    if len(args) > 2:
+        extra = ", ".join(_shown(a) for a in args[2:4]) + (", …" if len(args) > 4 else "")
+        return f"unexpected extra argument(s) {extra} ({USAGE} takes two)"
+    return None
+
+
+def misconfigured(
+    args: tuple[str, ...], problem: str, source: IO[Any], out: IO[str], err: IO[str]
+) -> int:
+    """Let the host go on after a hook command with unusable arguments: exit 0, one line on
+    stderr saying what to fix, the adapter's neutral answer when it can be told, and a
+    `hook.error` in the repository the payload's cwd (else the process's) is in."""
+    adapter = ev.name_or_none(args[0]) if args else None
+    event = ev.name_or_none(args[1]) if len(args) > 1 else None
+    _quietly(lambda: err.write(f"gfh hook: {problem}; {FIX}\n"))
+    guess = ADAPTERS.get((args[0] if args else "").lower())
+    if guess is not None:
+        import importlib
+
+        _quietly(lambda: out.write(importlib.import_module(guess).neutral()))
+        _quietly(out.flush)
+
+    def record() -> None:
+        from gitflow_harness.agent.repo import locate
+        from gitflow_harness.store.eventwrite import append_event
+
+        cwd = None if _isatty(source) else _payload_cwd(source)
+        repo = locate(_start_dir(cwd))
+        if repo is None:
+            return
+        append_event(
+            repo.common_dir,
+            "hook.error",
+            {
+                "adapter": adapter or "(invalid)",
+                "event": event or "(invalid)",
+                "error": f"UsageError: {problem}",
+            },
+            surface="hook",
+            session=None,
+            branch=repo.branch,
+        )
+
+    _quietly(record)
+    return 0
+
+
+def _shown(arg: str) -> str:
+    """An argument as a message may quote it: a plain name, else a placeholder."""
+    return repr(arg) if ev.name_or_none(arg.lstrip("-")) is not None else "(not a plain name)"
+
+
+def _payload_cwd(source: IO[Any]) -> str | None:
+    """The working directory a payload names (Cursor: its first workspace root), if any."""
+    try:
+        payload = _decode(_read(source))
+    except (ev.InvalidPayload, OSError, ValueError):
+        return None
+    cwd = payload.get("cwd")
+    roots = payload.get("workspace_roots")
+    if not isinstance(cwd, str) and isinstance(roots, list) and roots:
+        cwd = roots[0]
+    return cwd if isinstance(cwd, str) else None
 
 
 class HookCall:
@@ -319,7 +404,11 @@ def _correlate(ctx: HookContext, outcome: Outcome) -> None:
     if session is None:
         return
     if ctx.adapter.NAME == "claude":
-        correlation.write_env_file(session)
+        try:
+            correlation.write_env_file(session)
+        except correlation.EnvFileError as exc:
+            # The rest of the answer (the hint, the ways) does not depend on it: say so, go on.
+            ctx.report_error(f"EnvFileError: {exc.message}")
     else:
         outcome.env[correlation.VARIABLE] = session
 

@@ -6,7 +6,10 @@
   a `compact_boundary` the position is unknown until the next assistant line). Codex: the last
   `token_count` event of the rollout file. Both are read from the end of the file, so the cost
   follows what is read, never the transcript's length. The position drops at a compaction; the
-  tick stays monotonic by adding the size before the drop to an offset.
+  tick stays monotonic by adding the size before the drop to an offset. Until a session has read
+  a token position (no transcript, or one that never gives a position), its `tokens` ways tick on
+  `turns`; once it has, they stay on `tokens`. The ids that tell responses and boundaries apart
+  are kept as short hashes: nothing of a transcript is stored verbatim.
 - `turns`: the number of `turn.started` in the session (hosts without a context position).
 - `seconds`: the wall clock, in whole seconds.
 """
@@ -68,7 +71,7 @@ def claude_position(path: Path, *, max_bytes: int = MAX_SCAN_BYTES) -> Position:
         if obj is None:
             continue  # a torn line: the host may be writing it right now
         if obj.get("type") == "system" and obj.get("subtype") == "compact_boundary":
-            return Position(None, boundary=_str(obj.get("uuid")) or f"@{scanned}")
+            return Position(None, boundary=_id(obj.get("uuid")) or f"@{scanned}")
         if obj.get("type") != "assistant" or obj.get("isSidechain") or obj.get("isApiErrorMessage"):
             continue
         message = obj.get("message")
@@ -79,7 +82,7 @@ def claude_position(path: Path, *, max_bytes: int = MAX_SCAN_BYTES) -> Position:
             continue
         # Lines of one response share `message.id` and repeat its usage, so the newest line of
         # the newest response is the position; the id tells a re-read of the same response.
-        return Position(tokens, message=_str(message.get("id")))
+        return Position(tokens, message=_id(message.get("id")))
     return Position(None)
 
 
@@ -94,7 +97,7 @@ def codex_position(path: Path, *, max_bytes: int = MAX_SCAN_BYTES) -> Position:
         if obj is None:
             continue
         if obj.get("type") == "compacted":
-            return Position(None, boundary=_str(obj.get("timestamp")) or f"@{scanned}")
+            return Position(None, boundary=_id(obj.get("timestamp")) or f"@{scanned}")
         payload = obj.get("payload")
         if obj.get("type") != "event_msg" or not isinstance(payload, dict):
             continue
@@ -103,7 +106,7 @@ def codex_position(path: Path, *, max_bytes: int = MAX_SCAN_BYTES) -> Position:
         last = payload["info"].get("last_token_usage")
         tokens = last.get("input_tokens") if isinstance(last, dict) else None
         if type(tokens) is int and tokens >= 0:
-            return Position(tokens, message=_str(obj.get("timestamp")))
+            return Position(tokens, message=_id(obj.get("timestamp")))
     return Position(None)
 
 
@@ -122,7 +125,6 @@ def observe(state: dict[str, Any], position: Position) -> bool:
     offset = _int(tokens.get("offset"))
     last = _int(tokens.get("last"))
     expected = tokens.get("expect") is True
-    tokens["seen"] = True
     if position.tokens is None:
         if position.boundary is None or position.boundary == tokens.get("boundary"):
             return False
@@ -157,9 +159,11 @@ def token_tick(state: dict[str, Any]) -> int:
 
 
 def has_tokens(state: dict[str, Any]) -> bool:
-    """True once a position was ever read in this session."""
+    """True once the session read a token position from its transcript: from then on the
+    `tokens` axis ticks on it. Until then (no transcript, or none that gives a position) it
+    ticks on turns, so ways on it can still refire."""
     tokens = state.get("tokens")
-    return isinstance(tokens, dict) and tokens.get("seen") is True
+    return isinstance(tokens, dict) and type(tokens.get("last")) is int
 
 
 def turn_tick(state: dict[str, Any]) -> int:
@@ -193,8 +197,14 @@ def _json(raw: bytes) -> dict[str, Any] | None:
     return obj if isinstance(obj, dict) else None
 
 
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
+def _id(value: object) -> str | None:
+    """A short hash of an id read from a transcript: ids are only ever compared for equality,
+    and the transcript is the host's, so nothing of it is kept verbatim in the session state."""
+    if not isinstance(value, str) or not value:
+        return None
+    import hashlib
+
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def _int(value: object) -> int:

@@ -64,6 +64,11 @@ def source(ctx: HookContext) -> list[Offer]:
     root = ways_root(ctx.repo.top, ctx.setting("paths", "ways"))
     if not os.path.isdir(root):
         return []
+    if ctx.store is None:
+        # A curve decides against the way's last fire in this session: with no session to keep
+        # it in, every match would be a first fire, at every call. Deliver none, and say so.
+        ctx.report_error(no_session(ctx))
+        return []
     index = load_index(root)
     if index.problems:
         report(ctx, index.problems)
@@ -71,6 +76,26 @@ def source(ctx: HookContext) -> list[Offer]:
     if not matches:
         return []
     return decide(ctx, matches, float(ctx.setting("ways", "floor")))
+
+
+# Where each host puts its session id (Cursor: the conversation's, else `session_id`).
+SESSION_FIELDS = {"cursor": ("conversation_id", "session_id")}
+
+
+def no_session(ctx: HookContext) -> str:
+    """Say why this call has no session — the id's field is missing, or holds no usable id —
+    naming the field, never its value."""
+    fields = SESSION_FIELDS.get(str(ctx.adapter.NAME), ("session_id",))
+    payload = ctx.event.payload
+    present = [f for f in fields if payload.get(f) is not None]
+    if not present:
+        what = f"the payload has no {fields[0]}"
+    else:
+        what = (
+            f"the payload's {present[0]} is not a usable session id (a string of at most "
+            f"{ev.MAX_NAME} letters, digits and _.:/@+-)"
+        )
+    return f"NoSession: {what}; no way is delivered without a session, whose state its curve needs"
 
 
 def report(ctx: HookContext, problems: Sequence[LoadProblem]) -> None:
@@ -235,7 +260,8 @@ def _offer(
     m: Match, fired: dict[str, Any], decision: Decision, text: str, key: str | None, floor: float
 ) -> Offer:
     from gitflow_harness.agent.session import epoch
-    from gitflow_harness.firing.engagement import FIRST
+    from gitflow_harness.firing.curves import ProgressiveStaircase
+    from gitflow_harness.firing.engagement import FIRST, REFIRE, STEP
 
     way_id, curve, magnitude, tick = m.way.id, m.way.curve, m.magnitude, fired["tick"]
     offer = Offer(text, way=way_id, fired=fired, first=decision.kind == FIRST)
@@ -245,6 +271,10 @@ def _offer(
         now = engagement(curve, engagements(state, key).get(way_id), epoch(state))
         again = now.decide(tick, magnitude, floor)
         if not again.fired:
+            # Withdrawn: recorded as suppressed, as `decide` records a match that does not fire.
+            fired["kind"] = STEP if isinstance(curve, ProgressiveStaircase) else REFIRE
+            fired["salience"] = again.salience
+            offer.reason = again.reason
             return False
         fired["kind"], fired["salience"] = again.kind, again.salience
         offer.first = again.kind == FIRST

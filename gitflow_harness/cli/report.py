@@ -30,6 +30,7 @@ def report(as_json: bool, fmt: str, since: str | None) -> int:
       skipped-prepare      branches red under `done` again and again, no `prepare`
       learning             overdue roles, owed graduations, requests, relapses
       stop-ritual          how agent turns ended: blocks by rule, repairs
+      hook-errors          hook calls that failed open, by adapter, event, reason
 
     The log is read once; torn and foreign lines are skipped and counted.
     """

@@ -46,7 +46,7 @@ def markdown(report: Report) -> str:
         keys = list(finding.evidence)
         out.append("| " + " | ".join(k.replace("_", " ") for k in keys) + " |")
         out.append("|" + "---:|" * len(keys))
-        out.append("| " + " | ".join(_md(str(finding.evidence[k])) for k in keys) + " |")
+        out.append("| " + " | ".join(_md(_value(finding.evidence[k])) for k in keys) + " |")
         out += ["", f"**Next step:** {_md(finding.next_step)}"]
     notes = [(r.id, n) for r in report.results for n in r.notes]
     if notes:
@@ -71,7 +71,14 @@ def _read_line(report: Report) -> str:
 
 
 def _evidence_text(evidence: dict[str, Any]) -> str:
-    return " · ".join(f"{k.replace('_', ' ')} {v}" for k, v in evidence.items())
+    return " · ".join(f"{k.replace('_', ' ')} {_value(v)}" for k, v in evidence.items())
+
+
+def _value(value: object) -> str:
+    """One evidence value as text; a breakdown (a mapping of counts) as `name n, name n`."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in value.items())
+    return str(value)
 
 
 def _fill(content: str, width: int, *, indent: str = "", hang: str | None = None) -> list[str]:

@@ -67,3 +67,52 @@ def test_apply_patch_names_its_files(repo: Path) -> None:
     data["tool_input"] = {"input": patch}
     event = codex.parse("PostToolUse", data, b"")
     assert event.paths == ("src/a.py", "docs/new.md")
+
+
+PATCH = (
+    "*** Begin Patch\n*** Update File: src/deploy.py\n@@\n-x = 1\n+deploy --force\n*** End Patch\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("apply_patch", {"command": PATCH}),
+        ("apply_patch", {"input": PATCH}),
+        ("Bash", {"command": PATCH}),
+        ("Bash", {"command": ["apply_patch", PATCH]}),
+        ("Bash", {"command": f"apply_patch <<'EOF'\n{PATCH}EOF\n"}),
+        ("Bash", {"command": ["bash", "-lc", f"apply_patch <<'EOF'\n{PATCH}EOF\n"]}),
+    ],
+    ids=["tool-command", "tool-input", "envelope", "argv", "heredoc", "shell-heredoc"],
+)
+def test_a_patch_names_its_files_and_runs_no_command(tool: str, tool_input: object) -> None:
+    """If Codex's tool input is a patch (by the tool's name or by its envelope), then its files
+    are the paths and there is no command: the patch body is file content, not a shell line."""
+    data = kit.payload("codex", "PostToolUse.Bash", tool_name=tool, tool_input=tool_input)
+    event = codex.parse("PostToolUse", data, b"")
+    assert event.paths == ("src/deploy.py",)
+    assert event.command is None
+
+
+def test_a_command_that_only_mentions_the_envelope_stays_a_command() -> None:
+    data = kit.payload(
+        "codex", "PostToolUse.Bash", tool_input={"command": "grep -n '*** Begin Patch' notes.md"}
+    )
+    event = codex.parse("PostToolUse", data, b"")
+    assert event.command == "grep -n '*** Begin Patch' notes.md"
+    assert event.paths == ()
+
+
+def test_words_inside_a_patch_fire_no_commands_way(repo: Path, gfh: CliRunner) -> None:
+    """If a patch's body holds a word a `commands` way matches, then that way does not fire;
+    the patched file still matches the `files` lane."""
+    kit.way(repo, "deploy", "when:\n  commands: '\\bdeploy\\b'\n" + kit.EXPONENTIAL, "Deploy.")
+    kit.way(repo, "source", "when:\n  files: ['src/**']\n" + kit.EXPONENTIAL, "Source.")
+    data = kit.payload(
+        "codex", "PostToolUse.Bash", repo, tool_name="apply_patch", tool_input={"command": PATCH}
+    )
+    assert kit.hook(gfh, "codex", "PostToolUse", data).out == ""
+    pre = kit.hook(gfh, "codex", "PreToolUse", kit.payload("codex", "PreToolUse.Bash", repo))
+    assert kit.context(pre) == "Source."
+    assert [(w, what) for w, what, _, _ in kit.decisions(repo)] == [("source", "fired")]

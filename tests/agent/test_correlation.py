@@ -7,7 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gitflow_harness.agent.correlation import export_line, write_env_file
+import pytest
+
+from gitflow_harness.agent.correlation import EnvFileError, export_line, write_env_file
 from tests.agent import kit
 from tests.helpers import CliRunner, read_events
 
@@ -67,3 +69,36 @@ def test_no_session_id_means_no_correlation(repo: Path, gfh: CliRunner, tmp_path
     result = kit.hook(gfh, "claude", "SessionStart", data, env={"CLAUDE_ENV_FILE": str(env_file)})
     assert result.code == 0
     assert not env_file.exists()
+
+
+@pytest.mark.parametrize("where", ["missing-directory", "a-directory"])
+def test_an_env_file_gfh_cannot_write_costs_the_session_nothing_else(
+    repo: Path, gfh: CliRunner, tmp_path: Path, where: str
+) -> None:
+    """If $CLAUDE_ENV_FILE cannot be written (its directory is gone, a directory stands in its
+    place), then SessionStart still delivers the ensure hint and its ways, and says in one
+    stderr line and a hook.error which path failed and why."""
+    kit.way(repo, "opening", "when:\n  session_start: true\n" + kit.EXPONENTIAL, "Opening.")
+    env_file = tmp_path / "gone" / "env" if where == "missing-directory" else tmp_path
+    reason = "No such file or directory" if where == "missing-directory" else "Is a directory"
+    data = kit.payload("claude", "SessionStart", repo)
+    result = kit.hook(gfh, "claude", "SessionStart", data, env={"CLAUDE_ENV_FILE": str(env_file)})
+    assert result.code == 0
+    context = kit.context(result)
+    assert context is not None
+    assert "[ensure-main-worktree-first]" in context
+    assert context.endswith("Opening.")
+    [line] = result.err.splitlines()
+    assert line.startswith(
+        f"gfh hook claude SessionStart: EnvFileError: cannot write $CLAUDE_ENV_FILE {env_file}: "
+        f"{reason}; "
+    )
+    [error] = [e for e in read_events(repo) if e["type"] == "hook.error"]
+    assert error["data"]["error"] == line.removeprefix("gfh hook claude SessionStart: ")
+    assert error["session"] == "claude:7f3c9d2e-1b4a-4c55-9a61-2f0d8e6b1a90"
+    assert [e["data"]["verb"] for e in read_events(repo) if e["type"] == "verb"] == ["ensure"]
+
+
+def test_write_env_file_raises_its_own_error_not_an_os_error(tmp_path: Path) -> None:
+    with pytest.raises(EnvFileError, match="Is a directory"):
+        write_env_file("claude:abc", {"CLAUDE_ENV_FILE": str(tmp_path)})

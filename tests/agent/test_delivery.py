@@ -82,16 +82,26 @@ def test_the_host_cap_bounds_the_budget(repo: Path, gfh: CliRunner) -> None:
     assert len(result.json()["hookSpecificOutput"]["additionalContext"]) == 6000
 
 
-def test_an_offer_withdrawn_under_the_lock_is_neither_shown_nor_recorded(
+def test_an_offer_withdrawn_under_the_lock_is_not_shown_and_recorded_as_suppressed(
     repo: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """If a way's offer is withdrawn under the lock, then its text is not shown, and the match is
+    still recorded — as `way.suppressed` with the reason its check gave — so that the log counts
+    every match; a withdrawn offer of other context records nothing."""
     kit.plug(monkeypatch, [ev.PROMPT], "tests.agent.test_delivery:withdrawn")
     result = kit.hook(
         gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo)
     )
     assert result.out == ""
-    assert [e["type"] for e in read_events(repo)] == ["turn.started"]
+    events = read_events(repo)
+    assert [e["type"] for e in events] == ["turn.started", "way.suppressed"]
+    assert events[1]["data"] == {"way": "w", "trigger": "prompt", "reason": "refractory"}
 
 
 def withdrawn(ctx: Any) -> list[Offer]:
-    return [Offer("late", way="w", fired={"trigger": "prompt"}, check=lambda state: False)]
+    def check(state: Any) -> bool:
+        way.reason = "refractory"
+        return False
+
+    way = Offer("late", way="w", fired={"trigger": "prompt"}, check=check)
+    return [way, Offer("plain", check=lambda state: False)]

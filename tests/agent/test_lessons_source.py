@@ -97,3 +97,18 @@ def test_the_lessons_source_reads_the_hooks_configuration_not_the_file_again(
     again = kit.hook(gfh, "claude", "SubagentStart", start)
     assert "reviewer-crlf" in (kit.context(again) or "")
     assert loads == []
+
+
+def test_without_a_session_the_lessons_still_reach_the_subagent(repo: Path, gfh: CliRunner) -> None:
+    """If the payload has no session id, then the role's ways (governed by a curve) are not
+    delivered, and its lessons index (governed by none) still is."""
+    kit.way(repo, "review", "roles: [reviewer]\n" + kit.EXPONENTIAL, "Review checklist.")
+    _pill(repo, "reviewer/crlf", "a diff touches line ends", severity="high")
+    data = kit.payload("claude", "SubagentStart", repo)
+    del data["session_id"]
+    result = kit.hook(gfh, "claude", "SubagentStart", data)
+    text = kit.context(result)
+    assert text is not None
+    assert text.startswith("Lessons learned for the reviewer role (1 lesson).")
+    assert "Review checklist." not in text
+    assert "NoSession" in result.err

@@ -3,11 +3,13 @@ prompt, tool input, tool response and final message appears in no file gfh wrote
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from gitflow_harness.agent.session import SessionState
 from tests.agent import kit
 from tests.helpers import CliRunner, read_events, write
 
@@ -116,4 +118,50 @@ def test_no_payload_text_reaches_any_file(
     written.append(env_file)
     assert any("gfh-state" in str(p) for p in written)
     for path in written:
+        assert CANARY.encode() not in path.read_bytes(), path
+
+
+def test_ids_read_from_transcripts_are_not_kept_verbatim(
+    repo: Path, gfh: CliRunner, tmp_path: Path, hermetic: Path
+) -> None:
+    """If a transcript's ids carry text (a Claude Code `message.id` or compaction `uuid`, a Codex
+    `timestamp`), then the session state keeps them only as hashes: they still tell a new
+    response and a new boundary apart, and never reach a file."""
+    kit.way(repo, "parser", "when:\n  prompt: parser\n" + kit.EXPONENTIAL)
+    transcript = tmp_path / "claude.jsonl"
+    transcript.write_text(kit.transcript_line(f"msg {CANARY} 1", 20000))
+    prompt = kit.payload("claude", "UserPromptSubmit", repo, transcript_path=str(transcript))
+    kit.hook(gfh, "claude", "UserPromptSubmit", prompt)
+    with open(transcript, "a") as out:
+        out.write(kit.boundary_line(f"uuid {CANARY}"))
+    kit.hook(gfh, "claude", "UserPromptSubmit", prompt)
+    with open(transcript, "a") as out:
+        out.write(kit.transcript_line(f"msg {CANARY} 2", 9000))
+    kit.hook(gfh, "claude", "UserPromptSubmit", prompt)
+
+    rollout = tmp_path / "rollout.jsonl"
+    count = {"type": "token_count", "info": {"last_token_usage": {"input_tokens": 5000}}}
+    lines = [
+        {"timestamp": f"{CANARY} t1", "type": "event_msg", "payload": count},
+        {"timestamp": f"{CANARY} t2", "type": "compacted", "payload": {"message": ""}},
+    ]
+    codex = kit.payload(
+        "codex", "UserPromptSubmit", repo, transcript_path=str(rollout), prompt="the parser"
+    )
+    for line in lines:
+        with open(rollout, "a") as out:
+            out.write(json.dumps(line) + "\n")
+        kit.hook(gfh, "codex", "UserPromptSubmit", codex)
+
+    assert [(w, what, tick) for w, what, tick, _ in kit.decisions(repo)] == [
+        ("parser", "fired", 20000),
+        ("parser", "fired", 20000),  # the boundary began a new episode
+        ("parser", "suppressed", 29000),  # its drop was the same compaction: counted once
+    ]
+    codex_state = SessionState("codex:0199a7c2-codex").read()
+    assert codex_state["tokens"]["last"] == 5000
+    assert codex_state["epoch"] == 1  # the `compacted` line was told apart and counted
+    state = [p for p in (hermetic / "gfh-state").rglob("*") if p.is_file()]
+    assert any(p.name == "runtime.json" for p in state)
+    for path in state:
         assert CANARY.encode() not in path.read_bytes(), path

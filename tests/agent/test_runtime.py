@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -15,7 +16,7 @@ import pytest
 from gitflow_harness.agent import model as ev
 from gitflow_harness.agent import runtime, sources
 from tests.agent import kit
-from tests.helpers import CliRunner, read_events, unmeasured_env
+from tests.helpers import CliRunner, Result, read_events, unmeasured_env
 from tests.ways.conftest import EXP, settle_tree, write_way
 
 
@@ -77,11 +78,101 @@ def test_unreadable_stdin_is_let_through_and_recorded(
     assert error["data"]["error"].startswith("InvalidPayload: stdin is not")
 
 
-def test_an_unknown_adapter_is_a_usage_error(repo: Path, gfh: CliRunner) -> None:
-    result = gfh("hook", "vim", "Stop", stdin="{}")
-    assert result.code == 2
-    assert "unknown adapter 'vim'" in result.err
+FIX = "; fix the command in your hook settings"
+
+
+@pytest.mark.parametrize(
+    ("args", "problem", "out"),
+    [
+        (
+            ("claud", "UserPromptSubmit"),
+            "unknown adapter 'claud' (expected claude, cursor or codex)",
+            "",
+        ),
+        (
+            ("Claude", "Stop"),
+            "unknown adapter 'Claude' (expected claude, cursor or codex, in lower case)",
+            "",
+        ),
+        (
+            ("Cursor", "stop"),
+            "unknown adapter 'Cursor' (expected claude, cursor or codex, in lower case)",
+            "{}\n",
+        ),
+        (("claude",), "missing EVENT after the adapter (`gfh hook ADAPTER EVENT`)", ""),
+        ((), "missing ADAPTER and EVENT (`gfh hook ADAPTER EVENT`)", ""),
+        (
+            ("cursor", "stop", "--verbose"),
+            "unexpected extra argument(s) '--verbose' (`gfh hook ADAPTER EVENT` takes two)",
+            "{}\n",
+        ),
+        (
+            ("codex", "Stop", "a b", "c", "d"),
+            "unexpected extra argument(s) (not a plain name), 'c', … "
+            "(`gfh hook ADAPTER EVENT` takes two)",
+            "",
+        ),
+    ],
+)
+def test_a_hook_command_with_unusable_arguments_fails_open(
+    repo: Path,
+    gfh: CliRunner,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: tuple[str, ...],
+    problem: str,
+    out: str,
+) -> None:
+    """If the hook settings run `gfh hook` with a wrong adapter, a missing or an extra argument,
+    then the host is let through — exit 0, never the 2 every host reads as "block" — with one
+    stderr line saying what to fix, and a hook.error lands in the repository the payload's cwd
+    is in."""
+    monkeypatch.chdir(tmp_path)  # not a repository: the payload's cwd finds it
+    data = kit.payload("claude", "UserPromptSubmit", repo)
+    result = gfh("hook", *args, stdin=json.dumps(data))
+    assert (result.code, result.out) == (0, out)
+    assert result.err == f"gfh hook: {problem}{FIX}\n"
+    [error] = read_events(repo)
+    assert error["type"] == "hook.error"
+    assert error["session"] is None
+    assert error["data"]["error"] == f"UsageError: {problem}"
+    assert error["data"]["adapter"] == (args[0] if args else "(invalid)")
+
+
+def test_a_usage_error_without_a_payload_is_recorded_where_the_hook_runs(
+    repo: Path, gfh: CliRunner
+) -> None:
+    result = gfh("hook", "vim", "Stop", stdin="not json")
+    assert result.code == 0
+    [error] = read_events(repo)
+    assert (error["data"]["adapter"], error["data"]["event"]) == ("vim", "Stop")
+
+
+def test_an_unknown_event_stays_quietly_accepted(repo: Path, gfh: CliRunner) -> None:
+    data = kit.payload("claude", "Stop", repo)
+    assert gfh("hook", "claude", "stop", stdin=json.dumps(data)) == Result(0, "", "")
     assert read_events(repo) == []
+
+
+def test_a_usage_error_fails_open_through_the_command_line_too(repo: Path) -> None:
+    """Whether a hook command reaches the runtime directly (`gfh hook …`) or through the command
+    tree, a wrong argument exits 0: the host must never read it as a block."""
+    from gitflow_harness.cli import run
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        assert run(["hook", "claud", "Stop"]) == 0
+    assert err.getvalue().startswith("gfh hook: unknown adapter 'claud'")
+    proc = subprocess.run(
+        [sys.executable, "-m", "gitflow_harness", "hook", "Claude", "Stop", "extra"],
+        cwd=repo,
+        input="{}",
+        capture_output=True,
+        text=True,
+    )
+    assert (proc.returncode, proc.stdout) == (0, "")
+    assert proc.stderr.endswith(FIX + "\n")
+    assert [e["type"] for e in read_events(repo)] == ["hook.error", "hook.error"]
 
 
 def test_hook_help_goes_through_click(gfh: CliRunner) -> None:

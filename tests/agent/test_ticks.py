@@ -36,7 +36,7 @@ def test_the_fixture_transcript_yields_its_documented_positions(tmp_path: Path) 
         (24500, None),
         (24500, None),
         (31000, None),
-        (None, "cb1"),
+        (None, ticks._id("cb1")),
         (9000, None),
     ]
 
@@ -211,7 +211,7 @@ def test_codex_rollout_token_count_is_the_position(tmp_path: Path) -> None:
         )
     )
     position = ticks.codex_position(path)
-    assert (position.tokens, position.message) == (7000, "t2")
+    assert (position.tokens, position.message) == (7000, ticks._id("t2"))
     with open(path, "a") as out:
         out.write(_rollout({"timestamp": "t5", "type": "compacted", "payload": {"message": ""}}))
-    assert ticks.codex_position(path).boundary == "t5"
+    assert ticks.codex_position(path).boundary == ticks._id("t5")

@@ -193,6 +193,38 @@ def test_without_a_transcript_the_tick_is_the_turn_count(repo: Path, gfh: CliRun
     ]
 
 
+def test_a_transcript_that_never_gives_a_position_ticks_tokens_ways_on_turns(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    """If the session's transcript exists but has never given a token position, then a way on
+    the tokens axis ticks on turns and still refires; once a position is read, the session stays
+    on tokens — even when the transcript later gives none."""
+    kit.way(repo, "parser", "when:\n  prompt: parser\ncurve: {type: Flat, suppression: 2}\n")
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text('{"type": "user", "message": {"role": "user"}}\n')
+    for _ in range(4):
+        kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
+    _grow(transcript, kit.transcript_line("m1", 20000))
+    kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
+    _grow(transcript, '{"type": "user", "x": "' + "A" * (9 * 1024 * 1024) + '"}\n')
+    kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
+    transcript.unlink()
+    kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
+    assert [(d["axis"], d["tick"], d.get("reason", d["kind"])) for d in _decided(repo)] == [
+        ("turns", 1, "first"),
+        ("turns", 2, "salience"),
+        ("turns", 3, "refire"),
+        ("turns", 4, "salience"),
+        ("tokens", 20000, "refire"),
+        ("tokens", 20000, "salience"),
+        ("tokens", 20000, "salience"),
+    ]
+
+
+def _decided(repo: Path) -> list[dict[str, Any]]:
+    return [e["data"] for e in read_events(repo) if e["type"] in ("way.fired", "way.suppressed")]
+
+
 # -- the lanes --------------------------------------------------------------------------------
 
 
@@ -520,7 +552,9 @@ def test_a_fire_by_a_parallel_call_withdraws_this_calls_offer(repo: Path, gfh: C
     written: list[str] = []
     delivery.emit(ctx, Outcome(), offers, written.append)
     assert written == []
-    assert [d[:2] for d in kit.decisions(repo)] == [("parser", "fired")]
+    assert [d[:2] for d in kit.decisions(repo)] == [("parser", "fired"), ("parser", "suppressed")]
+    suppressed = _decided(repo)[1]
+    assert (suppressed["kind"], suppressed["reason"]) == ("refire", "salience")
 
 
 @pytest.mark.slow
@@ -552,3 +586,152 @@ def test_parallel_hook_processes_fire_a_way_once(repo: Path) -> None:
     assert sorted(e["data"]["turn"] for e in events if e["type"] == "turn.started") == [1, 2, 3, 4]
     assert [e["type"] for e in events].count("way.fired") == 1
     assert SessionState(CLAUDE).read()["turns"] == 4
+
+
+# -- without a session ------------------------------------------------------------------------
+
+NO_SESSION = "no way is delivered without a session, whose state its curve needs"
+
+
+@pytest.mark.parametrize(
+    ("adapter", "event", "fixture", "session"),
+    [
+        ("claude", "UserPromptSubmit", "UserPromptSubmit", {}),
+        ("claude", "UserPromptSubmit", "UserPromptSubmit", {"session_id": 42}),
+        ("claude", "UserPromptSubmit", "UserPromptSubmit", {"session_id": "s" * 129}),
+        ("claude", "PostToolUse", "PostToolUse.Bash", {}),
+        ("cursor", "beforeSubmitPrompt", "beforeSubmitPrompt", {}),
+        ("cursor", "beforeSubmitPrompt", "beforeSubmitPrompt", {"conversation_id": "a b"}),
+        ("codex", "UserPromptSubmit", "UserPromptSubmit", {}),
+        ("codex", "PostToolUse", "PostToolUse.Bash", {"session_id": ["x"]}),
+    ],
+    ids=[
+        "claude-missing",
+        "claude-number",
+        "claude-too-long",
+        "claude-tool",
+        "cursor-missing",
+        "cursor-not-an-id",
+        "codex-missing",
+        "codex-list",
+    ],
+)
+def test_without_a_usable_session_id_no_way_fires_and_the_hook_says_so(
+    repo: Path,
+    gfh: CliRunner,
+    adapter: str,
+    event: str,
+    fixture: str,
+    session: dict[str, Any],
+) -> None:
+    """If a payload has no usable session id, then no way is delivered or left waiting (there is
+    no session state for its curve: every match would fire as a first fire, every call), the
+    evidence is still recorded under a null session, and each call says so in one stderr line
+    and a hook.error naming the field."""
+    kit.way(repo, "tests", "when:\n  keywords: [tests]\n  commands: status\n" + kit.EXPONENTIAL)
+    data = kit.payload(adapter, fixture, repo)
+    for field in ("session_id", "conversation_id"):
+        data.pop(field, None)
+    data.update(session)
+    field = "conversation_id" if adapter == "cursor" else "session_id"
+    for _ in range(2):
+        result = kit.hook(gfh, adapter, event, data)
+        assert result.code == 0
+        assert result.out == ("{}\n" if adapter == "cursor" else "")
+        [line] = result.err.splitlines()
+        assert line.startswith(f"gfh hook {adapter} {event}: NoSession: the payload")
+        assert field in line
+        assert line.endswith(NO_SESSION)
+    start = {"claude": "SessionStart", "cursor": "sessionStart", "codex": "SessionStart"}
+    after = kit.hook(gfh, adapter, start[adapter], kit.payload(adapter, start[adapter], repo))
+    assert "Guidance of tests." not in after.out  # nothing waited for a later channel
+    events = read_events(repo)
+    assert kit.decisions(repo) == []
+    errors = [e for e in events if e["type"] == "hook.error"]
+    assert [(e["session"], e["data"]["adapter"], e["data"]["event"]) for e in errors] == [
+        (None, adapter, event)
+    ] * 2
+    assert all(e["data"]["error"].startswith("NoSession: ") for e in errors)
+    evidence = [e for e in events if e["type"] in ("turn.started", "tool.requested")]
+    assert [e["session"] for e in evidence] == [None, None]
+
+
+@pytest.mark.parametrize(
+    ("adapter", "event"),
+    [("claude", "SessionStart"), ("cursor", "sessionStart"), ("codex", "SessionStart")],
+)
+def test_without_a_session_the_ensure_hint_still_opens_the_session(
+    repo: Path, gfh: CliRunner, adapter: str, event: str
+) -> None:
+    """If a session start has no session id, then its `session_start` ways are not delivered but
+    what no curve governs — the `ensure` hint — still is."""
+    kit.way(repo, "opening", "when:\n  session_start: true\n" + kit.EXPONENTIAL, "Opening.")
+    data = kit.payload(adapter, event, repo)
+    for field in ("session_id", "conversation_id"):
+        data.pop(field, None)
+    result = kit.hook(gfh, adapter, event, data)
+    assert result.code == 0
+    assert "[ensure-main-worktree-first]" in result.out
+    assert "Opening." not in result.out
+    assert "NoSession" in result.err
+    assert kit.decisions(repo) == []
+
+
+# Each macro waits until every call has reached it: all calls decide (and find the way unfired)
+# before any of them delivers, so all but one are withdrawn under the session lock.
+BARRIER_MACRO = """cat > /dev/null
+mkdir -p .git/barrier && : > ".git/barrier/$$"
+i=0
+while [ "$(ls .git/barrier | wc -l)" -lt {n} ] && [ "$i" -lt 2400 ]; do
+  sleep 0.05; i=$((i + 1))
+done
+"""
+
+
+@pytest.mark.slow
+def test_every_match_of_parallel_calls_is_recorded_once_fired_or_suppressed(
+    repo: Path, tmp_path: Path
+) -> None:
+    """If twelve PostToolUse calls of one session match a way at once and all decide before any
+    delivers, then one fires and the other eleven, withdrawn under the lock, are recorded as
+    way.suppressed with the gate's reason: `gfh ways tune` sees every match."""
+    import os
+    import subprocess
+    import sys
+
+    calls = 12
+    (repo / ".gitflow-harness.toml").write_text("[ways]\npostcheck_timeout_s = 600\n")
+    git(repo, "add", ".gitflow-harness.toml")
+    git(repo, "commit", "-q", "-m", "slow macros")
+    kit.way(
+        repo,
+        "status",
+        "when:\n  commands: 'gfh status'\n" + kit.EXPONENTIAL,
+        "Status.",
+        macro=BARRIER_MACRO.format(n=calls),
+    )
+    payload = tmp_path / "payload.json"
+    payload.write_text(json.dumps(kit.payload("claude", "PostToolUse.Bash", repo)))
+    procs = []
+    for _ in range(calls):  # every call has its payload at once: none waits for another's end
+        with open(payload, "rb") as stdin:
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "gitflow_harness", "hook", "claude", "PostToolUse"],
+                    cwd=repo,
+                    stdin=stdin,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=os.environ,
+                )
+            )
+    answers = [p.communicate() for p in procs]
+    assert [p.returncode for p in procs] == [0] * calls
+    assert all(err == b"" for _, err in answers)
+    assert sum(b"Status." in out for out, _ in answers) == 1
+    types = [e["type"] for e in read_events(repo)]
+    assert types.count("tool.requested") == calls
+    assert types.count("way.fired") == 1
+    suppressed = [d for d in _decided(repo) if "reason" in d]
+    assert len(suppressed) == calls - 1
+    assert {(d["kind"], d["reason"]) for d in suppressed} == {("refire", "salience")}

@@ -16,7 +16,13 @@ from tests.report.conftest import Seeder, detector, family, report
 
 def test_registry_lists_the_detectors_in_order() -> None:
     ids = [make.id for make in factories()]  # type: ignore[attr-defined]
-    assert ids == ["hint-follow-through", "skipped-prepare", "learning", "stop-ritual"]
+    assert ids == [
+        "hint-follow-through",
+        "skipped-prepare",
+        "learning",
+        "stop-ritual",
+        "hook-errors",
+    ]
     assert len(DETECTORS) == len(set(DETECTORS))
 
 
@@ -140,7 +146,7 @@ def test_empty_log_reports_without_findings(repo: Path, gfh: CliRunner) -> None:
     doc = report(gfh)
     assert doc["findings"] == []
     assert doc["log"]["events"] == 0
-    assert [d["status"] for d in doc["detectors"]] == ["insufficient-evidence"] * 4
+    assert [d["status"] for d in doc["detectors"]] == ["insufficient-evidence"] * 5
     assert "0 events read; no lines skipped" in gfh("report").out
 
 
