@@ -29,8 +29,32 @@ class RepoInfo:
         return f"RepoInfo(top={self.top}, branch={self.branch})"
 
 
-def locate(start: str | os.PathLike[str]) -> RepoInfo | None:
-    """Return the repository containing `start`, or None outside any repository."""
+# Where the hosts say the project is, for when the hook's own directory is gone.
+PROJECT_DIR_VARIABLES = ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR")
+
+
+def start_dir(cwd: str | None) -> str | None:
+    """The directory a hook call starts from: the payload's `cwd` when it exists, else the
+    process's; when that was removed too (`gfh accept` deletes the worktree an agent works in),
+    the project directory the host names, else None."""
+    if cwd and os.path.isabs(cwd) and os.path.isdir(cwd):
+        return cwd
+    try:
+        return os.getcwd()
+    except FileNotFoundError:
+        pass
+    for name in PROJECT_DIR_VARIABLES:
+        value = os.environ.get(name)
+        if value and os.path.isabs(value) and os.path.isdir(value):
+            return value
+    return None
+
+
+def locate(start: str | os.PathLike[str] | None) -> RepoInfo | None:
+    """Return the repository containing `start`, or None outside any repository (or when there
+    is no directory to start from)."""
+    if start is None:
+        return None
     if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):
         return _ask_git(start)
     try:

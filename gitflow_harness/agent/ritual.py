@@ -105,14 +105,13 @@ def payload_unreadable(adapter: ModuleType, event_name: str) -> None:
     """
     if adapter.parse(event_name, {}, b"").kind != ev.STOP:
         return  # what this host means by the name, as for a readable payload
-    import os
 
-    from gitflow_harness.agent.repo import locate
+    from gitflow_harness.agent.repo import locate, start_dir
     from gitflow_harness.agent.settings import hook_config
     from gitflow_harness.ritual.stop import StopVerdict, enforces
     from gitflow_harness.store.eventwrite import append_event
 
-    repo = locate(os.getcwd())
+    repo = locate(start_dir(None))
     if repo is None:
         return
     try:

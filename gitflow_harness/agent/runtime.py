@@ -112,11 +112,11 @@ def misconfigured(
         _quietly(out.flush)
 
     def record() -> None:
-        from gitflow_harness.agent.repo import locate
+        from gitflow_harness.agent.repo import locate, start_dir
         from gitflow_harness.store.eventwrite import append_event
 
         cwd = None if _isatty(source) else _payload_cwd(source)
-        repo = locate(_start_dir(cwd))
+        repo = locate(start_dir(cwd))
         if repo is None:
             return
         append_event(
@@ -176,12 +176,12 @@ class HookCall:
         from gitflow_harness.agent import sources
         from gitflow_harness.agent.context import HookContext
         from gitflow_harness.agent.model import Outcome
-        from gitflow_harness.agent.repo import locate
+        from gitflow_harness.agent.repo import locate, start_dir
 
         ctx = self.ctx = HookContext(
             self.adapter,
             event,
-            locate(_start_dir(event.cwd)),
+            locate(start_dir(event.cwd)),
             lanes=sources.LANES.get(event.kind, frozenset()),
         )
         outcome = Outcome()
@@ -279,9 +279,9 @@ class HookCall:
         if ctx is not None:
             repo, session = ctx.repo, ctx.session
         else:
-            from gitflow_harness.agent.repo import locate
+            from gitflow_harness.agent.repo import locate, start_dir
 
-            repo, session = locate(os.getcwd()), None
+            repo, session = locate(start_dir(None)), None
         if repo is None:
             return
         append_event(
@@ -359,12 +359,6 @@ def _decode(raw: bytes) -> dict[str, Any]:
     if not isinstance(payload, dict):
         raise ev.InvalidPayload("stdin is not a JSON object")
     return payload
-
-
-def _start_dir(cwd: str | None) -> str:
-    if cwd and os.path.isabs(cwd) and os.path.isdir(cwd):
-        return cwd
-    return os.getcwd()
 
 
 def _bookkeeping(ctx: HookContext) -> None:

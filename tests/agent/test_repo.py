@@ -76,3 +76,44 @@ def test_git_dir_in_the_environment_is_left_to_git(
     found = locate(repo)
     assert found is not None
     assert found.top.resolve() == elsewhere.resolve()
+
+
+@pytest.mark.parametrize("project_dir", [True, False])
+def test_a_hook_whose_directory_was_removed_fails_open_to_the_project(
+    repo: Path, project_dir: bool
+) -> None:
+    """`gfh accept` run by an agent deletes the worktree its hooks then run in. The call is no
+    internal error: it records in the project the host names, or quietly nowhere."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.agent.kit import payload
+    from tests.helpers import read_events
+
+    gone = repo.parent / "feature-worktree"
+    git(repo, "worktree", "add", "-q", "-b", "feature", str(gone))
+    data = json.dumps(payload("claude", "UserPromptSubmit", gone))
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(repo)}
+    if not project_dir:
+        env.pop("CLAUDE_PROJECT_DIR")
+    # The shell enters the worktree, deletes it, and becomes the hook: its cwd is gone.
+    proc = subprocess.run(
+        [
+            "sh",
+            "-c",
+            'cd "$1" && rm -rf "$1" && exec "$2" -m gitflow_harness hook claude UserPromptSubmit',
+            "sh",
+            str(gone),
+            sys.executable,
+        ],
+        input=data,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert proc.returncode == 0
+    assert "internal error" not in proc.stderr
+    started = [e for e in read_events(repo) if e["type"] == "turn.started"]
+    assert len(started) == (1 if project_dir else 0)
