@@ -169,16 +169,16 @@ def not_added(repo: git.Repo, config: Config) -> list[str]:
 
     The check keeps failing on them, so a commit cannot slip past a request it filed.
     """
-    root = config.paths.requests.strip("/") + "/"
-    return sorted(
-        c.path
-        for c in git.changes(repo)
-        if c.untracked
-        and c.path.startswith(root)
-        and c.path.endswith(".md")
-        and "/" not in c.path[len(root) :]
-        and c.path[len(root) :] != "README.md"
+    top = repo.worktree()
+    root = top / config.paths.requests
+    on_disk = (
+        {p.relative_to(top).as_posix() for p in root.glob("*.md") if p.name != "README.md"}
+        if root.is_dir()
+        else set()
     )
+    if not on_disk:
+        return []  # nothing filed: no need to ask git
+    return sorted(on_disk - git.tracked(repo, [config.paths.requests]))
 
 
 def _file_one(
