@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import freezegun
 import freezegun.config
@@ -59,30 +61,61 @@ def gfh_user_dirs() -> tuple[Path, ...]:
     return tuple(sorted(dirs))
 
 
-Snapshot = dict[str, tuple[int, int]]
-
-
-def snapshot(roots: tuple[Path, ...]) -> Snapshot:
-    """Every path under `roots` (the roots included) with its size and mtime in nanoseconds."""
-    found: Snapshot = {}
-    for root in roots:
-        for top, dirs, files in os.walk(root):
-            for path in [top, *(os.path.join(top, name) for name in dirs + files)]:
-                try:
-                    info = os.lstat(path)
-                except FileNotFoundError:
-                    continue
-                found[path] = (info.st_size, info.st_mtime_ns)
-    return found
-
-
-def changed(before: Snapshot, after: Snapshot) -> list[str]:
-    """The paths added, removed or changed between two snapshots."""
-    return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
-
-
 REAL_DIRS = gfh_user_dirs()
-_real_state = snapshot(REAL_DIRS)
+
+# Operations that write, as Python's audit events name them, and which of their arguments are
+# paths. Opening a file counts when its mode or flags write.
+_WRITES = {
+    "os.mkdir": (0,),
+    "os.remove": (0,),
+    "os.rmdir": (0,),
+    "os.rename": (0, 1),
+    "os.truncate": (0,),
+    "os.symlink": (1,),
+    "os.link": (1,),
+    "os.chmod": (0,),
+    "os.utime": (0,),
+    "shutil.rmtree": (0,),
+}
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+
+def under(path: object, roots: tuple[Path, ...]) -> bool:
+    """True when `path` (str, bytes or PathLike; relative to the current directory) is one of
+    `roots` or inside one."""
+    if isinstance(path, int) or path is None:
+        return False  # a file descriptor: its opening was seen already
+    try:
+        full = Path(os.path.abspath(os.fsdecode(cast("str | bytes", path))))
+    except (OSError, TypeError, ValueError):
+        return False
+    return any(full == root or root in full.parents for root in roots)
+
+
+def writes_to(event: str, args: tuple[object, ...], roots: tuple[Path, ...]) -> bool:
+    """Whether the audit event `event` writes to a path under `roots`."""
+    if event == "open":
+        path, mode, flags = args
+        writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+            isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
+        )
+        return writing and under(path, roots)
+    return any(under(args[i], roots) for i in _WRITES.get(event, ()) if i < len(args))
+
+
+# The tripwire: an audit hook sees every write this test process makes (in-process `gfh`
+# runs included) and notes the ones into the real user's gfh directories. It sees only this
+# process, so another program writing there (an agent's own hooks) cannot fail a test; the
+# subprocesses tests start inherit the test's HOME and GFH_STATE_HOME.
+_trespasses: list[str] = []
+
+
+def _watch(event: str, args: tuple[object, ...]) -> None:
+    if (event == "open" or event in _WRITES) and writes_to(event, args, REAL_DIRS):
+        _trespasses.append(f"{event} {args[0]!r}")
+
+
+sys.addaudithook(_watch)
 
 
 @pytest.fixture(autouse=True)
@@ -132,12 +165,9 @@ def hermetic(
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Agent")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "agent@example.invalid")
     yield home
-    # Tripwire: nothing may write to the real user's gfh directories. The new state becomes the
-    # reference, so only the test that wrote fails.
-    global _real_state
-    before, _real_state = _real_state, snapshot(REAL_DIRS)
-    touched = changed(before, _real_state)
-    assert not touched, f"a test wrote to the real user's gfh directories: {touched[:5]}"
+    found = list(_trespasses)
+    _trespasses.clear()  # only the test that wrote fails
+    assert not found, f"a test wrote to the real user's gfh directories: {found[:5]}"
 
 
 @pytest.fixture

@@ -35,18 +35,34 @@ def test_the_tripwire_watches_the_directories_gfh_uses_for_the_real_user(
     assert not any(d.is_relative_to(hermetic) for d in conftest.REAL_DIRS)
 
 
-def test_the_snapshot_sees_a_change_deep_inside(tmp_path: Path) -> None:
-    """If a file deep inside a watched directory is added or changed, the snapshot differs,
-    though the directory's own modification time does not move."""
+def test_the_tripwire_sees_writes_deep_inside_and_not_reads(tmp_path: Path) -> None:
+    """Creating, writing, renaming or removing anything below a watched directory counts;
+    reading does not, and neither does writing beside it."""
     root = tmp_path / "gitflow-harness"
     session = root / "sessions" / "claude_s-1-0123456789ab"
     session.mkdir(parents=True)
-    assert conftest.snapshot((tmp_path / "absent",)) == {}
-    before = conftest.snapshot((root,))
     runtime = session / "runtime.json"
     runtime.write_text("{}\n")
-    after = conftest.snapshot((root,))
-    assert after[str(root)] == before[str(root)]
-    assert conftest.changed(before, after) == [str(session), str(runtime)]
-    os.utime(runtime, ns=(0, 0))  # the same size, another time
-    assert conftest.changed(after, conftest.snapshot((root,))) == [str(runtime)]
+    watched = (root,)
+    assert conftest.writes_to("open", (str(runtime), "w", os.O_WRONLY), watched)
+    assert conftest.writes_to("open", (runtime, None, os.O_RDWR | os.O_CREAT), watched)
+    assert conftest.writes_to("os.mkdir", (str(session / "new"), 0o700, -1), watched)
+    assert conftest.writes_to("os.rename", (str(tmp_path / "x"), str(runtime), -1, -1), watched)
+    assert conftest.writes_to("os.remove", (str(root),), watched)
+    assert not conftest.writes_to("open", (str(runtime), "r", os.O_RDONLY), watched)
+    assert not conftest.writes_to("open", (str(tmp_path / "gitflow-harness-2"), "w", 1), watched)
+    assert not conftest.writes_to("open", (5, "w", os.O_WRONLY), watched)
+
+
+def test_the_tripwire_is_armed_in_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The installed audit hook notes a real write into a watched directory (here a temporary
+    one standing in for the real user's)."""
+    monkeypatch.setattr(conftest, "REAL_DIRS", (tmp_path,))
+    try:
+        (tmp_path / "runtime.json").write_text("{}\n")
+        (tmp_path / "runtime.json").read_text()
+        assert conftest._trespasses == [f"open {str(tmp_path / 'runtime.json')!r}"]
+    finally:
+        conftest._trespasses.clear()
