@@ -64,16 +64,16 @@ def source(ctx: HookContext) -> list[Offer]:
     root = ways_root(ctx.repo.top, ctx.setting("paths", "ways"))
     if not os.path.isdir(root):
         return []
-    if ctx.store is None:
-        # A curve decides against the way's last fire in this session: with no session to keep
-        # it in, every match would be a first fire, at every call. Deliver none, and say so.
-        ctx.report_error(no_session(ctx))
-        return []
     index = load_index(root)
     if index.problems:
         report(ctx, index.problems)
     matches = match(ctx, index.ways)
     if not matches:
+        return []
+    if ctx.store is None:
+        # A curve decides against the way's last fire in this session: with no session to keep
+        # it in, every match would be a first fire, at every call. Deliver none, and say so.
+        ctx.report_error(no_session(ctx))
         return []
     return decide(ctx, matches, float(ctx.setting("ways", "floor")))
 

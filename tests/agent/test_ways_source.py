@@ -602,7 +602,7 @@ NO_SESSION = "no way is delivered without a session, whose state its curve needs
         ("claude", "PostToolUse", "PostToolUse.Bash", {}),
         ("cursor", "beforeSubmitPrompt", "beforeSubmitPrompt", {}),
         ("cursor", "beforeSubmitPrompt", "beforeSubmitPrompt", {"conversation_id": "a b"}),
-        ("codex", "UserPromptSubmit", "UserPromptSubmit", {}),
+        ("codex", "UserPromptSubmit", "UserPromptSubmit", {"prompt": "run the tests"}),
         ("codex", "PostToolUse", "PostToolUse.Bash", {"session_id": ["x"]}),
     ],
     ids=[
@@ -654,6 +654,17 @@ def test_without_a_usable_session_id_no_way_fires_and_the_hook_says_so(
     assert all(e["data"]["error"].startswith("NoSession: ") for e in errors)
     evidence = [e for e in events if e["type"] in ("turn.started", "tool.requested")]
     assert [e["session"] for e in evidence] == [None, None]
+
+
+def test_without_a_session_a_call_no_way_matches_says_nothing(repo: Path, gfh: CliRunner) -> None:
+    """If nothing would have been delivered anyway, a missing session id costs nothing: no
+    stderr line, no hook.error, on every tool call of such a host."""
+    kit.way(repo, "docs", "when:\n  commands: mkdocs\n" + kit.EXPONENTIAL)
+    data = kit.payload("claude", "PostToolUse.Bash", repo)
+    del data["session_id"]
+    result = kit.hook(gfh, "claude", "PostToolUse", data)
+    assert (result.code, result.out, result.err) == (0, "", "")
+    assert [e for e in read_events(repo) if e["type"] == "hook.error"] == []
 
 
 @pytest.mark.parametrize(
