@@ -234,8 +234,16 @@ class HookContext:
         """Report a problem this call works around — one `hook.error`, one stderr line — every
         time it happens (for what no session state can remember). `problem` is one line, with
         no payload text: a name, a path of gfh's own, the fix."""
-        self.record_error(problem)
-        self.warnings.append(f"{self.prefix}: {problem}")
+        from gitflow_harness.errors import GfhError
+
+        line = f"{self.prefix}: {problem}"
+        try:
+            self.record_error(problem)
+        except (GfhError, OSError) as exc:
+            # A problem worked around must not become the call's failure because the log is
+            # unwritable too: the one stderr line says both.
+            line += f" (not recorded: {exc})"
+        self.warnings.append(line)
 
     def record_error(self, problem: str) -> None:
         from gitflow_harness.agent.model import name_or_none

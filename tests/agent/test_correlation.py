@@ -102,3 +102,22 @@ def test_an_env_file_gfh_cannot_write_costs_the_session_nothing_else(
 def test_write_env_file_raises_its_own_error_not_an_os_error(tmp_path: Path) -> None:
     with pytest.raises(EnvFileError, match="Is a directory"):
         write_env_file("claude:abc", {"CLAUDE_ENV_FILE": str(tmp_path)})
+
+
+def test_an_env_file_error_with_an_unwritable_log_still_delivers_the_context(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    """If neither $CLAUDE_ENV_FILE nor the event log can be written, the session start still
+    gets its context, and stderr says both."""
+    kit.way(repo, "opening", "when:\n  session_start: true\n" + kit.EXPONENTIAL, "Opening.")
+    events = repo / ".git" / "gitflow-harness" / "events"
+    events.parent.mkdir(parents=True, exist_ok=True)
+    events.write_text("not a directory\n")
+    data = kit.payload("claude", "SessionStart", repo)
+    result = kit.hook(gfh, "claude", "SessionStart", data, env={"CLAUDE_ENV_FILE": str(tmp_path)})
+    assert result.code == 0
+    context = kit.context(result)
+    assert context is not None
+    assert context.endswith("Opening.")
+    assert "EnvFileError: cannot write $CLAUDE_ENV_FILE" in result.err
+    assert "not recorded" in result.err
