@@ -150,8 +150,8 @@ def require_history(repo: Repo, ref: str, trunk: str, verb: str) -> None:
     """Refuse `verb` where the history it compares is cut off (see `history_cut`)."""
     if history_cut(repo, ref, trunk):
         raise RepoStateError(
-            f"{verb}: this shallow clone is cut before the merge base of {ref} and {trunk}; "
-            "run `git fetch --unshallow` (or `git fetch --deepen N`) first"
+            f"this shallow clone is cut before the merge base of {ref} and {trunk}; run "
+            f"`git fetch --unshallow` (or `git fetch --deepen N`) before `{verb}`"
         )
 
 

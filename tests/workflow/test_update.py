@@ -196,9 +196,8 @@ def test_a_shallow_clone_cut_before_the_merge_base_is_refused_with_the_fix(
     result = gfh(*args)
     assert result.code == 1
     assert result.err == (
-        f"gfh: gfh {args[0]}: this shallow clone is cut before the merge base of "
-        "feature/old and main; run `git fetch --unshallow` (or `git fetch --deepen N`) "
-        "first\n"
+        "gfh: this shallow clone is cut before the merge base of feature/old and main; run "
+        f"`git fetch --unshallow` (or `git fetch --deepen N`) before `gfh {args[0]}`\n"
     )
     assert git(shallow_feature, "rev-parse", "HEAD") == before
     assert git(shallow_feature, "status", "--porcelain") == ""
