@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Final
 
 from gitflow_harness.report.model import DetectorResult, Finding, ReportContext, Status
+from gitflow_harness.ritual.evaluate import PROMPT_NOT_RECORDED
 from gitflow_harness.store.events import Event
 
 ID: Final = "stop-ritual"
@@ -27,6 +28,7 @@ class StopRitual:
         self.blocks: Counter[str] = Counter()
         self.would_block: Counter[str] = Counter()  # adapters that only observe
         self.fail_open: Counter[str] = Counter()
+        self.unchecked: Counter[str] = Counter()  # rules a verdict could not check, by rule
         self.repaired = 0
         self.tool_turns = 0
         self.unprompted = 0
@@ -61,8 +63,13 @@ class StopRitual:
             self.would_block[f"{adapter}:{rule}"] += 1
         if repairing and decision == "allow" and rule is None:
             self.repaired += 1
+        unchecked = data.get("unchecked")
+        skipped = [str(r) for r in unchecked] if isinstance(unchecked, list) else []
+        self.unchecked.update(skipped)
         first = not (repairing or continuation)  # the turn's first verdict
-        if first and data.get("tool_turn") is True and decision != "fail_open":
+        # A turn allowed with a rule unchecked did not show it completed the ritual: leave it
+        # out of the unprompted share rather than count a skipped rule as kept.
+        if first and data.get("tool_turn") is True and decision != "fail_open" and not skipped:
             self.tool_turns += 1
             if rule is None:
                 self.unprompted += 1
@@ -92,6 +99,7 @@ class StopRitual:
                 ("blocks by rule", self.blocks),
                 ("would have blocked (observe-only adapters)", self.would_block),
                 ("fail-opens by reason", self.fail_open),
+                ("rules left unchecked (the host sent no reply text)", self.unchecked),
             )
             if counts
         )
@@ -102,7 +110,7 @@ class StopRitual:
             "ritual unprompted."
         )
         attention = fail_opens > 0 or (self.tool_turns and self.unprompted < self.tool_turns)
-        if fail_opens and any("turn.started" in reason for reason in self.fail_open):
+        if fail_opens and PROMPT_NOT_RECORDED.intersection(self.fail_open):
             next_step = (
                 "Fail-opens mean the Stop hook had no evidence: check that the prompt hook "
                 "(UserPromptSubmit / beforeSubmitPrompt) is installed (`gfh init`)."

@@ -26,6 +26,9 @@ NOT_CONTINUED: Final = (
     "does not continue that turn (no stop_hook_active): the prompt of this turn was not "
     "recorded (is the prompt hook installed?)"
 )
+NO_TURN_STARTED: Final = "no turn.started recorded for this session (is the prompt hook installed?)"
+# The fail-open reasons that mean the prompt hook did not record the turn's start.
+PROMPT_NOT_RECORDED: Final = frozenset({NO_TURN_STARTED, NOT_CONTINUED})
 NO_REPLY: Final = (
     "the Stop payload carried no usable last_assistant_message: the box cannot be checked, "
     "and a turn without tools has nothing else to check"
@@ -99,7 +102,7 @@ def evaluate(events: Sequence[Event], *, adapter: str, ritual: RitualConfig) -> 
     if start is None:
         return Evaluation(
             "unavailable",
-            reason="no turn.started recorded for this session (is the prompt hook installed?)",
+            reason=NO_TURN_STARTED,
         )
     turns = 1
     while events[start].data.get("stop_remediation") is True and turns <= MAX_REMEDIATION_HOPS:

@@ -3,8 +3,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from gitflow_harness.report.model import ReportContext
 from gitflow_harness.ritual.detector import StopRitual
+from gitflow_harness.ritual.evaluate import NO_TURN_STARTED, NOT_CONTINUED
 from gitflow_harness.store.events import ReadStats, make_event
 from gitflow_harness.workspace import open_workspace
 
@@ -22,6 +25,7 @@ def verdict(
         "turn": extra.pop("turn", 1),
         "remediation": extra.pop("remediation", False),
         "continuation": extra.pop("continuation", False),
+        **({"unchecked": extra.pop("unchecked")} if "unchecked" in extra else {}),
     }
     return make_event("stop.verdict", data, surface="hook", session=session, branch="b")
 
@@ -125,3 +129,34 @@ def test_a_stop_without_a_readable_payload_is_counted_as_a_fail_open(repo: Path)
     assert "fail-opens by reason: payload_unreadable 1" in result.notes
     assert "prompt hook" not in finding.next_step  # the reason is not a missing turn.started
     assert "the notes give each reason" in finding.next_step
+
+
+@pytest.mark.parametrize(
+    ("reason", "prompt_hook"),
+    [
+        (NO_TURN_STARTED, True),
+        (NOT_CONTINUED, True),
+        # The turn's start may be older than the scan reaches: not a missing prompt hook.
+        ("no turn.started of this session within the last 50000 events of the log; x", False),
+        ("payload_unreadable", False),
+    ],
+)
+def test_only_a_turn_the_prompt_hook_missed_points_at_the_prompt_hook(
+    repo: Path, reason: str, prompt_hook: bool
+) -> None:
+    result = run([verdict("claude:a", "fail_open", None, reason=reason)], repo)
+    [finding] = result.findings
+    assert ("prompt hook" in finding.next_step) is prompt_hook
+
+
+def test_a_turn_allowed_with_the_box_unchecked_is_not_counted_as_completed(repo: Path) -> None:
+    """If the host sent no reply text, the box was skipped, not kept: such a turn stays out of
+    the unprompted share, and the notes say how many were left unchecked."""
+    events = [
+        verdict("claude:a", "allow", None, turn=1),
+        verdict("claude:b", "allow", None, turn=1, unchecked=["box"]),
+    ]
+    result = run(events, repo)
+    [finding] = result.findings
+    assert (finding.evidence["tool_turns"], finding.evidence["unprompted"]) == (1, 1)
+    assert "rules left unchecked (the host sent no reply text): box 1" in result.notes
