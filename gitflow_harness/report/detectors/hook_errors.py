@@ -40,6 +40,11 @@ NEXT_STEPS: Final = {
     "StateDirError": "gfh could not write its state directory: check `$GFH_STATE_HOME` (or the "
     "user state directory) and its permissions.",
 }
+GIT_STAGE: Final = (
+    "The git-stage hook could not record a `git.update` (the git command itself went through): "
+    "each `hook.error` says why; `gfh git-hook record-update --verbose`, run right after a "
+    "merge of the trunk, shows what it decides."
+)
 INTERNAL: Final = (
     "An internal error, let through: each `hook.error` names the error's class and where it was "
     "raised (`gfh events tail --json`); upgrading gfh may fix it."
@@ -90,11 +95,20 @@ class HookErrors:
                     "attention",
                     f"{n} hook call(s) failed open with {reason} ({where}).",
                     {"errors": n, "hooks": ordered},
-                    NEXT_STEPS.get(reason, INTERNAL),
+                    _next_step(reason, ordered),
                 )
             )
         status: Status = "fired"
         return DetectorResult(self.id, status, total, tuple(findings))
+
+
+def _next_step(reason: str, hooks: dict[str, int]) -> str:
+    if reason in NEXT_STEPS:
+        return NEXT_STEPS[reason]
+    # The git-stage hooks record as adapter `git`: their errors are git's, not gfh's internals.
+    if all(hook.startswith("git ") for hook in hooks):
+        return GIT_STAGE
+    return INTERNAL
 
 
 def reason_of(error: object) -> str:

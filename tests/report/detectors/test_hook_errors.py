@@ -100,3 +100,20 @@ def test_memory_is_bounded_however_many_kinds_of_error_the_log_holds() -> None:
         detector.observe(make_event("hook.error", data, surface="hook", session=None, branch=None))
     assert len(detector._counts) == MAX_KEYS + 1
     assert sum(detector._counts.values()) == total
+
+
+def test_a_git_stage_hook_error_gets_the_git_stage_next_step(repo: Path) -> None:
+    """If `gfh-record-update` could not record (adapter `git`), the advice is about that hook,
+    not an internal error of gfh's own."""
+    from gitflow_harness.report.detectors.hook_errors import GIT_STAGE, INTERNAL
+    from gitflow_harness.report.model import ReportContext
+    from gitflow_harness.store.events import ReadStats
+    from gitflow_harness.workspace import open_workspace
+
+    found = HookErrors()
+    for adapter, event in (("git", "record-update"), ("claude", "PostToolUse")):
+        data = {"adapter": adapter, "event": event, "error": f"Err{adapter}: x"}
+        found.observe(make_event("hook.error", data, surface="git", session=None, branch=None))
+    result = found.finish(ReportContext(open_workspace(repo), ReadStats()))
+    steps = {f.subject: f.next_step for f in result.findings}
+    assert steps == {"Errgit": GIT_STAGE, "Errclaude": INTERNAL}
