@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-from gitflow_harness.store.eventwrite import append_event
+from gitflow_harness.agent.repo import append_hook_event
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -188,16 +188,7 @@ class HookContext:
 
     def record(self, type: str, data: dict[str, Any]) -> None:
         """Append an event stamped with this session and branch (nothing outside a repository)."""
-        if self.repo is None:
-            return
-        append_event(
-            self.repo.common_dir,
-            type,
-            data,
-            surface="hook",
-            session=self.session,
-            branch=self.repo.branch,
-        )
+        append_hook_event(self.repo, type, data, session=self.session)
 
     def report_problems(self, problems: list[str]) -> None:
         """Report problems found on the way (a way file that does not load) as an internal error

@@ -13,6 +13,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+# Not `typing.TYPE_CHECKING`: the hook path does not import typing (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 class RepoInfo:
     """The working tree root, the git dirs and the branch label of a repository."""
@@ -48,6 +53,17 @@ def start_dir(cwd: str | None) -> str | None:
         if value and os.path.isabs(value) and os.path.isdir(value):
             return value
     return None
+
+
+def append_hook_event(
+    repo: RepoInfo | None, type: str, data: dict[str, Any], *, session: str | None = None
+) -> None:
+    """Append one event of a hook call to `repo`'s log (nothing outside a repository)."""
+    if repo is None:
+        return
+    from gitflow_harness.store.eventwrite import append_event
+
+    append_event(repo.common_dir, type, data, surface="hook", session=session, branch=repo.branch)
 
 
 def locate(start: str | os.PathLike[str] | None) -> RepoInfo | None:

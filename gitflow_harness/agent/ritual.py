@@ -106,10 +106,9 @@ def payload_unreadable(adapter: ModuleType, event_name: str) -> None:
     if adapter.parse(event_name, {}, b"").kind != ev.STOP:
         return  # what this host means by the name, as for a readable payload
 
-    from gitflow_harness.agent.repo import locate, start_dir
+    from gitflow_harness.agent.repo import append_hook_event, locate, start_dir
     from gitflow_harness.agent.settings import hook_config
     from gitflow_harness.ritual.stop import StopVerdict, enforces
-    from gitflow_harness.store.eventwrite import append_event
 
     repo = locate(start_dir(None))
     if repo is None:
@@ -119,14 +118,7 @@ def payload_unreadable(adapter: ModuleType, event_name: str) -> None:
     except Exception:
         enforced = False  # a broken configuration is reported by the commands that read it
     verdict = StopVerdict(adapter.NAME, "fail_open", None, UNREADABLE, enforced)
-    append_event(
-        repo.common_dir,
-        "stop.verdict",
-        verdict.data(),
-        surface="hook",
-        session=None,
-        branch=repo.branch,
-    )
+    append_hook_event(repo, "stop.verdict", verdict.data())
 
 
 def agent_response(ctx: HookContext) -> None:

@@ -112,24 +112,17 @@ def misconfigured(
         _quietly(out.flush)
 
     def record() -> None:
-        from gitflow_harness.agent.repo import locate, start_dir
-        from gitflow_harness.store.eventwrite import append_event
+        from gitflow_harness.agent.repo import append_hook_event, locate, start_dir
 
         cwd = None if _isatty(source) else _payload_cwd(source)
-        repo = locate(start_dir(cwd))
-        if repo is None:
-            return
-        append_event(
-            repo.common_dir,
+        append_hook_event(
+            locate(start_dir(cwd)),
             "hook.error",
             {
                 "adapter": adapter or "(invalid)",
                 "event": event or "(invalid)",
                 "error": f"UsageError: {problem}",
             },
-            surface="hook",
-            session=None,
-            branch=repo.branch,
         )
 
     _quietly(record)
@@ -273,24 +266,14 @@ class HookCall:
         return 0
 
     def _record_error(self, adapter: str, event: str, what: str) -> None:
-        from gitflow_harness.store.eventwrite import append_event
+        from gitflow_harness.agent.repo import append_hook_event, locate, start_dir
 
         ctx = self.ctx
-        if ctx is not None:
-            repo, session = ctx.repo, ctx.session
-        else:
-            from gitflow_harness.agent.repo import locate, start_dir
-
-            repo, session = locate(start_dir(None)), None
-        if repo is None:
-            return
-        append_event(
-            repo.common_dir,
-            "hook.error",
-            {"adapter": adapter, "event": event, "error": what},
-            surface="hook",
-            session=session,
-            branch=repo.branch,
+        repo, session = (
+            (ctx.repo, ctx.session) if ctx is not None else (locate(start_dir(None)), None)
+        )
+        append_hook_event(
+            repo, "hook.error", {"adapter": adapter, "event": event, "error": what}, session=session
         )
 
 
