@@ -51,6 +51,10 @@ def main(
     err = sys.stderr if stderr is None else stderr
     source = sys.stdin if stdin is None else stdin
     problem = usage_problem(args)
+    if problem is not None and _isatty(source):
+        # A person at a terminal, not a host: a usage error as every other command gives it.
+        err.write(f"gfh hook: {problem}\n")
+        return EXIT_USAGE
     if problem is not None:
         return misconfigured(args, problem, source, out, err)
     adapter_name, event_name = args

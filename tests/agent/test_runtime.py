@@ -252,6 +252,22 @@ def test_a_terminal_on_stdin_is_a_usage_error_not_a_hang() -> None:
     assert "reads the host's JSON payload on stdin" in err.getvalue()
 
 
+@pytest.mark.parametrize("args", [("claud", "Stop"), ("claude",), ("claude", "Stop", "x")])
+def test_a_wrong_hook_command_typed_at_a_terminal_is_a_usage_error(args: tuple[str, ...]) -> None:
+    """If a person, not a host, types a wrong `gfh hook`, they get exit 2 like any command: only
+    a host reads exit 2 as "block"."""
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    err = io.StringIO()
+    code = runtime.main(*args, stdin=Terminal(), stdout=io.StringIO(), stderr=err)
+    assert code == 2
+    assert err.getvalue().startswith("gfh hook: ")
+    assert err.getvalue().count("\n") == 1
+
+
 def _epoch(session: str) -> int:
     from gitflow_harness.agent.session import SessionState, epoch
 
