@@ -232,7 +232,7 @@ def decide(ctx: HookContext, matches: list[Match], floor: float) -> list[Offer]:
     for m in matches:
         way = m.way
         axis, tick = ticks[way.axis]
-        state = engagement(way.curve, entries.get(way.id), epoch)
+        state = engagement(way.curve, entries.get(way.id), epoch, axis, tick)
         decision = state.decide(tick, m.magnitude, floor)
         fired: dict[str, Any] = {
             "trigger": m.trigger,
@@ -263,12 +263,13 @@ def _offer(
     from gitflow_harness.firing.curves import ProgressiveStaircase
     from gitflow_harness.firing.engagement import FIRST, REFIRE, STEP
 
-    way_id, curve, magnitude, tick = m.way.id, m.way.curve, m.magnitude, fired["tick"]
+    way_id, curve, magnitude = m.way.id, m.way.curve, m.magnitude
+    tick, axis = fired["tick"], fired["axis"]
     offer = Offer(text, way=way_id, fired=fired, first=decision.kind == FIRST)
 
     def check(state: dict[str, Any]) -> bool:
         # Under the lock, on the freshest state: a parallel call may have fired it meanwhile.
-        now = engagement(curve, engagements(state, key).get(way_id), epoch(state))
+        now = engagement(curve, engagements(state, key).get(way_id), epoch(state), axis, tick)
         again = now.decide(tick, magnitude, floor)
         if not again.fired:
             # Withdrawn: recorded as suppressed, as `decide` records a match that does not fire.
@@ -285,22 +286,41 @@ def _offer(
         if entries is None:
             return  # a subagent without an id: its context is new at every start anyway
         current = epoch(state)
-        fire = engagement(curve, entries.get(way_id), current).record_fire(tick, magnitude)
-        entries[way_id] = {**fire.to_dict(), "epoch": current}
+        fire = engagement(curve, entries.get(way_id), current, axis, tick)
+        fire = fire.record_fire(tick, magnitude)
+        entries[way_id] = {**fire.to_dict(), "epoch": current, "axis": axis}
 
     offer.check = check
     offer.commit = commit
     return offer
 
 
-def engagement(curve: Curve, stored: object, epoch: int) -> EngagementState:
+def engagement(curve: Curve, stored: object, epoch: int, axis: str, now: int) -> EngagementState:
     """Rebuild a way's engagement from the session state; a new episode when the epoch moved
-    (a compaction took its text out of the context) or the entry is unusable."""
+    (a compaction took its text out of the context) or the entry is unusable.
+
+    A fire counted on another axis (`tokens` ticks on turns until the session reads a token
+    position) is not comparable with `now`: the episode is moved so its last fire is `now`.
+    That fire was shown moments ago, in the same context, whatever unit counted it.
+    """
     from gitflow_harness.firing.engagement import EngagementState
 
     if not isinstance(stored, dict) or stored.get("epoch") != epoch:
         return EngagementState(curve)
-    data = {k: v for k, v in stored.items() if k != "epoch"}
+    data = {k: v for k, v in stored.items() if k not in ("epoch", "axis")}
+    last = data.get("last_fire")
+    if stored.get("axis", axis) != axis and type(last) is int:
+        shift = now - last
+
+        def moved(tick: object) -> object:
+            return max(0, tick + shift) if type(tick) is int else tick
+
+        history = data.get("history")
+        data = {
+            "last_fire": moved(last),
+            "episode_start": moved(data.get("episode_start")),
+            "history": [moved(t) for t in history] if isinstance(history, list) else history,
+        }
     try:
         return EngagementState.from_dict(curve, data)
     except ValueError:

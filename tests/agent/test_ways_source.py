@@ -84,6 +84,7 @@ def test_a_prompt_way_fires_is_suppressed_refires_and_returns_after_compaction(
         "episode_start": 39001,
         "history": [],
         "epoch": 1,
+        "axis": "tokens",
     }
 
 
@@ -198,7 +199,8 @@ def test_a_transcript_that_never_gives_a_position_ticks_tokens_ways_on_turns(
 ) -> None:
     """If the session's transcript exists but has never given a token position, then a way on
     the tokens axis ticks on turns and still refires; once a position is read, the session stays
-    on tokens — even when the transcript later gives none."""
+    on tokens — even when the transcript later gives none. A fire counted on turns is not
+    compared with a token tick (20000 tokens are not 20000 turns): it counts as shown just now."""
     kit.way(repo, "parser", "when:\n  prompt: parser\ncurve: {type: Flat, suppression: 2}\n")
     transcript = tmp_path / "t.jsonl"
     transcript.write_text('{"type": "user", "message": {"role": "user"}}\n')
@@ -215,10 +217,13 @@ def test_a_transcript_that_never_gives_a_position_ticks_tokens_ways_on_turns(
         ("turns", 2, "salience"),
         ("turns", 3, "refire"),
         ("turns", 4, "salience"),
-        ("tokens", 20000, "refire"),
+        ("tokens", 20000, "salience"),
         ("tokens", 20000, "salience"),
         ("tokens", 20000, "salience"),
     ]
+    _grow(transcript, kit.transcript_line("m2", 20002))
+    kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
+    assert _decided(repo)[-1]["kind"] == "refire"  # two tokens on: Flat(2) refires
 
 
 def _decided(repo: Path) -> list[dict[str, Any]]:
