@@ -136,7 +136,10 @@ def observe(state: dict[str, Any], position: Position) -> bool:
     if position.message != tokens.get("message"):
         state.pop(COMPACTING, None)  # a new response: a compaction signalled before is over
     if position.tokens < last:
-        tokens["offset"] = offset + last
+        # The context shrank (compacted): carry the tick on from where it stood, so it only
+        # grows, and grows by what the new context adds. Adding the whole new context would
+        # count the summary and system prompt as elapsed since fires made just before.
+        tokens["offset"] = offset + last - position.tokens
         tokens["last"] = position.tokens
         tokens["message"] = position.message
         tokens.pop("expect", None)

@@ -156,7 +156,7 @@ def test_ids_read_from_transcripts_are_not_kept_verbatim(
     assert [(w, what, tick) for w, what, tick, _ in kit.decisions(repo)] == [
         ("parser", "fired", 20000),
         ("parser", "fired", 20000),  # the boundary began a new episode
-        ("parser", "suppressed", 29000),  # its drop was the same compaction: counted once
+        ("parser", "suppressed", 20000),  # its drop was the same compaction: counted once
     ]
     codex_state = SessionState("codex:0199a7c2-codex").read()
     assert codex_state["tokens"]["last"] == 5000

@@ -44,7 +44,7 @@ def test_a_prompt_way_fires_is_suppressed_refires_and_returns_after_compaction(
 ) -> None:
     """If an Exponential way (half-life 10000, floor 0.5) matches the prompt at tokens 20000,
     25000 and 30001, then it fires, is suppressed (salience 0.71), and refires (salience just
-    under 0.5); after a compaction the next match is a first fire again on a tick that grew."""
+    under 0.5); after a compaction the next match is a first fire again, the tick carried on."""
     kit.way(repo, "parser", "when:\n  prompt: '\\bparser\\b'\n" + kit.EXPONENTIAL, "Parser notes.")
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(kit.transcript_line("m1", 20000))
@@ -64,7 +64,7 @@ def test_a_prompt_way_fires_is_suppressed_refires_and_returns_after_compaction(
         ("parser", "fired", 20000, "first"),
         ("parser", "suppressed", 25000, "salience"),
         ("parser", "fired", 30001, "refire"),
-        ("parser", "fired", 39001, "first"),  # a new episode, on a tick that kept growing
+        ("parser", "fired", 30001, "first"),  # a new episode; the tick carried on, not back
     ]
     suppressed = next(e["data"] for e in read_events(repo) if e["type"] == "way.suppressed")
     assert suppressed == {
@@ -80,8 +80,8 @@ def test_a_prompt_way_fires_is_suppressed_refires_and_returns_after_compaction(
     assert refire["salience"] < 0.5
     state = SessionState(CLAUDE).read()
     assert state["ways"]["parser"] == {
-        "last_fire": 39001,
-        "episode_start": 39001,
+        "last_fire": 30001,
+        "episode_start": 30001,
         "history": [],
         "epoch": 1,
         "axis": "tokens",
@@ -100,7 +100,7 @@ def test_an_unsignalled_drop_in_the_transcript_also_starts_a_new_episode(
     assert kit.context(again) == "Guidance of parser."
     assert kit.decisions(repo) == [
         ("parser", "fired", 50000, "first"),
-        ("parser", "fired", 54000, "first"),
+        ("parser", "fired", 50000, "first"),
     ]
 
 
@@ -108,7 +108,7 @@ def test_the_tick_stays_monotonic_across_a_compaction_no_way_saw_coming(
     repo: Path, gfh: CliRunner, tmp_path: Path
 ) -> None:
     """If no way read the transcript before a compaction, then PreCompact reads the size before
-    the drop itself: the first fire after it sits at that size plus the new position."""
+    the drop itself: the tick carries on from that size, so the first fire after it sits there."""
     kit.way(repo, "parser", "when:\n  prompt: parser\n" + kit.EXPONENTIAL)
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(kit.transcript_line("m1", 20000) + kit.transcript_line("m2", 50000))
@@ -116,7 +116,7 @@ def test_the_tick_stays_monotonic_across_a_compaction_no_way_saw_coming(
     kit.hook(gfh, "claude", "PreCompact", compact)
     _grow(transcript, kit.boundary_line("b1"), kit.transcript_line("m3", 9000))
     kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, transcript))
-    assert kit.decisions(repo) == [("parser", "fired", 59000, "first")]
+    assert kit.decisions(repo) == [("parser", "fired", 50000, "first")]
 
 
 def test_a_huge_last_line_keeps_the_last_known_tick(

@@ -14,7 +14,8 @@ def test_the_hooks_chapter_runs_a_session_through_the_real_cli() -> None:
     text = "\n".join(lines)
     assert "created   .claude/settings.json (9 hook(s) added)" in text
     assert "export GFH_SESSION='claude:5d0c2a4e-demo'" in text
-    assert "the tokens tick reads 40000" in text
+    # After the compaction the context restarts at 9000; the tick carries on from 31000.
+    assert "context position now 9000; the tokens tick reads 31000" in text
     assert '"verdict":"REJECTED"' in text
     assert "turns=3" in text
     assert "fix the parser" not in text.split("What the log kept")[1]
@@ -32,7 +33,7 @@ def test_the_hooks_chapter_runs_a_session_through_the_real_cli() -> None:
     ]
     assert "fired      demo/red-tests (postcheck, tick 24500" in text
     assert "fired      demo/review-checklist (subagent, tick 24500" in text
-    assert "fired      demo/parser-notes (prompt, tick 40000, salience 0.00): first" in text
+    assert "fired      demo/parser-notes (prompt, tick 31000, salience 0.00): first" in text
     assert text.count("| # Parser notes") == 3
     assert "[ensure-main-worktree-first]" in text
     assert "internal error" not in text
