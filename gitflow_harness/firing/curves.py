@@ -102,7 +102,8 @@ class Exponential(_Curve):
         # this always agrees with the gate.
         import math  # here, not at the top: the hook's hot path never needs it
 
-        guess = math.floor(self.half_life * math.log2(1.0 / floor)) + 1
+        # -log2(floor), not log2(1/floor): 1/floor overflows for a subnormal floor.
+        guess = math.floor(self.half_life * -math.log2(floor)) + 1
         for _ in range(64):
             if guess > 0 and self.salience_at(guess - 1) < floor:
                 guess -= 1

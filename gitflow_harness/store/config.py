@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from gitflow_harness.errors import ConfigError
+from gitflow_harness.firing.curves import MAX_HALF_LIFE
 from gitflow_harness.store.schema import (
     Bool,
     Choice,
@@ -79,7 +80,12 @@ SECTIONS: Final[dict[str, Schema]] = {
         Field("floor", Float(min=0.0, max=1.0), 0.5, "re-fire a way when its salience drops below"),
         Field("budget_chars", Int(min=0), 9000, "most characters one hook call injects"),
         Field("postcheck_timeout_s", Float(min=0.0), 5.0, "seconds before a postcheck is killed"),
-        Field("default_half_life", Int(min=1), 30000, "half-life `gfh ways migrate` gives"),
+        Field(
+            "default_half_life",
+            Int(min=1, max=MAX_HALF_LIFE),
+            30000,
+            "half-life `gfh ways migrate` gives",
+        ),
     ),
     "ritual": _section(
         "ritual",

@@ -1,7 +1,7 @@
 """`gfh ways lint`: every problem of every way file, as `path:line: severity: message`.
 
-Errors are what stops a way from loading (the schema, the curve, regexes, `redisclose`, a way
-with no trigger). Warnings need the repository to see: globs that match no tracked file, a
+Errors are what stops a way from loading (the schema, the curve, regexes, `redisclose`) or from
+ever firing (no trigger). Warnings need the repository to see: globs that match no tracked file, a
 script (postcheck.sh, macro.sh) that is not what HEAD holds (the hook runs only committed
 content), a script whose `#!` line the hook ignores (it is not executable, so it runs with `sh`),
 a `macro:` with no macro.sh, a way with nothing to

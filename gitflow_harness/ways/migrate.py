@@ -100,13 +100,7 @@ def _migrate(doc: Document, default_half_life: int) -> tuple[str, str] | None:
                 "removed redisclose (the way already declares a curve)",
             )
         value = doc.meta["redisclose"]
-        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-            raise _CannotMigrate(
-                f"redisclose: expected a positive number, got {value!r}; "
-                "replace it with a curve by hand (see docs/ways.md)"
-            )
-        half_life = max(1, round(value * REDISCLOSE_TICKS))
-        line = _curve_line(half_life)
+        line = _curve_line(_half_life(value, "redisclose"))
         if span.one_line:
             # Keep whatever follows the value on its line (a comment, the newline).
             text = doc.text[: span.block_start] + line + doc.text[span.value_end :]
@@ -163,12 +157,7 @@ def _migrate_nested(doc: Document, keys: list[str], default_half_life: int) -> t
         rest = _migrate(after, default_half_life)  # as if it had never been nested
         return (rest[0], f"{change}; {rest[1]}") if rest else (after.text, change)
     value = after.meta.get("redisclose", next(iter(values), None))
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise _CannotMigrate(
-            f"redisclose inside {where}: expected a positive number, got {value!r}; replace it "
-            "with a curve by hand (see docs/ways.md)"
-        )
-    line = _curve_line(max(1, round(value * REDISCLOSE_TICKS)))
+    line = _curve_line(_half_life(value, f"redisclose inside {where}"))
     if not emptied:
         text = documents.insert_lines(after, [line], after="description")
         return text, f"{change}; redisclose: {value} -> {line}"
@@ -215,3 +204,20 @@ def _nested_values(meta: dict[str, Any]) -> list[Any]:
         if not str(key).startswith("x-"):
             walk(value)
     return out
+
+
+def _half_life(value: object, what: str) -> int:
+    """The half-life a `redisclose: N` stands for, or why it cannot be migrated."""
+    from gitflow_harness.firing.curves import MAX_HALF_LIFE
+
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise _CannotMigrate(
+            f"{what}: expected a positive number, got {value!r}; replace it with a curve by "
+            "hand (see docs/ways.md)"
+        )
+    if value * REDISCLOSE_TICKS > MAX_HALF_LIFE:
+        raise _CannotMigrate(
+            f"{what}: {value!r} would be a half-life over {MAX_HALF_LIFE}, more than a curve "
+            "takes; replace it with a curve by hand (see docs/ways.md)"
+        )
+    return max(1, round(value * REDISCLOSE_TICKS))

@@ -177,6 +177,20 @@ def test_action_potential_multiplier_needs_threshold_live_fires() -> None:
     assert 2.0 < curve.multiplier_at(0, (0, 61, 122), 122) <= 2.25
 
 
+def test_action_potential_multiplier_is_its_documented_formula() -> None:
+    """1 + (peak - 1) * min(1, sum of contributions / threshold): docs/ways.md's example."""
+    curve = ActionPotential(3, 2.25, 60, 395)
+    strength = sum(curve.contribution(1000 - t) for t in (0, 61, 122))
+    assert curve.multiplier_at(878, (0, 61, 122), 1000) == pytest.approx(
+        1 + 1.25 * min(1.0, strength / 3)
+    )
+    assert curve.multiplier_at(878, (0, 61, 122), 1000) == pytest.approx(1.2415, abs=1e-4)
+
+
+def test_refire_delta_of_a_subnormal_floor_is_a_number() -> None:
+    assert Exponential(1000).refire_delta(1e-320) == pytest.approx(1000 * 1063, rel=0.01)
+
+
 def test_curves_are_immutable_and_hashable() -> None:
     curve = Exponential(10)
     with pytest.raises(AttributeError, match="immutable"):

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -80,6 +81,24 @@ def test_a_changed_file_is_parsed_again_and_only_it(
     index = load_index(ways_root, cache_file=cache)
     assert parses == ["b"]
     assert index.get("b").curve.half_life == 45000  # type: ignore[union-attr]
+
+
+def test_a_rewrite_of_another_size_with_the_same_mtime_is_parsed_again(
+    ways_root: Path, tmp_path: Path, parses: list[str]
+) -> None:
+    """The cache key is the file's size as well as its mtime: a settled file rewritten with
+    other contents and its old mtime restored is not taken from the cache."""
+    a = write_way(ways_root, "a", WAY)
+    settle(a)
+    cache = tmp_path / "cache.json"
+    load_index(ways_root, cache_file=cache)
+    stat = a.stat()
+    write_way(ways_root, "a", WAY.replace("30000", "450000"))
+    os.utime(a, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    parses.clear()
+    index = load_index(ways_root, cache_file=cache)
+    assert parses == ["a"]
+    assert index.get("a").curve.half_life == 450000  # type: ignore[union-attr]
 
 
 def test_a_racy_entry_is_parsed_again_until_it_settles(

@@ -123,7 +123,7 @@ def test_migrate_twice_is_migrate_once_and_keeps_crlf_and_bom(ways_root: Path) -
     assert {p: p.read_bytes() for p in (a, b, c)} == once
 
 
-@pytest.mark.parametrize("value", ["0", "-3", "soon", "true"])
+@pytest.mark.parametrize("value", ["0", "-3", "soon", "true", "600000000"])
 def test_an_unusable_redisclose_is_a_problem_and_the_file_is_left_alone(
     ways_root: Path, value: str
 ) -> None:
