@@ -89,6 +89,8 @@ def emit(
             if offer.way is not None:
                 ctx.record("way.fired", {"way": offer.way, **(offer.fired or {})})
         for offer in cut:
+            if offer.cut is not None:
+                offer.cut(state)
             if offer.way is not None:
                 ctx.record(
                     "way.suppressed", {"way": offer.way, **(offer.fired or {}), "reason": "budget"}

@@ -54,4 +54,6 @@ def source(ctx: HookContext) -> list[Offer]:
         record(())
         return []
     text = "\n".join(f"hint: {h.text}  [{h.id}]" for h in shown)
-    return [Offer(text, commit=lambda state: record(shown))]
+    # The verb ran either way: recorded with the hints delivered, or none when the budget cut
+    # its line.
+    return [Offer(text, commit=lambda state: record(shown), cut=lambda state: record(()))]

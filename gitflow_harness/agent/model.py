@@ -271,12 +271,12 @@ class Offer:
     way, `fired` is the `way.fired` data (without `way`) recorded once the text was written in
     full; `first` gives it priority under the budget. Under the session lock, just before
     delivery, `check(state)` may withdraw it against the freshest state (a parallel hook call
-    may have fired it a moment ago); `commit(state)` runs only after its text was delivered.
-    A way's offer that `check` withdraws is recorded as `way.suppressed` with `reason` (set by
+    may have fired it a moment ago); `commit(state)` runs only after its text was delivered,
+    and `cut(state)` when the budget left it out. A way's offer that `check` withdraws is recorded as `way.suppressed` with `reason` (set by
     `check`: the gate's reason at that moment), its `fired` data updated to what was decided.
     """
 
-    __slots__ = ("check", "commit", "fired", "first", "reason", "source", "text", "way")
+    __slots__ = ("check", "commit", "cut", "fired", "first", "reason", "source", "text", "way")
 
     def __init__(
         self,
@@ -287,6 +287,7 @@ class Offer:
         first: bool = True,
         check: Callable[[dict[str, Any]], bool] | None = None,
         commit: Callable[[dict[str, Any]], None] | None = None,
+        cut: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.text = text
         self.way = way
@@ -294,6 +295,7 @@ class Offer:
         self.first = first
         self.check = check
         self.commit = commit
+        self.cut = cut
         self.source = ""  # the source that offered it (set by the runtime)
         self.reason: str | None = None  # why `check` withdrew it: `salience` or `refractory`
 

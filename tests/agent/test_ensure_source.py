@@ -64,14 +64,16 @@ def test_cursor_and_codex_get_the_hint_with_their_session_env(repo: Path, gfh: C
 def test_a_hint_the_host_never_received_is_not_recorded_as_delivered(
     repo: Path, gfh: CliRunner
 ) -> None:
-    """If the budget leaves no room for the hint, then it is not shown and no `verb` event
-    claims it was."""
+    """If the budget leaves no room for the hint, then it is not shown and its `verb` event,
+    recorded all the same (ensure ran), claims no hint."""
     write(repo, ".gitflow-harness.toml", "[ways]\nbudget_chars = 10\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "a small budget")
     result = kit.hook(gfh, "claude", "SessionStart", kit.payload("claude", "SessionStart", repo))
     assert result.out == ""
-    assert _verbs(repo) == []
+    [verb] = _verbs(repo)
+    assert verb["data"]["verb"] == "ensure"
+    assert verb["data"]["hint_ids"] == []
 
 
 def test_when_ensure_fails_the_session_still_gets_its_env_and_its_ways(
