@@ -272,8 +272,9 @@ class Offer:
     full; `first` gives it priority under the budget. Under the session lock, just before
     delivery, `check(state)` may withdraw it against the freshest state (a parallel hook call
     may have fired it a moment ago); `commit(state)` runs only after its text was delivered,
-    and `cut(state)` when the budget left it out. A way's offer that `check` withdraws is recorded as `way.suppressed` with `reason` (set by
-    `check`: the gate's reason at that moment), its `fired` data updated to what was decided.
+    and `cut(state)` when the budget left it out. A way's offer that `check` withdraws is
+    recorded as `way.suppressed` with `reason` (set by `check`: the gate's reason at that
+    moment), its `fired` data updated to what was decided.
     """
 
     __slots__ = ("check", "commit", "cut", "fired", "first", "reason", "source", "text", "way")
