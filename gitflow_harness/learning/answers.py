@@ -2,8 +2,10 @@
 
 An answer closes the request (`rule_in`, `answered_in` = the abbreviated sha of the last commit
 that touched the rule file) and retires the pill, moving it under `retired/`. A decline leaves
-the pill as it is: active, or retired for a reopening. Both are line surgery: every other byte of
-both files stays as it was.
+the pill as it is: active, or retired for a reopening. Both bring the request's `occurrences` up
+to the pill's count at that moment: a relapse, or growth after a decline, is measured from the
+decision, so recurrences while the request was in review are not taken for a comeback. Both are
+line surgery: every other byte of both files stays as it was.
 """
 
 from __future__ import annotations
@@ -83,7 +85,12 @@ def _answer(repo: git.Repo, config: Config, given: str, rule: str, *, cwd: Path)
         move = Move(pill, pill.rel, destination, with_git=False)
     _set_fields(
         request.path,
-        {"status": "closed", "rule_in": rule_in, "answered_in": answered_in},
+        {
+            "status": "closed",
+            "rule_in": rule_in,
+            "answered_in": answered_in,
+            **_count_now(request, pill),
+        },
     )
     retired = retire_in_place(pill)
     moved = apply_moves(repo, top, [move])[0] if move is not None else None
@@ -103,8 +110,14 @@ def decline(repo: git.Repo, config: Config, given: str, why: str) -> Declined:
         pill = next(
             (p for p in load_catalog(top, config.paths.pills).pills if p.key == request.pill), None
         )
-        _set_fields(request.path, {"status": "declined", "declined": reason})
+        fields = {"status": "declined", "declined": reason}
+        _set_fields(request.path, {**fields, **(_count_now(request, pill) if pill else {})})
     return Declined(request, reason, pill.status if pill else None)
+
+
+def _count_now(request: Request, pill: Pill) -> dict[str, Any]:
+    """The request's `occurrences` brought up to the pill's count, when it grew in review."""
+    return {"occurrences": pill.occurrences} if pill.occurrences > request.occurrences else {}
 
 
 def _require_open(request: Request) -> None:

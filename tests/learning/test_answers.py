@@ -144,3 +144,62 @@ def test_answering_a_reopening_keeps_the_pill_retired_in_place(repo: Path, filed
         f"{REQUEST}.md",
         RULE,
     )
+
+
+def _bump(repo: Path, times: int = 1) -> None:
+    from gitflow_harness.learning import edits
+
+    for _ in range(times):
+        [pill] = load_catalog(repo, "pills").pills
+        edits.bump(git.discover(repo), pill, on=TODAY, today=TODAY)
+
+
+def _owed(repo: Path) -> list[str]:
+    filed = graduation.file_owed(git.discover(repo), default_config(), today=TODAY)
+    return [f"{f.owed.kind}:{f.rel}" for f in filed]
+
+
+def test_recurrences_while_in_review_are_not_a_relapse_once_answered(
+    repo: Path, filed: Path
+) -> None:
+    """If the lesson recurs while its request is in review, answering records the count the rule
+    was written against: nothing is owed right after, and a later recurrence is a relapse."""
+    _bump(repo)  # 4, while the request is open
+    commit(repo, "rule", {RULE: "a rule\n"})
+    answer(repo)
+    [request] = load_ledger(repo, "requests").requests
+    assert request.occurrences == 4
+    assert _owed(repo) == []
+    _bump(repo)  # 5: the rule did not hold
+    assert _owed(repo) == [f"reopening:requests/{REQUEST}-again.md"]
+
+
+def test_growth_after_a_decline_counts_from_the_decision(repo: Path, filed: Path) -> None:
+    """If the lesson recurred in review and the request is declined, then it is owed again only
+    once it grew by graduation_at since the decline, not since the filing."""
+    _bump(repo)  # 4
+    answers.decline(git.discover(repo), default_config(), REQUEST, "not yet")
+    [request] = load_ledger(repo, "requests").requests
+    assert request.occurrences == 4
+    _bump(repo, 2)  # 6: grew by 2 since the decline (by 3 since the filing)
+    assert _owed(repo) == []
+    _bump(repo)  # 7
+    assert _owed(repo) == [f"request:requests/{REQUEST}-again.md"]
+
+
+def test_a_declined_reopening_is_reopened_again_once_the_lesson_keeps_coming_back(
+    repo: Path, filed: Path
+) -> None:
+    """answer → relapse → reopening → declined → growth by graduation_at → a new reopening that
+    names the closed request and keeps its rule."""
+    commit(repo, "rule", {RULE: "a rule\n"})
+    answer(repo)
+    _bump(repo)  # 4: a relapse
+    assert _owed(repo) == [f"reopening:requests/{REQUEST}-again.md"]
+    answers.decline(git.discover(repo), default_config(), f"{REQUEST}-again", "holds mostly")
+    _bump(repo, 2)  # 6
+    assert _owed(repo) == []
+    _bump(repo)  # 7: grew by graduation_at since the declined reopening
+    assert _owed(repo) == [f"reopening:requests/{REQUEST}-again-2.md"]
+    latest = next(r for r in load_ledger(repo, "requests").requests if r.id.endswith("-again-2"))
+    assert (latest.status, latest.reopens, latest.rule_in) == ("open", f"{REQUEST}.md", RULE)
