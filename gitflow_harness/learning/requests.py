@@ -273,6 +273,8 @@ def check_rules(ledger: Ledger, repo: git.Repo, *, today: dt.date) -> list[Probl
                     add(key, f"a declined request has no {key}")
         if req.reopens is not None and req.reopens not in names:
             add("reopens", f"reopens {req.reopens!r}, which is not in {ledger.root_rel}/")
+        if req.reopens is not None and req.rule_in is None:
+            add("reopens", "a reopening names, in rule_in, the rule that did not hold; add it")
     by_pill: dict[str, list[Request]] = {}
     for req in ledger.requests:
         if req.status == "open":

@@ -66,7 +66,10 @@ CLOSED: dict[str, Any] = {"status": "closed", "rule_in": RULE, "answered_in": "a
         ({"core": "0.1.0"}, "core: expected a mapping"),
         ({"core": {"ways": "abc"}}, "expected core.gfh"),
         ({"date": "2026-12-31"}, "date 2026-12-31 is in the future"),
-        ({"reopens": "2026-01-01-gone.md"}, "reopens '2026-01-01-gone.md', which is not in"),
+        (
+            {"reopens": "2026-01-01-gone.md", "rule_in": RULE},
+            "reopens '2026-01-01-gone.md', which is not in",
+        ),
         (
             {"pill": "reviewer/x"},
             "names pill 'reviewer/x' but its file is not named for it: expected "
@@ -98,6 +101,20 @@ def test_an_open_reopening_may_name_the_rule_that_did_not_hold(repo: Path) -> No
         occurrences=4,
     )
     assert problems(repo) == []
+
+
+def test_a_reopening_without_the_rule_that_did_not_hold_is_a_problem(repo: Path) -> None:
+    commit(repo, "rule", {RULE: "rule\n"})
+    put_request(repo, "2026-11-10-implementer__parser.md", **CLOSED)
+    put_request(
+        repo,
+        "2026-11-20-implementer__parser.md",
+        reopens="2026-11-10-implementer__parser.md",
+        occurrences=4,
+    )
+    [found] = problems(repo)
+    assert found.startswith("requests/2026-11-20-implementer__parser.md:")
+    assert "a reopening names, in rule_in, the rule that did not hold" in found
 
 
 def test_a_declined_reopening_keeps_the_rule_it_named(repo: Path) -> None:
