@@ -232,6 +232,13 @@ def check_rules(ledger: Ledger, repo: git.Repo, *, today: dt.date) -> list[Probl
                 f"names pill {req.pill!r} but its file is not named for it: expected "
                 f"{request_id(match['date'], req.pill, 0)}.md (or with -again, -again-N)",
             )
+        if match is not None and match["date"] != req.date.isoformat():
+            # The filing order (and so `-again` and one-open-per-pill) reads the date field.
+            add(
+                "date",
+                f"date {req.date} is not the date its file name begins with ({match['date']}); "
+                "make them agree",
+            )
         if req.date > today:
             add("date", f"date {req.date} is in the future (today is {today})")
         rule = rule_paths.get(req.rule_in) if req.rule_in is not None else None

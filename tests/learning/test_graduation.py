@@ -34,7 +34,8 @@ def put_request(repo: Path, name: str, **fields: Any) -> Path:
     meta = {
         "kind": "harness-request",
         "status": "open",
-        "date": "2026-11-20",
+        # The filing date its name begins with, as gfh files it.
+        "date": name[:10] if name[:4].isdigit() else "2026-11-20",
         "core": {"gfh": "0.1.0", "ways": None},
         "target": "hooks/ways/implementer/",
         "pill": "implementer/parser",

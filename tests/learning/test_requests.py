@@ -65,7 +65,7 @@ CLOSED: dict[str, Any] = {"status": "closed", "rule_in": RULE, "answered_in": "a
         ({"occurrences": 0}, "occurrences: expected an integer >= 1, got 0"),
         ({"core": "0.1.0"}, "core: expected a mapping"),
         ({"core": {"ways": "abc"}}, "expected core.gfh"),
-        ({"date": "2026-12-31"}, "date 2026-12-31 is in the future"),
+        ({"date": "2026-11-03"}, "date 2026-11-03 is not the date its file name begins with"),
         (
             {"reopens": "2026-01-01-gone.md", "rule_in": RULE},
             "reopens '2026-01-01-gone.md', which is not in",
@@ -280,12 +280,12 @@ def test_rule_files_outside_the_repository_are_each_reported_on_their_line(repo:
     put_request(
         repo, "2026-11-20-implementer__c.md", pill="implementer/c", **{**CLOSED, "rule_in": "../y"}
     )
-    put_request(repo, "2026-11-20-implementer__d.md", pill="implementer/d", date="2026-12-25")
+    put_request(repo, "2026-12-25-implementer__d.md", pill="implementer/d")
     assert problems(repo) == [
         "requests/2026-11-20-implementer__b.md:11: error: rule_in '/x': give a path relative to "
         "the repository's top",
         "requests/2026-11-20-implementer__c.md:11: error: rule_in '../y': must stay inside the "
         "repository",
-        "requests/2026-11-20-implementer__d.md:4: error: date 2026-12-25 is in the future "
+        "requests/2026-12-25-implementer__d.md:4: error: date 2026-12-25 is in the future "
         "(today is 2026-11-30)",
     ]
