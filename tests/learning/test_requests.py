@@ -145,6 +145,15 @@ def test_one_open_request_per_pill(repo: Path) -> None:
     ]
 
 
+def test_the_later_filing_of_one_day_is_the_extra_open_request(repo: Path) -> None:
+    """By filing order, not file name: `…-again.md` sorts before `….md` but was filed after."""
+    put_request(repo, "2026-11-20-implementer__parser.md")
+    put_request(repo, "2026-11-20-implementer__parser-again.md")
+    [found] = problems(repo)
+    assert found.startswith("requests/2026-11-20-implementer__parser-again.md:3: error: ")
+    assert "already has an open request (2026-11-20-implementer__parser)" in found
+
+
 def test_a_badly_named_file_is_a_problem(repo: Path) -> None:
     put_request(repo, "parser-request.md")
     assert problems(repo) == [
