@@ -60,6 +60,23 @@ def commit(root: Path, message: str, files: Mapping[str, str]) -> str:
     return git(root, "rev-parse", "HEAD").strip()
 
 
+def diverge(
+    repo: Path,
+    branch: str,
+    ours: Mapping[str, str],
+    theirs: Mapping[str, str],
+    *,
+    trunk: str = "main",
+) -> None:
+    """Branch `branch` off `trunk` and commit `ours` on it, then commit `theirs` on `trunk`:
+    each has a commit the other lacks. `branch` is left checked out."""
+    git(repo, "switch", "-q", "-c", branch)
+    commit(repo, f"{branch} work", ours)
+    git(repo, "switch", "-q", trunk)
+    commit(repo, f"{trunk} work", theirs)
+    git(repo, "switch", "-q", branch)
+
+
 @dataclass
 class Result:
     code: int

@@ -8,18 +8,14 @@ import pytest
 
 from gitflow_harness import git
 from gitflow_harness.workflow.gate_index import write_gate
-from tests.helpers import CliRunner, commit, read_events, run_gfh, write
+from tests.helpers import CliRunner, diverge, read_events, run_gfh, write
 from tests.helpers import git as run_git
 
 
 @pytest.fixture
 def merged(repo: Path) -> Path:
     """`feature` has just merged a newer `main`."""
-    run_git(repo, "switch", "-q", "-c", "feature")
-    commit(repo, "feature work", {"feature.txt": "f\n"})
-    run_git(repo, "switch", "-q", "main")
-    commit(repo, "trunk work", {"trunk.txt": "t\n"})
-    run_git(repo, "switch", "-q", "feature")
+    diverge(repo, "feature", {"feature.txt": "f\n"}, {"trunk.txt": "t\n"})
     run_git(repo, "merge", "-q", "--no-edit", "main")
     return repo
 

@@ -6,15 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import CliRunner, commit, git, make_repo
+from tests.helpers import CliRunner, commit, diverge, git, make_repo
 
 
 def _diverge(repo: Path) -> None:
-    git(repo, "switch", "-q", "-c", "topic")
-    commit(repo, "topic", {"README.md": "topic\n"})
-    git(repo, "switch", "-q", "main")
-    commit(repo, "main", {"README.md": "main\n"})
-    git(repo, "switch", "-q", "topic")
+    diverge(repo, "topic", {"README.md": "topic\n"}, {"README.md": "main\n"})
 
 
 def _one_line(result: object, code: int, fragment: str) -> None:

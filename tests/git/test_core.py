@@ -8,7 +8,7 @@ import pytest
 
 from gitflow_harness import git
 from gitflow_harness.errors import RepoStateError, UsageError
-from tests.helpers import CliRunner, commit
+from tests.helpers import CliRunner, commit, diverge
 from tests.helpers import git as run_git
 
 
@@ -100,11 +100,7 @@ def test_detached_head(repo: Path) -> None:
 
 
 def _conflict(repo: Path) -> None:
-    run_git(repo, "switch", "-q", "-c", "topic")
-    commit(repo, "topic change", {"README.md": "topic\n"})
-    run_git(repo, "switch", "-q", "main")
-    commit(repo, "main change", {"README.md": "main\n"})
-    run_git(repo, "switch", "-q", "topic")
+    diverge(repo, "topic", {"README.md": "topic\n"}, {"README.md": "main\n"})
 
 
 def test_mid_rebase(repo: Path) -> None:

@@ -5,16 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from gitflow_harness import git
-from tests.helpers import commit
+from tests.helpers import diverge
 from tests.helpers import git as run_git
 
 
 def test_reflog_records_merges_and_rebases(repo: Path) -> None:
-    run_git(repo, "switch", "-q", "-c", "topic")
-    commit(repo, "t", {"t.txt": "t\n"})
-    run_git(repo, "switch", "-q", "main")
-    commit(repo, "m", {"m.txt": "m\n"})
-    run_git(repo, "switch", "-q", "topic")
+    diverge(repo, "topic", {"t.txt": "t\n"}, {"m.txt": "m\n"})
     run_git(repo, "rebase", "-q", "main")
     r = git.discover(repo)
     entries = git.reflog(r, "refs/heads/topic")
@@ -26,11 +22,7 @@ def test_reflog_records_merges_and_rebases(repo: Path) -> None:
 
 def test_a_whole_reflog_read_from_its_file_matches_git(repo: Path) -> None:
     """If the report reads a branch's reflog file in Python, it sees what `git reflog` shows."""
-    run_git(repo, "switch", "-q", "-c", "topic")
-    commit(repo, "t", {"t.txt": "t\n"})
-    run_git(repo, "switch", "-q", "main")
-    commit(repo, "m", {"m.txt": "m\n"})
-    run_git(repo, "switch", "-q", "topic")
+    diverge(repo, "topic", {"t.txt": "t\n"}, {"m.txt": "m\n"})
     run_git(repo, "merge", "-q", "--no-edit", "main")
     run_git(repo, "rebase", "-q", "main")
     r = git.discover(repo)

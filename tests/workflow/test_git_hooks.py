@@ -17,7 +17,7 @@ from gitflow_harness.workflow.git_hooks import (
 )
 from gitflow_harness.workflow.record import UPDATE_ENV
 from gitflow_harness.workspace import open_workspace
-from tests.helpers import commit, read_events, write
+from tests.helpers import commit, diverge, read_events, write
 from tests.helpers import git as run_git
 
 SESSION = "claude:9c1d-session"
@@ -26,11 +26,7 @@ SESSION = "claude:9c1d-session"
 @pytest.fixture
 def behind(repo: Path) -> Path:
     """`feature` with one commit of its own, checked out; `main` one commit ahead of it."""
-    run_git(repo, "switch", "-q", "-c", "feature")
-    commit(repo, "feature work", {"feature.txt": "f\n"})
-    run_git(repo, "switch", "-q", "main")
-    commit(repo, "trunk work", {"trunk.txt": "t\n"})
-    run_git(repo, "switch", "-q", "feature")
+    diverge(repo, "feature", {"feature.txt": "f\n"}, {"trunk.txt": "t\n"})
     return repo
 
 

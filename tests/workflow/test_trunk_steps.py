@@ -8,7 +8,7 @@ import pytest
 
 from gitflow_harness import git
 from gitflow_harness.workflow.trunk_steps import Step, trunk_came_in
-from tests.helpers import commit, write
+from tests.helpers import commit, diverge, write
 from tests.helpers import git as run_git
 
 
@@ -30,11 +30,7 @@ def sha(repo: Path, rev: str) -> str:
 @pytest.fixture
 def behind(repo: Path) -> Path:
     """`feature` (checked out) with a commit to feature.txt; `main` one commit ahead."""
-    run_git(repo, "switch", "-q", "-c", "feature")
-    commit(repo, "feature work", {"feature.txt": "f\n"})
-    run_git(repo, "switch", "-q", "main")
-    commit(repo, "trunk work", {"trunk.txt": "t\n"})
-    run_git(repo, "switch", "-q", "feature")
+    diverge(repo, "feature", {"feature.txt": "f\n"}, {"trunk.txt": "t\n"})
     return repo
 
 
