@@ -175,3 +175,39 @@ def test_merging_a_branch_whose_name_ends_like_the_trunk_is_not_an_update(
     assert family(report(gfh), "branch-update") == {
         "fired": 4, "followed": 0, "not_followed": 3, "censored": 1,
     }  # fmt: skip
+
+
+def test_an_update_that_finds_the_trunk_already_merged_by_hand_is_not_the_merge(
+    repo: Path, feature: Path, gfh: CliRunner, session: str
+) -> None:
+    """If a person merges the trunk by hand (no hook, no session) after the hint and the agent
+    then runs `gfh update`, which finds nothing to do ("already"), the integration was the
+    unrecorded merge: the episode is censored by git history, not read as followed."""
+    commit(feature, "work", {"work.txt": "w\n"})
+    trunk_moves(repo, 1)
+    fire(gfh)
+    git(feature, "merge", "-q", "--no-edit", "main", env={"GFH_SESSION": ""})
+    result = gfh("update", "--json")
+    assert (result.json()["outcome"], result.json()["data"]["result"]) == ("ok", "already")
+    notes = detector(report(gfh), "hint-follow-through")["notes"]
+    assert "branch-update: 0 resolved of 1 fired (3 needed to report)" in notes
+    assert any(n.startswith("git history: 1 episode(s) censored") for n in notes)
+
+
+def test_an_update_that_merges_is_recorded_by_its_own_git_update(
+    repo: Path, feature: Path, gfh: CliRunner, session: str
+) -> None:
+    """`gfh update` records the merge it makes as a `git.update` (before its `verb` event): that
+    record alone keeps the merge from reading as unrecorded, so the episode is followed."""
+    from tests.helpers import read_events
+
+    commit(feature, "work", {"work.txt": "w\n"})
+    for n in range(3):
+        trunk_moves(repo, n)
+        fire(gfh)
+        assert gfh("update").code == 0
+    kinds = [e["type"] for e in read_events(repo)[-2:]]
+    assert kinds == ["git.update", "verb"]
+    assert family(report(gfh), "branch-update") == {
+        "fired": 3, "followed": 3, "not_followed": 0, "censored": 0,
+    }  # fmt: skip

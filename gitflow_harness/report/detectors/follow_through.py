@@ -138,8 +138,10 @@ class HintFollowThrough:
             refired = (fired[0][0].family,)
         else:
             refired = tuple(sorted({rule.family for rule, _ in fired}))
-        if verb == "update" and outcome == "ok":
-            self._note_update(event)
+        # An `update` is not noted as a recorded update here: one that integrated something
+        # wrote a `git.update` (noted as it was read) before this event, and one that found
+        # the trunk already in ("already") integrated nothing, so its commit may be a merge
+        # that no event recorded.
         key = (verb, outcome == "refused", dirty, refired)
         plan = self._plans.get(key)
         opened = self._open
