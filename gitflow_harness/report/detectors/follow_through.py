@@ -10,12 +10,15 @@ candidate's correlation with the firing decides what it means:
 A refused run follows nothing (it did nothing), though it still ends a chance. A firing with no
 session, or no branch where the rule needs one, is censored at once; so is an episode still
 open when history ends, and history ends for a session that shows no event for the horizon.
-Merges and rebases of the trunk found in a branch's reflog that no event recorded censor the
-episodes they fall in.
+Merges and rebases of the trunk found in a branch's git history that no event recorded (its
+reflog; where that no longer reaches back, the ancestry of the commits the events recorded)
+censor the episodes they fall in, and so does a history that can no longer be read. History
+ends for a branch that `gfh accept` deleted: its open episodes are censored then.
 
 What the detector keeps is bounded by the sessions with open episodes seen within the
-horizon, and at most one open record per (family, branch, session, surface): memory follows
-the activity of one day, not the length of the log.
+horizon, and at most one open record per (family, branch, session, surface), beside a
+bounded batch of questions waiting for git: memory follows the activity of one day, not the
+length of the log.
 """
 
 from __future__ import annotations
@@ -25,7 +28,13 @@ from typing import Any, Final
 
 from gitflow_harness.hints import FAMILIES, HINTS, FollowThrough
 from gitflow_harness.report.detectors.episodes import HORIZON, Open, Tally, verdict
-from gitflow_harness.report.git_evidence import GitEvidence
+from gitflow_harness.report.git_evidence import (
+    NOTHING,
+    UNREADABLE,
+    UNRECORDED,
+    GitEvidence,
+    Verdict,
+)
 from gitflow_harness.report.model import DetectorResult, ReportContext
 from gitflow_harness.store.events import Event, format_at, parse_at
 
@@ -39,6 +48,8 @@ OpenEpisodes = dict[str | None, dict[str, dict[str, Open]]]
 PlanKey = tuple[str, bool, bool, tuple[str, ...]]
 Plan = tuple[tuple[FollowThrough, bool], ...]
 GIT_UPDATE: Final[PlanKey] = ("", False, False, ("git.update",))
+# What an episode waiting for git's answer settles as: (family, episodes, followed)
+Ticket = tuple[str, int, bool]
 
 
 class HintFollowThrough:
@@ -48,7 +59,8 @@ class HintFollowThrough:
     # It sees every event of the log: slots keep each attribute read on that path cheap.
     __slots__ = (
         "_at_risk", "_ends", "_families", "_follows", "_git", "_git_open", "_members",
-        "_next_sweep", "_open", "_plans", "_present", "_recorded", "_tally", "_verbs",
+        "_next_sweep", "_open", "_plans", "_present", "_recorded", "_same_branch", "_tally",
+        "_verbs",
     )  # fmt: skip
 
     def __init__(
@@ -89,7 +101,9 @@ class HintFollowThrough:
         self._git_open = [
             self._open[r.family] for r in families.values() if "git.update" in r.follow
         ]
-        self._git = GitEvidence(ctx.workspace.repo)
+        self._git: GitEvidence[Ticket] = GitEvidence(ctx.workspace.repo)
+        self._verbs.add("accept")  # it ends the episodes of the branch it deletes
+        self._same_branch = [r.family for r in families.values() if r.same_branch]
 
     # -- streaming -------------------------------------------------------------------------
 
@@ -127,6 +141,8 @@ class HintFollowThrough:
             return  # most `status` runs: no family hears of them
         outcome = data.get("outcome")
         branch = event.branch
+        if verb == "accept" and outcome == "ok" and branch is not None:
+            self._branch_deleted(branch)
         dirty = clean is False and branch is not None and branch == data.get("trunk")
         fired: list[tuple[FollowThrough, str]] = []
         if ids and type(ids) is list:
@@ -221,7 +237,8 @@ class HintFollowThrough:
             episode.count += 1
             return
         data = event.data
-        sessions[session] = Open(event.at, _str(data.get("head")), _str(data.get("trunk")))
+        head, trunk, behind = _str(data.get("head")), _str(data.get("trunk")), data.get("behind")
+        sessions[session] = Open(event.at, head, trunk, _int(behind))
         self._present[session] = event.at
 
     def _candidate(
@@ -261,18 +278,40 @@ class HintFollowThrough:
         followed: bool,
     ) -> None:
         n = episode.count
+        found: Verdict | None = NOTHING
         if "git.update" in rule.follow and branch is not None:
-            recorded = self._recorded.get(branch, ())
-            end = (event.at, _str(event.data.get("head")))
-            start = (episode.fired_at, episode.head)
-            if self._git.unrecorded_between(branch, episode.trunk, start, end, recorded):
+            data = event.data
+            # How far behind the candidate found the branch counts only against the same trunk.
+            same = episode.trunk is not None and data.get("trunk") == episode.trunk
+            found = self._git.judge(
+                (rule.family, n, followed),
+                branch,
+                episode.trunk,
+                (episode.fired_at, episode.head, episode.behind),
+                (event.at, _str(data.get("head")), _int(data.get("behind")) if same else None),
+                self._recorded.get(branch, ()),
+            )
+        if found is None:  # it waits for the commits' ancestry, asked of git in batches
+            if self._git.due:
+                self._answered(self._git.answers())
+            return
+        _count(tally, n, followed, found)
+
+    def _answered(self, answers: list[tuple[Ticket, Verdict]]) -> None:
+        for (family, n, followed), found in answers:
+            _count(self._tally[family], n, followed, found)
+
+    def _branch_deleted(self, branch: str) -> None:
+        """`gfh accept` deleted `branch`: the history of its open episodes ended with it (a
+        branch of the same name made later is another branch), so they are censored."""
+        for family in self._same_branch:
+            by_surface = self._open[family].get(branch)
+            if by_surface:
+                n = sum(e.count for sessions in by_surface.values() for e in sessions.values())
+                tally = self._tally[family]
                 tally.censored += n
-                tally.by_git += n
-                return
-        if followed:
-            tally.followed += n
-        else:
-            tally.not_followed += n
+                tally.by_accept += n
+                self._close_scope(family, branch)
 
     # -- the horizon -----------------------------------------------------------------------
 
@@ -330,6 +369,7 @@ class HintFollowThrough:
     # -- the verdict -----------------------------------------------------------------------
 
     def finish(self, ctx: ReportContext) -> DetectorResult:
+        self._answered(self._git.answers())
         for name, opened in self._open.items():
             still = sum(e.count for s in opened.values() for ss in s.values() for e in ss.values())
             self._tally[name].censored += still
@@ -338,8 +378,26 @@ class HintFollowThrough:
         return verdict(self.id, self._families, self._tally)
 
 
+def _count(tally: Tally, n: int, followed: bool, found: Verdict) -> None:
+    """Count `n` settled episodes: as git history says, else followed or not followed."""
+    if found == UNRECORDED:
+        tally.censored += n
+        tally.by_git += n
+    elif found == UNREADABLE:
+        tally.censored += n
+        tally.by_unreadable += n
+    elif followed:
+        tally.followed += n
+    else:
+        tally.not_followed += n
+
+
 def _str(value: Any) -> str | None:
     return value if type(value) is str else None
+
+
+def _int(value: Any) -> int | None:
+    return value if type(value) is int else None
 
 
 def _quiet_for_the_horizon(last: str, at: str) -> bool:

@@ -58,7 +58,8 @@ def test_update_in_the_same_session_on_another_surface_is_followed(
 ) -> None:
     for _ in range(3):
         seed.verb("status", BEHIND, who=A, surface="cli")
-        seed.event("git.update", {"via": "merge", "trunk": "main", "onto": "c" * 40}, surface="git")
+        update = {"via": "merge", "trunk": "main", "onto": "c" * 40, "head": "d" * 40}
+        seed.event("git.update", update, surface="git")
     doc = report(gfh)
     assert family(doc, "branch-update") == {
         "fired": 3, "followed": 3, "not_followed": 0, "censored": 0,
