@@ -24,6 +24,7 @@ length of the log.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 from gitflow_harness.hints import FAMILIES, HINTS, FollowThrough
@@ -39,6 +40,9 @@ from gitflow_harness.report.model import DetectorResult, ReportContext
 from gitflow_harness.store.events import Event, format_at, parse_at
 
 SWEEP_EVERY: Final = HORIZON / 4  # how often (in log time) idle sessions are looked for
+# A line stamped more than this after the log's time is ahead of it: alone, it does not move
+# the log's time (another writer's clock may be days ahead).
+AHEAD: Final = HORIZON / 4
 
 
 # scope -> firing surface -> firing session -> its open episodes, per family
@@ -58,9 +62,9 @@ class HintFollowThrough:
     id = "hint-follow-through"
     # It sees every event of the log: slots keep each attribute read on that path cheap.
     __slots__ = (
-        "_at_risk", "_ends", "_families", "_follows", "_git", "_git_open", "_members",
-        "_next_sweep", "_open", "_plans", "_present", "_recorded", "_same_branch", "_tally",
-        "_verbs",
+        "_ahead", "_ahead_of", "_at_risk", "_ends", "_families", "_follows", "_git",
+        "_git_open", "_leap", "_look", "_members", "_next_sweep", "_now", "_open", "_plans",
+        "_present", "_recorded", "_same_branch", "_tally", "_verbs",
     )  # fmt: skip
 
     def __init__(
@@ -77,8 +81,15 @@ class HintFollowThrough:
         # session -> when it was last seen, for sessions that opened episodes since the last
         # sweep or still have some open: what the horizon is measured from
         self._present: dict[str, str] = {}
-        self._next_sweep = ""  # log time of the next look for idle sessions ("": at once)
+        self._now = ""  # the log's time: the latest time of a line not ahead of it
+        self._look = ""  # log time of the next look for idle sessions ("": at once)
+        self._next_sweep = ""  # `_look`, or "" while a leap of the log's time waits
         self._at_risk = ""  # sessions last seen before this may pass the horizon before then
+        self._ahead = ""  # lines stamped after this are ahead of the log's time ...
+        self._ahead_of = ""  # ... when the log's time is this
+        # A line ahead of the log's time, waiting for another to confirm it: its session, its
+        # time, and when the same session alone confirms it (a horizon later)
+        self._leap: tuple[str, str, str] | None = None
         self._plans: dict[PlanKey, Plan] = {}
         # the verbs some family's rule names (as `verb:NAME`)
         self._verbs = {
@@ -111,15 +122,24 @@ class HintFollowThrough:
         # Every event is seen (a session shows itself by any event), so this path is lean.
         _id, at, kind, _surface, session, _branch, _data = event
         if at >= self._next_sweep:
-            self._sweep(at)
+            self._clock(at, session)
+        elif at > self._now:
+            self._now = at
         if session is not None:
             last = self._present.get(session)
             if last is not None:
-                if last < self._at_risk and _quiet_for_the_horizon(last, at):
+                # Present at the log's time; a line ahead of it counts in its session's own
+                # time, against that session's own earlier lines.
+                now = self._now
+                if at > now:
+                    now = at
+                if (last < self._at_risk or now >= self._look) and _quiet_for_the_horizon(
+                    last, now
+                ):
                     # Quiet for longer than the horizon, and back before a sweep noticed.
                     self._present = self._censor({session})
-                else:
-                    self._present[session] = at
+                elif now > last:
+                    self._present[session] = now
         if kind == "verb":
             self._verb(event)
         elif kind == "git.update":
@@ -239,7 +259,9 @@ class HintFollowThrough:
         data = event.data
         head, trunk, behind = _str(data.get("head")), _str(data.get("trunk")), data.get("behind")
         sessions[session] = Open(event.at, head, trunk, _int(behind))
-        self._present[session] = event.at
+        if session not in self._present:
+            at, now = event.at, self._now
+            self._present[session] = at if at > now else now
 
     def _candidate(
         self,
@@ -315,6 +337,44 @@ class HintFollowThrough:
 
     # -- the horizon -----------------------------------------------------------------------
 
+    def _clock(self, at: str, session: str | None) -> None:
+        """Keep the log's time for a line at or after the next look for idle sessions (or any
+        line while a leap waits), and look when it is time.
+
+        Writers' clocks differ, so no single line sets the log's time. A line stamped at most
+        `AHEAD` after it moves it on; a line further ahead waits, and the log's time leaps to
+        it only when a line of another session is ahead too with no line at the old time
+        between, or when the same session has stayed ahead, alone, for the horizon (then
+        every other writer was quiet that long). A line of no session says nothing of time.
+        """
+        now = self._now
+        if now != self._ahead_of:
+            self._ahead, self._ahead_of = _later(now, AHEAD), now
+        if not self._ahead or at <= self._ahead:
+            if at > now:
+                self._now = now = at
+            if self._leap is not None:  # the log's time goes on where it was: no leap
+                self._leap = None
+                self._next_sweep = self._look
+            if now >= self._look:
+                self._sweep(now)
+            return
+        if session is None:
+            return
+        leap = self._leap
+        if leap is None:
+            until = _later(at, HORIZON)
+            if until:  # (a line whose time is not a time cannot be believed at all)
+                self._leap = (session, at, until)
+                self._next_sweep = ""  # every line now says whether the leap holds
+            return
+        who, when, until = leap
+        if session == who and at < until:
+            return
+        self._leap = None
+        self._now = now = at if session == who else min(when, at)
+        self._sweep(now)
+
     def _sweep(self, now: str) -> None:
         """Censor the open episodes of every session quiet for the horizon before `now`, and
         forget the sessions that have no open episode left.
@@ -324,11 +384,10 @@ class HintFollowThrough:
         number of times. A session that comes back between two sweeps after more than the
         horizon is caught as it comes back (`observe`), so the horizon is exact.
         """
-        try:
-            moment = parse_at(now)
-        except ValueError:
+        moment = _moment(now)
+        if moment is None:
             return  # not a time: it cannot say that anything ended
-        self._next_sweep = format_at(moment + SWEEP_EVERY)
+        self._next_sweep = self._look = format_at(moment + SWEEP_EVERY)
         self._at_risk = format_at(moment + SWEEP_EVERY - HORIZON)
         cutoff = format_at(moment - HORIZON)
         self._present = self._censor({s for s, last in self._present.items() if last < cutoff})
@@ -401,10 +460,23 @@ def _int(value: Any) -> int | None:
 
 
 def _quiet_for_the_horizon(last: str, at: str) -> bool:
+    then, now = _moment(last), _moment(at)
+    return then is not None and now is not None and now - then > HORIZON
+
+
+def _moment(at: str) -> datetime | None:
+    """The moment `at` names, or None when it names none (or no time zone)."""
     try:
-        return parse_at(at) - parse_at(last) > HORIZON
+        moment = parse_at(at)
     except ValueError:
-        return False
+        return None
+    return moment if moment.tzinfo is not None else None
+
+
+def _later(at: str, by: timedelta) -> str:
+    """The time `by` after `at`, as events write times; "" when `at` is not a time."""
+    moment = _moment(at)
+    return "" if moment is None else format_at(moment + by)
 
 
 def _missing(branch: str | None) -> bool:
