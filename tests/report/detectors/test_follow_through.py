@@ -68,6 +68,23 @@ def test_update_in_the_same_session_on_another_surface_is_followed(
     assert finding["tone"] == "good"
 
 
+def test_dirty_work_on_a_feature_branch_is_not_dirty_trunk_work(
+    seed: Seeder, gfh: CliRunner
+) -> None:
+    """If the session works with uncommitted changes on a feature branch after the hint to
+    start from the main worktree, that is not work on a dirty trunk: the episode waits, and the
+    `start` that follows is followed."""
+    first = ("ensure-main-worktree-first",)
+    for n in range(3):
+        who = f"claude:s{n}"
+        seed.verb("ensure", first, who=who, branch="main")
+        seed.verb("status", who=who, branch="feature/x", clean=False)
+        seed.verb("start", who=who, branch="main")
+    assert family(report(gfh), "main-worktree-first") == {
+        "fired": 3, "followed": 3, "not_followed": 0, "censored": 0,
+    }  # fmt: skip
+
+
 def test_another_session_on_the_same_surface_is_skipped(seed: Seeder, gfh: CliRunner) -> None:
     """If another agent updates the branch through the same channel, that says nothing about
     this agent: the episode waits for its own session's evidence."""
@@ -114,6 +131,7 @@ def test_unknown_sessions_censor(seed: Seeder, gfh: CliRunner) -> None:
     seed.verb("update", who=None)  # a candidate with no session: censored
     seed.verb("status", BEHIND, who=A, branch=None)  # no branch: censored
     seed.verb("status", BEHIND, who=A, branch="HEAD")  # detached: censored
+    seed.verb("update", who=A, branch="HEAD")  # a detached HEAD is no branch: it settles nothing
     for _ in range(3):
         seed.verb("status", BEHIND, who=A, branch="other")
         seed.verb("update", who=A, branch="other")
