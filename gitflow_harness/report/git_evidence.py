@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import bisect
 from collections import OrderedDict
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from datetime import UTC, datetime
-from typing import Final, Generic, Literal, TypeVar
+from typing import Any, Final, Generic, Literal, TypeVar
 
 from gitflow_harness import git
 from gitflow_harness.errors import GfhError
@@ -46,7 +46,6 @@ NOTHING: Final = "nothing"  # no update of the trunk that no event recorded
 UNRECORDED: Final = "unrecorded"  # an update of the trunk that no event recorded
 UNREADABLE: Final = "unreadable"  # the history can no longer be read
 Verdict = Literal["nothing", "unrecorded", "unreadable"]
-Point = tuple[str, str | None, int | None]  # an event: (at, head, behind)
 Ticket = TypeVar("Ticket")
 
 
@@ -64,29 +63,27 @@ class _Entry:
 
 class _Reflog:
     """A branch's reflog, oldest first, with its times for bisection: the steps that may bring
-    something in (`entries`), and where the branch was after every step (`was`)."""
+    something in (`entries`), and when it began."""
 
-    __slots__ = ("entries", "times", "was", "was_times")
+    __slots__ = ("entries", "opening", "since", "times")
 
-    def __init__(self, entries: list[_Entry], was: list[tuple[str, str]]) -> None:
+    def __init__(self, entries: list[_Entry], since: str, opening: frozenset[str]) -> None:
         self.entries = entries
         self.times = [e.when for e in entries]
-        self.was_times = [when for when, _sha in was]
-        self.was = [sha for _when, sha in was]
+        self.since = since  # the second of its first entry ("": it has none)
+        self.opening = opening  # the commits the branch held within that second
 
     def reaches(self, second: str, head: str | None) -> bool:
         """True when the reflog goes back to the event of the second `second` that saw the
-        branch at `head`: it began before that second, or within it at or before `head` (a
-        branch deleted and made again under the same name within that second has a reflog
-        that begins there too, without the old branch's commit)."""
-        lo = bisect.bisect_left(self.was_times, second)
-        if lo > 0:
-            return True
-        hi = bisect.bisect_right(self.was_times, second)
-        return hi > 0 and (head is None or head in self.was[:hi])
+        branch at `head`: it began before that second, or within it at `head` (a branch
+        deleted and made again under the same name within that second has a reflog that
+        begins there too, without the old branch's commit)."""
+        if not self.since or self.since > second:
+            return False
+        return self.since < second or head is None or head in self.opening
 
 
-_NO_REFLOG: Final = _Reflog([], [])
+_NO_REFLOG: Final = _Reflog([], "", frozenset())
 
 
 class _Question(Generic[Ticket]):
@@ -183,14 +180,15 @@ class GitEvidence(Generic[Ticket]):
         ticket: Ticket,
         branch: str,
         trunk: str | None,
-        start: Point,
-        end: Point,
+        start: tuple[str, str | None, int | None],
+        end: tuple[str, Mapping[str, Any]],
         recorded: Collection[str],
     ) -> Verdict | None:
-        """What git says of `branch` after the event `start` and before the event `end` (each
-        `(at, head, behind)`: its time, the branch's commit then, and how many commits of
-        `trunk` the branch lacked then, when the event says): was there a trunk update that no
-        event recorded (`recorded`: the commits recorded updates left the branch at)?
+        """What git says of `branch` after the firing `start` and before the event `end`: was
+        there a trunk update that no event recorded (`recorded`: the commits recorded updates
+        left the branch at)? The firing is `(at, head, behind)`: its time, the branch's commit
+        then, and how many commits of `trunk` the branch lacked then, when known; the event is
+        its time and its `data` (which may say the same).
 
         None when the answer must come from ancestry: the question waits with its `ticket`
         until `answers` (call it once `due`, and at the end).
@@ -198,7 +196,9 @@ class GitEvidence(Generic[Ticket]):
         if trunk is None or self.repo is None:
             return NOTHING
         start_at, start_head, start_behind = start
-        end_at, end_head, end_behind = end
+        end_at, data = end
+        head = data.get("head")
+        end_head = head if type(head) is str else None
         first, last = _second(start_at), _second(end_at)
         if first is None or last is None:
             return NOTHING  # a time the log cannot vouch for: no window to look in
@@ -215,7 +215,8 @@ class GitEvidence(Generic[Ticket]):
             # came in, a recorded update brought (or the ancestry could not tell otherwise).
             return NOTHING
         tip = self._trunk(trunk).steady(first, last)
-        if tip is not None and end_behind is not None:
+        end_behind = data.get("behind")  # measured against the same trunk, or not at all
+        if tip is not None and type(end_behind) is int and data.get("trunk") == trunk:
             # The trunk stood still at `tip`, and the events measured the branch against it.
             if end_behind > 0:
                 return NOTHING  # the trunk's only tip is still not in the branch
@@ -389,9 +390,9 @@ class GitEvidence(Generic[Ticket]):
                 entries.append(_Entry(when, step, frozenset(held)))
         entries.reverse()
         entries.sort(key=lambda e: e.when)  # stable: only a clock set back reorders anything
-        was = [(_stamp(entry.when), entry.sha) for entry in reversed(newest_first)]
-        was.sort(key=lambda step: step[0])
-        return _Reflog(entries, was)
+        # The loop ended on the second of the entry written first, with the commits of that
+        # second's entries in `held`: when the reflog began, and where the branch was then.
+        return _Reflog(entries, second or "", frozenset(held))
 
     def _trunk(self, trunk: str) -> _TrunkHistory:
         found = self._trunks.get(trunk)

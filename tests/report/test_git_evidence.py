@@ -350,7 +350,7 @@ def test_an_episode_whose_commits_git_does_not_have_is_censored(
     assert "branch-update: 0 resolved of 5 fired (3 needed to report)" in notes
     assert (
         "git history: 4 episode(s) censored because their branch's history could no longer "
-        "be read (its reflog gone, and commits the log names missing)"
+        "be read (no reflog back to the firing, and git lacks the events' commits)"
     ) in notes
 
 

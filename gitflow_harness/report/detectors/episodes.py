@@ -32,13 +32,14 @@ class Open:
     __slots__ = ("behind", "count", "fired_at", "head", "trunk")
 
     def __init__(
-        self, fired_at: str, head: str | None, trunk: str | None, behind: int | None
+        self, fired_at: str, head: str | None, trunk: str | None, data: Mapping[str, Any]
     ) -> None:
         self.count = 1
         self.fired_at = fired_at
         self.head = head  # the branch's commit when it fired
         self.trunk = trunk
-        self.behind = behind  # commits of the trunk the branch lacked then, when known
+        behind = data.get("behind")  # commits of the trunk the branch lacked then, when known
+        self.behind = behind if type(behind) is int else None
 
 
 @dataclass(slots=True)
@@ -103,7 +104,7 @@ def verdict(
     if lost:
         notes.append(
             f"git history: {lost} episode(s) censored because their branch's history could "
-            "no longer be read (its reflog gone, and commits the log names missing)"
+            "no longer be read (no reflog back to the firing, and git lacks the events' commits)"
         )
     considered = max((t.resolved for t in tallies.values()), default=0)
     return DetectorResult(

@@ -121,18 +121,18 @@ class HintFollowThrough:
     def observe(self, event: Event) -> None:
         # Every event is seen (a session shows itself by any event), so this path is lean.
         _id, at, kind, _surface, session, _branch, _data = event
+        now = self._now
         if at >= self._next_sweep:
             self._clock(at, session)
-        elif at > self._now:
-            self._now = at
+            now = self._now
+            if at > now:
+                now = at  # a line ahead of the log's time: it counts in its session's own time
+        elif at > now:
+            self._now = now = at
         if session is not None:
+            # Present at `now`: the log's time, or the session's own for a line ahead of it.
             last = self._present.get(session)
             if last is not None:
-                # Present at the log's time; a line ahead of it counts in its session's own
-                # time, against that session's own earlier lines.
-                now = self._now
-                if at > now:
-                    now = at
                 if (last < self._at_risk or now >= self._look) and _quiet_for_the_horizon(
                     last, now
                 ):
@@ -257,11 +257,12 @@ class HintFollowThrough:
             episode.count += 1
             return
         data = event.data
-        head, trunk, behind = _str(data.get("head")), _str(data.get("trunk")), data.get("behind")
-        sessions[session] = Open(event.at, head, trunk, _int(behind))
-        if session not in self._present:
-            at, now = event.at, self._now
-            self._present[session] = at if at > now else now
+        at = event.at
+        sessions[session] = Open(at, _str(data.get("head")), _str(data.get("trunk")), data)
+        present = self._present
+        if session not in present:
+            now = self._now
+            present[session] = at if at > now else now
 
     def _candidate(
         self,
@@ -302,15 +303,12 @@ class HintFollowThrough:
         n = episode.count
         found: Verdict | None = NOTHING
         if "git.update" in rule.follow and branch is not None:
-            data = event.data
-            # How far behind the candidate found the branch counts only against the same trunk.
-            same = episode.trunk is not None and data.get("trunk") == episode.trunk
             found = self._git.judge(
                 (rule.family, n, followed),
                 branch,
                 episode.trunk,
                 (episode.fired_at, episode.head, episode.behind),
-                (event.at, _str(data.get("head")), _int(data.get("behind")) if same else None),
+                (event.at, event.data),
                 self._recorded.get(branch, ()),
             )
         if found is None:  # it waits for the commits' ancestry, asked of git in batches
@@ -359,17 +357,16 @@ class HintFollowThrough:
             if now >= self._look:
                 self._sweep(now)
             return
-        if session is None:
+        until = _later(at, HORIZON)
+        if session is None or not until:  # (a line whose time is not a time says nothing)
             return
         leap = self._leap
         if leap is None:
-            until = _later(at, HORIZON)
-            if until:  # (a line whose time is not a time cannot be believed at all)
-                self._leap = (session, at, until)
-                self._next_sweep = ""  # every line now says whether the leap holds
+            self._leap = (session, at, until)
+            self._next_sweep = ""  # every line now says whether the leap holds
             return
-        who, when, until = leap
-        if session == who and at < until:
+        who, when, alone_until = leap
+        if session == who and at < alone_until:
             return
         self._leap = None
         self._now = now = at if session == who else min(when, at)
@@ -453,10 +450,6 @@ def _count(tally: Tally, n: int, followed: bool, found: Verdict) -> None:
 
 def _str(value: Any) -> str | None:
     return value if type(value) is str else None
-
-
-def _int(value: Any) -> int | None:
-    return value if type(value) is int else None
 
 
 def _quiet_for_the_horizon(last: str, at: str) -> bool:
