@@ -8,15 +8,27 @@ otherwise read as "not followed". Its session is unknown, so it never counts as 
 Whether a step brought the trunk in is decided exactly as the hook decides it
 (`workflow.trunk_steps`), with the trunk's tips as the trunk's own reflogs say they were when
 the step ran. Steps are judged lazily, only when they fall inside an episode being settled.
+
+A reflog lives as long as its branch: `gfh accept` deletes the branch and its reflog with it.
+Where the reflog does not reach back to the firing (the branch is gone, or was deleted and made
+again), the commits the events recorded answer instead, since they outlive the branch (a
+fast-forward `accept` puts them in the trunk): the trunk came in when a tip the trunk had
+during the episode is in the history of the candidate's commit, not in the firing's, and not
+in that of any commit a recorded update left the branch at. When the trunk stood still, the
+events' own readings of how far behind the branch was answer without git. The other questions
+wait in a bounded batch and are put to git together, so a report over many deleted branches
+does not pay a git call for each: one checks which of the commits git still has, and only
+those are asked about, one `git rev-list` each. A commit git no longer has leaves the
+episode's history unreadable.
 """
 
 from __future__ import annotations
 
 import bisect
 from collections import OrderedDict
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from datetime import UTC, datetime
-from typing import Final
+from typing import Any, Final, Generic, Literal, TypeVar
 
 from gitflow_harness import git
 from gitflow_harness.errors import GfhError
@@ -25,7 +37,16 @@ from gitflow_harness.workflow.trunk_steps import ADDS_ONE_COMMIT, Step, trunk_ca
 
 BRANCHES_KEPT: Final = 256  # branches whose reflog stays read; more are read again on demand
 ANCESTRY_KEPT: Final = 65_536  # ancestry answers kept before the cache starts over
+WAITING_KEPT: Final = 512  # questions for ancestry that wait before they are put to git
 _DAWN: Final = ""  # before every time
+_HEX: Final = frozenset("0123456789abcdef")
+
+# What git history says about an episode's window:
+NOTHING: Final = "nothing"  # no update of the trunk that no event recorded
+UNRECORDED: Final = "unrecorded"  # an update of the trunk that no event recorded
+UNREADABLE: Final = "unreadable"  # the history can no longer be read
+Verdict = Literal["nothing", "unrecorded", "unreadable"]
+Ticket = TypeVar("Ticket")
 
 
 class _Entry:
@@ -41,16 +62,48 @@ class _Entry:
 
 
 class _Reflog:
-    """A branch's reflog, oldest first, with its times for bisection."""
+    """A branch's reflog, oldest first, with its times for bisection: the steps that may bring
+    something in (`entries`), and when it began."""
 
-    __slots__ = ("entries", "times")
+    __slots__ = ("entries", "opening", "since", "times")
 
-    def __init__(self, entries: list[_Entry]) -> None:
+    def __init__(self, entries: list[_Entry], since: str, opening: frozenset[str]) -> None:
         self.entries = entries
         self.times = [e.when for e in entries]
+        self.since = since  # the second of its first entry ("": it has none)
+        self.opening = opening  # the commits the branch held within that second
+
+    def reaches(self, second: str, head: str | None) -> bool:
+        """True when the reflog goes back to the event of the second `second` that saw the
+        branch at `head`: it began before that second, or within it at `head` (a branch
+        deleted and made again under the same name within that second has a reflog that
+        begins there too, without the old branch's commit)."""
+        if not self.since or self.since > second:
+            return False
+        return self.since < second or head is None or head in self.opening
 
 
-_NO_REFLOG: Final = _Reflog([])
+_NO_REFLOG: Final = _Reflog([], "", frozenset())
+
+
+class _Question(Generic[Ticket]):
+    """An episode's window, waiting to be judged from ancestry."""
+
+    __slots__ = ("end", "first", "last", "recorded", "start", "ticket", "trunk")
+
+    def __init__(
+        self,
+        ticket: Ticket,
+        trunk: str,
+        window: tuple[str, str],
+        heads: tuple[str, str],
+        recorded: tuple[str, ...],
+    ) -> None:
+        self.ticket = ticket
+        self.trunk = trunk
+        self.first, self.last = window
+        self.start, self.end = heads
+        self.recorded = recorded
 
 
 class _TrunkHistory:
@@ -66,6 +119,37 @@ class _TrunkHistory:
             ordered.sort(key=lambda e: e.when)
             self._refs.append(([_stamp(e.when) for e in ordered], [e.sha for e in ordered]))
 
+    def tips_during(self, first: str, last: str, end: str) -> set[str]:
+        """Every tip the trunk had from the second `first` to the second `last`: what each ref
+        held coming into `first` and every value it took up to `last`. A value taken within
+        `last` that is `end` (the branch's commit then) is left out: it is the branch that went
+        into the trunk (a fast-forward `accept`), not the trunk into the branch."""
+        tips: set[str] = set()
+        for times, shas in self._refs:
+            lo = bisect.bisect_left(times, first)
+            hi = bisect.bisect_right(times, last)
+            within = max(lo, bisect.bisect_left(times, last))
+            if lo > 0 and (times[lo - 1] != _DAWN or shas[lo - 1] != end):
+                tips.add(shas[lo - 1])  # (no reflog: where the ref is now, maybe `end` itself)
+            tips.update(shas[lo:within])
+            tips.update(sha for sha in shas[within:hi] if sha != end)
+        return tips
+
+    def steady(self, first: str, last: str) -> str | None:
+        """The one commit every trunk ref held from before the second `first` through the
+        second `last`; None when a ref moved in that time, the refs differ, or a ref has no
+        reflog to vouch for where it was."""
+        held: str | None = None
+        for times, shas in self._refs:
+            lo = bisect.bisect_left(times, first)
+            if lo == 0 or times[lo - 1] == _DAWN or lo != bisect.bisect_right(times, last):
+                return None
+            if held is None:
+                held = shas[lo - 1]
+            elif shas[lo - 1] != held:
+                return None
+        return held
+
     def tips_at(self, when: str) -> list[str]:
         """The tips the trunk had at `when`: what each ref held coming into that second, and
         every value it took within it (reflog times have whole seconds)."""
@@ -79,8 +163,9 @@ class _TrunkHistory:
         return tips
 
 
-class GitEvidence:
-    """The trunk updates in branches' reflogs, read lazily and judged only when asked about."""
+class GitEvidence(Generic[Ticket]):
+    """The trunk updates in branches' reflogs, read lazily and judged only when asked about;
+    and, where a branch's reflog does not reach back far enough, in its commits' ancestry."""
 
     def __init__(self, repo: git.Repo | None) -> None:
         self.repo = repo
@@ -88,28 +173,90 @@ class GitEvidence:
         self._trunks: dict[str, _TrunkHistory] = {}
         self._ancestry: dict[tuple[str, str], bool] = {}
         self._branches: set[str] | None = None  # read once: a deleted branch has no reflog
+        self._waiting: list[_Question[Ticket]] = []
 
-    def unrecorded_between(
+    def judge(
         self,
+        ticket: Ticket,
         branch: str,
         trunk: str | None,
-        start: tuple[str, str | None],
-        end: tuple[str, str | None],
+        start: tuple[str, str | None, int | None],
+        end: tuple[str, Mapping[str, Any]],
         recorded: Collection[str],
-    ) -> bool:
-        """True when the reflog shows a trunk update of `branch` after the event `start` and
-        before the event `end` (each `(at, head)`: its time and the branch's commit then) that
-        no event recorded (`recorded`: the commits recorded updates left the branch at)."""
+    ) -> Verdict | None:
+        """What git says of `branch` after the firing `start` and before the event `end`: was
+        there a trunk update that no event recorded (`recorded`: the commits recorded updates
+        left the branch at)? The firing is `(at, head, behind)`: its time, the branch's commit
+        then, and how many commits of `trunk` the branch lacked then, when known; the event is
+        its time and its `data` (which may say the same).
+
+        None when the answer must come from ancestry: the question waits with its `ticket`
+        until `answers` (call it once `due`, and at the end).
+        """
         if trunk is None or self.repo is None:
-            return False
-        reflog = self._reflog(branch)
-        if not reflog.entries:
-            return False
-        start_at, start_head = start
-        end_at, end_head = end
+            return NOTHING
+        start_at, start_head, start_behind = start
+        end_at, data = end
+        head = data.get("head")
+        end_head = head if type(head) is str else None
         first, last = _second(start_at), _second(end_at)
         if first is None or last is None:
-            return False  # a time the log cannot vouch for: no window to look in
+            return NOTHING  # a time the log cannot vouch for: no window to look in
+        reflog = self._reflog(branch)
+        if reflog.reaches(first, start_head):
+            found = self._in_reflog(reflog, trunk, first, last, start_head, end_head, recorded)
+            return UNRECORDED if found else NOTHING
+        # The reflog says nothing of the firing's time: the branch is gone, or is another one
+        # of the same name. The commits the events recorded still tell what came in.
+        if start_head is None or end_head is None:
+            return UNREADABLE
+        if end_head == start_head or end_head in recorded:
+            # The branch did not move, or stands where a recorded update left it: whatever
+            # came in, a recorded update brought (or the ancestry could not tell otherwise).
+            return NOTHING
+        tip = self._trunk(trunk).steady(first, last)
+        end_behind = data.get("behind")  # measured against the same trunk, or not at all
+        if tip is not None and type(end_behind) is int and data.get("trunk") == trunk:
+            # The trunk stood still at `tip`, and the events measured the branch against it.
+            if end_behind > 0:
+                return NOTHING  # the trunk's only tip is still not in the branch
+            if start_behind and not recorded:
+                return UNRECORDED  # it came in since the firing, and nothing recorded it
+        self._waiting.append(
+            _Question(ticket, trunk, (first, last), (start_head, end_head), tuple(recorded))
+        )
+        return None
+
+    @property
+    def due(self) -> bool:
+        """True when enough questions wait that they should be put to git now."""
+        return len(self._waiting) >= WAITING_KEPT
+
+    def answers(self) -> list[tuple[Ticket, Verdict]]:
+        """Judge every waiting question from ancestry; return each ticket with its verdict."""
+        waiting, self._waiting = self._waiting, []
+        if not waiting:
+            return []
+        shas = {sha for q in waiting for sha in (q.start, q.end, *q.recorded)}
+        known = self._commits(shas)
+        out: list[tuple[Ticket, Verdict]] = []
+        for q in waiting:
+            if q.start not in known or q.end not in known:
+                out.append((q.ticket, UNREADABLE))
+            else:
+                out.append((q.ticket, self._by_ancestry(q, known)))
+        return out
+
+    def _in_reflog(
+        self,
+        reflog: _Reflog,
+        trunk: str,
+        first: str,
+        last: str,
+        start_head: str | None,
+        end_head: str | None,
+        recorded: Collection[str],
+    ) -> bool:
         lo = bisect.bisect_left(reflog.times, first)
         hi = bisect.bisect_right(reflog.times, last)
         for entry in reflog.entries[lo:hi]:
@@ -135,6 +282,50 @@ class GitEvidence:
             return True
         return False
 
+    def _by_ancestry(self, q: _Question[Ticket], known: set[str]) -> Verdict:
+        """A tip the trunk had during the window that the end's history has and neither the
+        start's nor any recorded update's: the trunk came in, and no event recorded it."""
+        tips = self._trunk(q.trunk).tips_during(q.first, q.last, q.end)
+        tips.discard(q.start)
+        if not tips:
+            return NOTHING
+        assert self.repo is not None
+        revs = [q.end, f"^{q.start}", *(f"^{r}" for r in q.recorded if r in known)]
+        try:
+            proc = git.run(
+                ["rev-list", "--stdin"],
+                cwd=self.repo.top or self.repo.git_dir,
+                input="\n".join(revs) + "\n",
+                check=False,
+            )
+        except GfhError:
+            return UNREADABLE
+        if proc.returncode != 0:
+            return UNREADABLE
+        listed = set(proc.stdout.split())
+        return UNRECORDED if not tips.isdisjoint(listed) else NOTHING
+
+    def _commits(self, shas: set[str]) -> set[str]:
+        """The commits among `shas` that git has (one `git cat-file` for them all)."""
+        named = sorted(sha for sha in shas if _is_sha(sha))
+        if not named or self.repo is None:
+            return set()
+        try:
+            proc = git.run(
+                ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
+                cwd=self.repo.top or self.repo.git_dir,
+                input="\n".join(named) + "\n",
+                check=False,
+            )
+        except GfhError:
+            return set()
+        found = set()
+        for line in proc.stdout.splitlines():
+            sha, _, kind = line.partition(" ")
+            if kind == "commit":
+                found.add(sha)
+        return found
+
     def _trunk_in(self, entry: _Entry, trunk: str) -> bool:
         if entry.judged is None or entry.judged[0] != trunk:
             tips = self._trunk(trunk).tips_at(entry.when)
@@ -142,7 +333,7 @@ class GitEvidence:
         return entry.judged[1]
 
     def _before(self, sha: str, held: frozenset[str], head: str) -> bool:
-        return head in held or self._reaches(sha, head)
+        return head in held or (_is_sha(head) and self._reaches(sha, head))
 
     def _reaches(self, ancestor: str, descendant: str) -> bool:
         key = (ancestor, descendant)
@@ -199,7 +390,9 @@ class GitEvidence:
                 entries.append(_Entry(when, step, frozenset(held)))
         entries.reverse()
         entries.sort(key=lambda e: e.when)  # stable: only a clock set back reorders anything
-        return _Reflog(entries)
+        # The loop ended on the second of the entry written first, with the commits of that
+        # second's entries in `held`: when the reflog began, and where the branch was then.
+        return _Reflog(entries, second or "", frozenset(held))
 
     def _trunk(self, trunk: str) -> _TrunkHistory:
         found = self._trunks.get(trunk)
@@ -217,6 +410,11 @@ class GitEvidence:
 def _stamp(moment: datetime) -> str:
     """A reflog time as the second it names, comparable with an event's `at` cut to 19."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def _is_sha(text: str) -> bool:
+    """True for a full commit name (SHA-1 or SHA-256, lower-case hex): what events record."""
+    return len(text) in (40, 64) and _HEX.issuperset(text)
 
 
 def _second(at: str) -> str | None:

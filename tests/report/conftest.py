@@ -48,6 +48,7 @@ class Seeder:
         clean: bool = True,
         trunk: str = "main",
         outcome: str | None = None,
+        head: str = "a" * 40,
         **envelope: Any,
     ) -> None:
         data: dict[str, Any] = {
@@ -56,7 +57,7 @@ class Seeder:
             "hint_ids": list(hints),
             "trunk": trunk,
             "clean": clean,
-            "head": "a" * 40,
+            "head": head,
             "tree": "b" * 40,
             "ahead": 0,
             "behind": 0,

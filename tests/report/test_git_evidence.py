@@ -1,12 +1,18 @@
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import freezegun
 import pytest
 
+from gitflow_harness.report import git_evidence
 from tests.helpers import CliRunner, commit, git, write
-from tests.report.conftest import detector, family, report
+from tests.report.conftest import Seeder, detector, family, report
+
+BEHIND = ("status-branch-behind",)
 
 
 def fire(gfh: CliRunner) -> None:
@@ -175,3 +181,217 @@ def test_merging_a_branch_whose_name_ends_like_the_trunk_is_not_an_update(
     assert family(report(gfh), "branch-update") == {
         "fired": 4, "followed": 0, "not_followed": 3, "censored": 1,
     }  # fmt: skip
+
+
+def test_an_update_that_finds_the_trunk_already_merged_by_hand_is_not_the_merge(
+    repo: Path, feature: Path, gfh: CliRunner, session: str
+) -> None:
+    """If a person merges the trunk by hand (no hook, no session) after the hint and the agent
+    then runs `gfh update`, which finds nothing to do ("already"), the integration was the
+    unrecorded merge: the episode is censored by git history, not read as followed."""
+    commit(feature, "work", {"work.txt": "w\n"})
+    trunk_moves(repo, 1)
+    fire(gfh)
+    git(feature, "merge", "-q", "--no-edit", "main", env={"GFH_SESSION": ""})
+    result = gfh("update", "--json")
+    assert (result.json()["outcome"], result.json()["data"]["result"]) == ("ok", "already")
+    notes = detector(report(gfh), "hint-follow-through")["notes"]
+    assert "branch-update: 0 resolved of 1 fired (3 needed to report)" in notes
+    assert any(n.startswith("git history: 1 episode(s) censored") for n in notes)
+
+
+def test_an_update_that_merges_is_recorded_by_its_own_git_update(
+    repo: Path, feature: Path, gfh: CliRunner, session: str
+) -> None:
+    """`gfh update` records the merge it makes as a `git.update` (before its `verb` event): that
+    record alone keeps the merge from reading as unrecorded, so the episode is followed."""
+    from tests.helpers import read_events
+
+    commit(feature, "work", {"work.txt": "w\n"})
+    for n in range(3):
+        trunk_moves(repo, n)
+        fire(gfh)
+        assert gfh("update").code == 0
+    kinds = [e["type"] for e in read_events(repo)[-2:]]
+    assert kinds == ["git.update", "verb"]
+    assert family(report(gfh), "branch-update") == {
+        "fired": 3, "followed": 3, "not_followed": 0, "censored": 0,
+    }  # fmt: skip
+
+
+def accept(gfh: CliRunner, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`gfh done` and `gfh accept` the branch here (which deletes it), then go to the trunk."""
+    assert gfh("done").code == 0
+    assert gfh("accept").code == 0
+    monkeypatch.chdir(repo)
+    assert git(repo, "branch", "--list", "feature/x") == ""
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[int], None]]:
+    """Set the time of git's reflogs and of the events to `second`s after a start an hour or
+    two from now (after what the fixtures made), so that steps fall in distinct seconds."""
+    start = (int(time.time()) // 3600 + 2) * 3600
+    with freezegun.freeze_time(datetime.fromtimestamp(start, UTC)) as frozen:
+
+        def at(second: int) -> None:
+            monkeypatch.setenv("GIT_COMMITTER_DATE", f"@{start + second} +0000")
+            frozen.move_to(datetime.fromtimestamp(start + second, UTC) + timedelta(seconds=0.1))
+
+        at(0)
+        yield at
+
+
+def test_a_hand_merge_reads_the_same_before_and_after_accept_deletes_the_branch(
+    repo: Path, feature: Path, gfh: CliRunner, session: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If a person merged the trunk by hand (no hook) inside an episode, the episode is censored
+    by git history whether the report runs before `gfh accept` deletes the branch and its
+    reflog, after it, or once a branch of the same name is started again: the commits the
+    events recorded outlive the branch."""
+    commit(feature, "work", {"work.txt": "w\n"})
+    trunk_moves(repo, 1)
+    fire(gfh)
+    git(feature, "merge", "-q", "--no-edit", "main")
+    trunk_moves(repo, 2)
+    fire(gfh)  # settles the first episode
+    assert gfh("update").code == 0  # the second one: followed
+    before = detector(report(gfh), "hint-follow-through")
+    assert "branch-update: 1 resolved of 2 fired (3 needed to report)" in before["notes"]
+    assert any(n.startswith("git history: 1 episode(s) censored") for n in before["notes"])
+    accept(gfh, repo, monkeypatch)
+    assert detector(report(gfh), "hint-follow-through") == before
+    assert gfh("start", "feature/x").code == 0  # a new reflog, begun after the episode
+    assert detector(report(gfh), "hint-follow-through") == before
+
+
+def test_episodes_not_followed_stay_not_followed_after_accept(
+    repo: Path, feature: Path, gfh: CliRunner, session: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the agent went on committing while the trunk moved (nothing came in) and updated only
+    at the third hint, the first two episodes read as not followed before `gfh accept` and
+    after it: ancestry shows no trunk commit came in, so the deleted reflog censors nothing."""
+    for n in range(3):
+        commit(feature, f"work {n}", {f"work{n}.txt": "w\n"})
+        trunk_moves(repo, n)
+        fire(gfh)
+    assert gfh("update").code == 0
+    before = family(report(gfh), "branch-update")
+    assert before == {"fired": 3, "followed": 1, "not_followed": 2, "censored": 0}
+    accept(gfh, repo, monkeypatch)
+    assert family(report(gfh), "branch-update") == before
+
+
+def test_with_the_trunk_standing_still_the_readings_of_behind_tell_what_came_in(
+    repo: Path,
+    feature: Path,
+    gfh: CliRunner,
+    session: str,
+    monkeypatch: pytest.MonkeyPatch,
+    clock: Callable[[int], None],
+) -> None:
+    """If the trunk did not move during the episodes, how far behind each event found the
+    branch says whether the trunk came in: after commits it is still behind (not followed,
+    before and after accept), after a hand merge an "already" update finds it in (censored by
+    git history, before and after accept)."""
+    trunk_moves(repo, 1)
+    for n in range(4):
+        clock(10 + 10 * n)
+        commit(feature, f"work {n}", {f"work{n}.txt": "w\n"})
+        fire(gfh)
+    clock(60)
+    git(feature, "merge", "-q", "--no-edit", "main")  # by hand, no hook
+    clock(70)
+    result = gfh("update", "--json")
+    assert result.json()["data"]["result"] == "already"
+    before = family(report(gfh), "branch-update")
+    assert before == {"fired": 4, "followed": 0, "not_followed": 3, "censored": 1}
+    clock(80)
+    accept(gfh, repo, monkeypatch)
+    assert family(report(gfh), "branch-update") == before
+
+
+def test_an_episode_open_when_accept_deletes_its_branch_is_censored(
+    repo: Path, feature: Path, gfh: CliRunner, session: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If another agent (same surface: its update says nothing of this one) brings the trunk in
+    and accepts the branch, the history of the agent's episode ends with the branch: a hint on
+    a branch of the same name started later is another branch's, so the episode is censored
+    when `gfh accept` deletes the branch, not read as not followed."""
+    commit(feature, "work", {"work.txt": "w\n"})
+    trunk_moves(repo, 1)
+    fire(gfh)
+    other = {"GFH_SESSION": "claude:another-agent"}
+    assert gfh("update", env=other).code == 0
+    assert gfh("done", env=other).code == 0
+    assert gfh("accept", env=other).code == 0
+    monkeypatch.chdir(repo)
+    started = gfh("start", "feature/x")
+    assert started.code == 0
+    trunk_moves(repo, 2)
+    monkeypatch.chdir(started.out.splitlines()[0])
+    fire(gfh)
+    notes = detector(report(gfh), "hint-follow-through")["notes"]
+    assert "branch-update: 0 resolved of 2 fired (3 needed to report)" in notes
+    assert "branch-update: 1 episode(s) censored when `gfh accept` deleted their branch" in notes
+
+
+def test_an_episode_whose_commits_git_does_not_have_is_censored(
+    seed: Seeder, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If a branch's reflog is gone and git has none of the commits the events recorded (a
+    branch deleted and its commits collected long ago), its history cannot be read: the
+    episodes are censored, whether their questions were put to git while the log was read
+    (three at a time here) or at its end."""
+    monkeypatch.setattr(git_evidence, "WAITING_KEPT", 3)
+    for n in range(5):
+        seed.verb("status", BEHIND, branch="feature/gone", head=f"{n + 1:040x}")
+    notes = detector(report(gfh), "hint-follow-through")["notes"]
+    assert "branch-update: 0 resolved of 5 fired (3 needed to report)" in notes
+    assert (
+        "git history: 4 episode(s) censored because their branch's history could no longer "
+        "be read (no reflog back to the firing, and git lacks the events' commits)"
+    ) in notes
+
+
+def test_the_trunk_taking_the_branch_in_the_same_second_brings_nothing_in(
+    repo: Path,
+    feature: Path,
+    gfh: CliRunner,
+    session: str,
+    monkeypatch: pytest.MonkeyPatch,
+    clock: Callable[[int], None],
+) -> None:
+    """If another agent's update brings the trunk in, the agent commits, runs `gfh update`
+    ("already": followed) and accepts within the same second, the trunk's fast-forward to the
+    branch in that second is the branch going into the trunk, not the trunk into the branch:
+    the episode reads as followed after the accept as before it."""
+    commit(feature, "work", {"work.txt": "w\n"})
+    trunk_moves(repo, 1)
+    clock(10)
+    fire(gfh)
+    assert gfh("update", env={"GFH_SESSION": "claude:another-agent"}).code == 0
+    commit(feature, "more work", {"more.txt": "m\n"})
+    assert gfh("update", "--json").json()["data"]["result"] == "already"
+    before = detector(report(gfh), "hint-follow-through")
+    assert "branch-update: 1 resolved of 1 fired (3 needed to report)" in before["notes"]
+    accept(gfh, repo, monkeypatch)
+    assert detector(report(gfh), "hint-follow-through") == before
+
+
+def test_what_waits_for_git_is_bounded(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """If many episodes of deleted branches settle, the questions for ancestry are put to git
+    as soon as a batch is full: what waits never grows with the log."""
+    from gitflow_harness.report.detectors.follow_through import HintFollowThrough
+    from gitflow_harness.report.model import ReportContext
+    from gitflow_harness.store.events import ReadStats, make_event
+    from gitflow_harness.workspace import open_workspace
+
+    monkeypatch.setattr(git_evidence, "WAITING_KEPT", 3)
+    found = HintFollowThrough(ReportContext(open_workspace(), ReadStats()))
+    for i in range(20):
+        data = {"verb": "status", "hint_ids": list(BEHIND), "trunk": "main", "head": f"{i:040x}"}
+        found.observe(make_event("verb", data, surface="cli", session="claude:a", branch="gone"))
+        assert len(found._git._waiting) < 3
+    tally = found._tally["branch-update"]
+    assert (tally.censored, tally.by_unreadable) == (18, 18)  # the last few still wait

@@ -29,13 +29,17 @@ class Open:
     settle with the first one's window.
     """
 
-    __slots__ = ("count", "fired_at", "head", "trunk")
+    __slots__ = ("behind", "count", "fired_at", "head", "trunk")
 
-    def __init__(self, fired_at: str, head: str | None, trunk: str | None) -> None:
+    def __init__(
+        self, fired_at: str, head: str | None, trunk: str | None, data: Mapping[str, Any]
+    ) -> None:
         self.count = 1
         self.fired_at = fired_at
         self.head = head  # the branch's commit when it fired
         self.trunk = trunk
+        behind = data.get("behind")  # commits of the trunk the branch lacked then, when known
+        self.behind = behind if type(behind) is int else None
 
 
 @dataclass(slots=True)
@@ -46,7 +50,9 @@ class Tally:
     followed: int = 0
     not_followed: int = 0
     censored: int = 0
-    by_git: int = 0  # of `censored`: by reflog evidence
+    by_git: int = 0  # of `censored`: an update of the trunk that no event recorded
+    by_unreadable: int = 0  # of `censored`: the branch's history could no longer be read
+    by_accept: int = 0  # of `censored`: still open when `gfh accept` deleted the branch
     by_horizon: int = 0  # of `censored`: the session went quiet for the horizon
     by_hint: dict[str, int] = field(default_factory=dict)
 
@@ -83,11 +89,23 @@ def verdict(
                 f"{name}: {tally.by_horizon} episode(s) censored after their session went "
                 f"quiet for {HORIZON // timedelta(hours=1)} h"
             )
+    for name, tally in tallies.items():
+        if tally.by_accept:
+            notes.append(
+                f"{name}: {tally.by_accept} episode(s) censored when `gfh accept` deleted "
+                "their branch"
+            )
     touched = sum(t.by_git for t in tallies.values())
     notes.append(
         f"git history: {touched} episode(s) censored by merges or rebases of the trunk "
         "that no event recorded"
     )
+    lost = sum(t.by_unreadable for t in tallies.values())
+    if lost:
+        notes.append(
+            f"git history: {lost} episode(s) censored because their branch's history could "
+            "no longer be read (no reflog back to the firing, and git lacks the events' commits)"
+        )
     considered = max((t.resolved for t in tallies.values()), default=0)
     return DetectorResult(
         detector,

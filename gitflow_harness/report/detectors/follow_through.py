@@ -10,26 +10,39 @@ candidate's correlation with the firing decides what it means:
 A refused run follows nothing (it did nothing), though it still ends a chance. A firing with no
 session, or no branch where the rule needs one, is censored at once; so is an episode still
 open when history ends, and history ends for a session that shows no event for the horizon.
-Merges and rebases of the trunk found in a branch's reflog that no event recorded censor the
-episodes they fall in.
+Merges and rebases of the trunk found in a branch's git history that no event recorded (its
+reflog; where that no longer reaches back, the ancestry of the commits the events recorded)
+censor the episodes they fall in, and so does a history that can no longer be read. History
+ends for a branch that `gfh accept` deleted: its open episodes are censored then.
 
 What the detector keeps is bounded by the sessions with open episodes seen within the
-horizon, and at most one open record per (family, branch, session, surface): memory follows
-the activity of one day, not the length of the log.
+horizon, and at most one open record per (family, branch, session, surface), beside a
+bounded batch of questions waiting for git: memory follows the activity of one day, not the
+length of the log.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 from gitflow_harness.hints import FAMILIES, HINTS, FollowThrough
 from gitflow_harness.report.detectors.episodes import HORIZON, Open, Tally, verdict
-from gitflow_harness.report.git_evidence import GitEvidence
+from gitflow_harness.report.git_evidence import (
+    NOTHING,
+    UNREADABLE,
+    UNRECORDED,
+    GitEvidence,
+    Verdict,
+)
 from gitflow_harness.report.model import DetectorResult, ReportContext
 from gitflow_harness.store.events import Event, format_at, parse_at
 
 SWEEP_EVERY: Final = HORIZON / 4  # how often (in log time) idle sessions are looked for
+# A line stamped more than this after the log's time is ahead of it: alone, it does not move
+# the log's time (another writer's clock may be days ahead).
+AHEAD: Final = HORIZON / 4
 
 
 # scope -> firing surface -> firing session -> its open episodes, per family
@@ -39,6 +52,8 @@ OpenEpisodes = dict[str | None, dict[str, dict[str, Open]]]
 PlanKey = tuple[str, bool, bool, tuple[str, ...]]
 Plan = tuple[tuple[FollowThrough, bool], ...]
 GIT_UPDATE: Final[PlanKey] = ("", False, False, ("git.update",))
+# What an episode waiting for git's answer settles as: (family, episodes, followed)
+Ticket = tuple[str, int, bool]
 
 
 class HintFollowThrough:
@@ -47,8 +62,9 @@ class HintFollowThrough:
     id = "hint-follow-through"
     # It sees every event of the log: slots keep each attribute read on that path cheap.
     __slots__ = (
-        "_at_risk", "_ends", "_families", "_follows", "_git", "_git_open", "_members",
-        "_next_sweep", "_open", "_plans", "_present", "_recorded", "_tally", "_verbs",
+        "_ahead", "_ahead_of", "_at_risk", "_ends", "_families", "_follows", "_git",
+        "_git_open", "_leap", "_look", "_members", "_next_sweep", "_now", "_open", "_plans",
+        "_present", "_recorded", "_same_branch", "_tally", "_verbs",
     )  # fmt: skip
 
     def __init__(
@@ -65,8 +81,15 @@ class HintFollowThrough:
         # session -> when it was last seen, for sessions that opened episodes since the last
         # sweep or still have some open: what the horizon is measured from
         self._present: dict[str, str] = {}
-        self._next_sweep = ""  # log time of the next look for idle sessions ("": at once)
+        self._now = ""  # the log's time: the latest time of a line not ahead of it
+        self._look = ""  # log time of the next look for idle sessions ("": at once)
+        self._next_sweep = ""  # `_look`, or "" while a leap of the log's time waits
         self._at_risk = ""  # sessions last seen before this may pass the horizon before then
+        self._ahead = ""  # lines stamped after this are ahead of the log's time ...
+        self._ahead_of = ""  # ... when the log's time is this
+        # A line ahead of the log's time, waiting for another to confirm it: its session, its
+        # time, and when the same session alone confirms it (a horizon later)
+        self._leap: tuple[str, str, str] | None = None
         self._plans: dict[PlanKey, Plan] = {}
         # the verbs some family's rule names (as `verb:NAME`)
         self._verbs = {
@@ -89,23 +112,34 @@ class HintFollowThrough:
         self._git_open = [
             self._open[r.family] for r in families.values() if "git.update" in r.follow
         ]
-        self._git = GitEvidence(ctx.workspace.repo)
+        self._git: GitEvidence[Ticket] = GitEvidence(ctx.workspace.repo)
+        self._verbs.add("accept")  # it ends the episodes of the branch it deletes
+        self._same_branch = [r.family for r in families.values() if r.same_branch]
 
     # -- streaming -------------------------------------------------------------------------
 
     def observe(self, event: Event) -> None:
         # Every event is seen (a session shows itself by any event), so this path is lean.
         _id, at, kind, _surface, session, _branch, _data = event
+        now = self._now
         if at >= self._next_sweep:
-            self._sweep(at)
+            self._clock(at, session)
+            now = self._now
+            if at > now:
+                now = at  # a line ahead of the log's time: it counts in its session's own time
+        elif at > now:
+            self._now = now = at
         if session is not None:
+            # Present at `now`: the log's time, or the session's own for a line ahead of it.
             last = self._present.get(session)
             if last is not None:
-                if last < self._at_risk and _quiet_for_the_horizon(last, at):
+                if (last < self._at_risk or now >= self._look) and _quiet_for_the_horizon(
+                    last, now
+                ):
                     # Quiet for longer than the horizon, and back before a sweep noticed.
                     self._present = self._censor({session})
-                else:
-                    self._present[session] = at
+                elif now > last:
+                    self._present[session] = now
         if kind == "verb":
             self._verb(event)
         elif kind == "git.update":
@@ -127,6 +161,8 @@ class HintFollowThrough:
             return  # most `status` runs: no family hears of them
         outcome = data.get("outcome")
         branch = event.branch
+        if verb == "accept" and outcome == "ok" and branch is not None:
+            self._branch_deleted(branch)
         dirty = clean is False and branch is not None and branch == data.get("trunk")
         fired: list[tuple[FollowThrough, str]] = []
         if ids and type(ids) is list:
@@ -138,8 +174,10 @@ class HintFollowThrough:
             refired = (fired[0][0].family,)
         else:
             refired = tuple(sorted({rule.family for rule, _ in fired}))
-        if verb == "update" and outcome == "ok":
-            self._note_update(event)
+        # An `update` is not noted as a recorded update here: one that integrated something
+        # wrote a `git.update` (noted as it was read) before this event, and one that found
+        # the trunk already in ("already") integrated nothing, so its commit may be a merge
+        # that no event recorded.
         key = (verb, outcome == "refused", dirty, refired)
         plan = self._plans.get(key)
         opened = self._open
@@ -219,8 +257,12 @@ class HintFollowThrough:
             episode.count += 1
             return
         data = event.data
-        sessions[session] = Open(event.at, _str(data.get("head")), _str(data.get("trunk")))
-        self._present[session] = event.at
+        at = event.at
+        sessions[session] = Open(at, _str(data.get("head")), _str(data.get("trunk")), data)
+        present = self._present
+        if session not in present:
+            now = self._now
+            present[session] = at if at > now else now
 
     def _candidate(
         self,
@@ -259,20 +301,76 @@ class HintFollowThrough:
         followed: bool,
     ) -> None:
         n = episode.count
+        found: Verdict | None = NOTHING
         if "git.update" in rule.follow and branch is not None:
-            recorded = self._recorded.get(branch, ())
-            end = (event.at, _str(event.data.get("head")))
-            start = (episode.fired_at, episode.head)
-            if self._git.unrecorded_between(branch, episode.trunk, start, end, recorded):
+            found = self._git.judge(
+                (rule.family, n, followed),
+                branch,
+                episode.trunk,
+                (episode.fired_at, episode.head, episode.behind),
+                (event.at, event.data),
+                self._recorded.get(branch, ()),
+            )
+        if found is None:  # it waits for the commits' ancestry, asked of git in batches
+            if self._git.due:
+                self._answered(self._git.answers())
+            return
+        _count(tally, n, followed, found)
+
+    def _answered(self, answers: list[tuple[Ticket, Verdict]]) -> None:
+        for (family, n, followed), found in answers:
+            _count(self._tally[family], n, followed, found)
+
+    def _branch_deleted(self, branch: str) -> None:
+        """`gfh accept` deleted `branch`: the history of its open episodes ended with it (a
+        branch of the same name made later is another branch), so they are censored."""
+        for family in self._same_branch:
+            by_surface = self._open[family].get(branch)
+            if by_surface:
+                n = sum(e.count for sessions in by_surface.values() for e in sessions.values())
+                tally = self._tally[family]
                 tally.censored += n
-                tally.by_git += n
-                return
-        if followed:
-            tally.followed += n
-        else:
-            tally.not_followed += n
+                tally.by_accept += n
+                self._close_scope(family, branch)
 
     # -- the horizon -----------------------------------------------------------------------
+
+    def _clock(self, at: str, session: str | None) -> None:
+        """Keep the log's time for a line at or after the next look for idle sessions (or any
+        line while a leap waits), and look when it is time.
+
+        Writers' clocks differ, so no single line sets the log's time. A line stamped at most
+        `AHEAD` after it moves it on; a line further ahead waits, and the log's time leaps to
+        it only when a line of another session is ahead too with no line at the old time
+        between, or when the same session has stayed ahead, alone, for the horizon (then
+        every other writer was quiet that long). A line of no session says nothing of time.
+        """
+        now = self._now
+        if now != self._ahead_of:
+            self._ahead, self._ahead_of = _later(now, AHEAD), now
+        if not self._ahead or at <= self._ahead:
+            if at > now:
+                self._now = now = at
+            if self._leap is not None:  # the log's time goes on where it was: no leap
+                self._leap = None
+                self._next_sweep = self._look
+            if now >= self._look:
+                self._sweep(now)
+            return
+        until = _later(at, HORIZON)
+        if session is None or not until:  # (a line whose time is not a time says nothing)
+            return
+        leap = self._leap
+        if leap is None:
+            self._leap = (session, at, until)
+            self._next_sweep = ""  # every line now says whether the leap holds
+            return
+        who, when, alone_until = leap
+        if session == who and at < alone_until:
+            return
+        self._leap = None
+        self._now = now = at if session == who else min(when, at)
+        self._sweep(now)
 
     def _sweep(self, now: str) -> None:
         """Censor the open episodes of every session quiet for the horizon before `now`, and
@@ -283,11 +381,10 @@ class HintFollowThrough:
         number of times. A session that comes back between two sweeps after more than the
         horizon is caught as it comes back (`observe`), so the horizon is exact.
         """
-        try:
-            moment = parse_at(now)
-        except ValueError:
+        moment = _moment(now)
+        if moment is None:
             return  # not a time: it cannot say that anything ended
-        self._next_sweep = format_at(moment + SWEEP_EVERY)
+        self._next_sweep = self._look = format_at(moment + SWEEP_EVERY)
         self._at_risk = format_at(moment + SWEEP_EVERY - HORIZON)
         cutoff = format_at(moment - HORIZON)
         self._present = self._censor({s for s, last in self._present.items() if last < cutoff})
@@ -328,6 +425,7 @@ class HintFollowThrough:
     # -- the verdict -----------------------------------------------------------------------
 
     def finish(self, ctx: ReportContext) -> DetectorResult:
+        self._answered(self._git.answers())
         for name, opened in self._open.items():
             still = sum(e.count for s in opened.values() for ss in s.values() for e in ss.values())
             self._tally[name].censored += still
@@ -336,15 +434,42 @@ class HintFollowThrough:
         return verdict(self.id, self._families, self._tally)
 
 
+def _count(tally: Tally, n: int, followed: bool, found: Verdict) -> None:
+    """Count `n` settled episodes: as git history says, else followed or not followed."""
+    if found == UNRECORDED:
+        tally.censored += n
+        tally.by_git += n
+    elif found == UNREADABLE:
+        tally.censored += n
+        tally.by_unreadable += n
+    elif followed:
+        tally.followed += n
+    else:
+        tally.not_followed += n
+
+
 def _str(value: Any) -> str | None:
     return value if type(value) is str else None
 
 
 def _quiet_for_the_horizon(last: str, at: str) -> bool:
+    then, now = _moment(last), _moment(at)
+    return then is not None and now is not None and now - then > HORIZON
+
+
+def _moment(at: str) -> datetime | None:
+    """The moment `at` names, or None when it names none (or no time zone)."""
     try:
-        return parse_at(at) - parse_at(last) > HORIZON
+        moment = parse_at(at)
     except ValueError:
-        return False
+        return None
+    return moment if moment.tzinfo is not None else None
+
+
+def _later(at: str, by: timedelta) -> str:
+    """The time `by` after `at`, as events write times; "" when `at` is not a time."""
+    moment = _moment(at)
+    return "" if moment is None else format_at(moment + by)
 
 
 def _missing(branch: str | None) -> bool:

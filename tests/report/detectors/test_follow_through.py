@@ -58,13 +58,31 @@ def test_update_in_the_same_session_on_another_surface_is_followed(
 ) -> None:
     for _ in range(3):
         seed.verb("status", BEHIND, who=A, surface="cli")
-        seed.event("git.update", {"via": "merge", "trunk": "main", "onto": "c" * 40}, surface="git")
+        update = {"via": "merge", "trunk": "main", "onto": "c" * 40, "head": "d" * 40}
+        seed.event("git.update", update, surface="git")
     doc = report(gfh)
     assert family(doc, "branch-update") == {
         "fired": 3, "followed": 3, "not_followed": 0, "censored": 0,
     }  # fmt: skip
     [finding] = doc["findings"]
     assert finding["tone"] == "good"
+
+
+def test_dirty_work_on_a_feature_branch_is_not_dirty_trunk_work(
+    seed: Seeder, gfh: CliRunner
+) -> None:
+    """If the session works with uncommitted changes on a feature branch after the hint to
+    start from the main worktree, that is not work on a dirty trunk: the episode waits, and the
+    `start` that follows is followed."""
+    first = ("ensure-main-worktree-first",)
+    for n in range(3):
+        who = f"claude:s{n}"
+        seed.verb("ensure", first, who=who, branch="main")
+        seed.verb("status", who=who, branch="feature/x", clean=False)
+        seed.verb("start", who=who, branch="main")
+    assert family(report(gfh), "main-worktree-first") == {
+        "fired": 3, "followed": 3, "not_followed": 0, "censored": 0,
+    }  # fmt: skip
 
 
 def test_another_session_on_the_same_surface_is_skipped(seed: Seeder, gfh: CliRunner) -> None:
@@ -113,6 +131,7 @@ def test_unknown_sessions_censor(seed: Seeder, gfh: CliRunner) -> None:
     seed.verb("update", who=None)  # a candidate with no session: censored
     seed.verb("status", BEHIND, who=A, branch=None)  # no branch: censored
     seed.verb("status", BEHIND, who=A, branch="HEAD")  # detached: censored
+    seed.verb("update", who=A, branch="HEAD")  # a detached HEAD is no branch: it settles nothing
     for _ in range(3):
         seed.verb("status", BEHIND, who=A, branch="other")
         seed.verb("update", who=A, branch="other")
@@ -292,3 +311,134 @@ def test_a_refused_start_does_not_follow_but_a_refused_done_still_ends(
     assert family(doc, "red-gate-remedy") == {
         "fired": 3, "followed": 0, "not_followed": 3, "censored": 0,
     }  # fmt: skip
+
+
+def test_a_line_stamped_in_the_past_shows_its_session_present_when_it_was_written(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If a session's line carries a time from the past (a clock set back), it still shows the
+    session present when it was written, which the log's order says: the log's time then, not
+    the line's. A later update within the horizon of that line is followed."""
+    seed = Seeder(repo, start=datetime(2026, 11, 10, 9, 0, tzinfo=UTC))
+    for n in range(3):
+        seed.verb("status", BEHIND, who=A, branch=f"feature/{n}")
+        for _ in range(3):  # other work moves the log's time on
+            seed.now += timedelta(hours=5)
+            seed.verb("status", who=B, branch="feature/other")
+        written = seed.now
+        seed.now -= timedelta(days=2)
+        seed.event("turn.started", {"turn": 1, "stop_remediation": False}, surface="hook")
+        seed.now = written
+        for _ in range(3):
+            seed.now += timedelta(hours=5)
+            seed.verb("status", who=B, branch="feature/other")
+        seed.verb("update", who=A, branch=f"feature/{n}")  # 30 h after the firing
+    written = seed.now  # a session whose first line, a firing, is stamped two days back
+    seed.now -= timedelta(days=2)
+    seed.verb("status", BEHIND, who="claude:late", branch="feature/late")
+    seed.now = written
+    for _ in range(4):
+        seed.now += timedelta(hours=5)
+        seed.verb("status", who=B, branch="feature/other")
+    seed.verb("update", who="claude:late", branch="feature/late")
+    assert family(report(gfh), "branch-update") == {
+        "fired": 4, "followed": 4, "not_followed": 0, "censored": 0,
+    }  # fmt: skip
+
+
+def test_a_line_stamped_days_ahead_does_not_end_the_sessions_at_work(
+    seed: Seeder, gfh: CliRunner
+) -> None:
+    """If writers' clocks run days ahead, their lines (a burst of them, a line with no session,
+    lines of two sessions with a line at the log's time between them) do not move the log's
+    time: the sessions at work keep their episodes, and their updates are followed."""
+
+    def ahead(who: str | None) -> None:
+        now = seed.now
+        seed.now += timedelta(days=3)
+        seed.event("turn.started", {"turn": 1, "stop_remediation": False}, who=who)
+        seed.now = now
+
+    for n in range(3):
+        seed.verb("status", BEHIND, who=A, branch=f"feature/{n}")
+        for who in (B, B, B, None):
+            ahead(who)
+        seed.verb("status", who=A, branch=f"feature/{n}")
+        ahead("claude:c")
+        seed.verb("update", who=A, branch=f"feature/{n}")
+    assert family(report(gfh), "branch-update") == {
+        "fired": 3, "followed": 3, "not_followed": 0, "censored": 0,
+    }  # fmt: skip
+
+
+def _idle_then(later: list[tuple[str, float]], repo: Path) -> dict[str, str]:
+    """A fires, the log is idle for three days, then sessions write lines `(who, hours)` after
+    the gap; return the sessions the detector still holds as present."""
+    from gitflow_harness.report.detectors.follow_through import HintFollowThrough
+    from gitflow_harness.report.model import ReportContext
+    from gitflow_harness.store.events import ReadStats, make_event
+    from gitflow_harness.workspace import open_workspace
+
+    found = HintFollowThrough(ReportContext(open_workspace(), ReadStats()))
+    start = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+    fire = {"verb": "status", "hint_ids": list(BEHIND), "trunk": "main", "head": "a" * 40}
+    found.observe(
+        make_event("verb", fire, surface="cli", session=A, branch="x", at=format_at(start))
+    )
+    for who, hours in later:
+        at = format_at(start + timedelta(days=3, hours=hours))
+        data = {"turn": 1, "stop_remediation": False}
+        found.observe(
+            make_event("turn.started", data, surface="hook", session=who, branch=None, at=at)
+        )
+    return found._present
+
+
+def test_a_leap_of_the_logs_time_is_believed_once_another_session_agrees(repo: Path) -> None:
+    """If the log resumes after days, one session's lines alone do not end the sessions from
+    before the gap; a second session's line after the gap does (they were quiet for days)."""
+    assert A in _idle_then([(B, 0), (B, 1)], repo)
+    assert A not in _idle_then([(B, 0), (B, 1), ("claude:c", 2)], repo)
+
+
+def test_a_leap_of_the_logs_time_is_believed_once_one_writer_kept_it_for_the_horizon(
+    repo: Path,
+) -> None:
+    """If only one session writes after days of silence, its lines are believed once they span
+    the horizon with no line at the old time between them."""
+    assert A in _idle_then([(B, 0), (B, 23)], repo)
+    assert A not in _idle_then([(B, 0), (B, 23), (B, 25)], repo)
+
+
+def test_a_session_back_alone_after_days_of_silence_has_ended(seed: Seeder, gfh: CliRunner) -> None:
+    """If the log falls silent for days and the first line after it is the session's own, no
+    other line has moved the log's time yet: the session's own lines say it was quiet for
+    longer than the horizon, so its episode is censored, not followed."""
+    for n in range(3):
+        seed.verb("status", BEHIND, who=A, branch=f"feature/{n}")
+        seed.verb("update", who=A, branch=f"feature/{n}")
+    seed.verb("status", BEHIND, who=A, branch="feature/idle")
+    seed.now += timedelta(days=3)
+    seed.verb("update", who=A, branch="feature/idle")
+    assert family(report(gfh), "branch-update") == {
+        "fired": 4, "followed": 3, "not_followed": 0, "censored": 1,
+    }  # fmt: skip
+
+
+def test_a_leap_confirmed_by_two_sessions_goes_to_the_earlier_of_their_times(
+    seed: Seeder, gfh: CliRunner
+) -> None:
+    """If two sessions' lines after a silence disagree about the time by days, the log's time
+    leaps to the earlier: the sessions from before the silence have ended, but the session
+    whose line came first is not taken for quiet by the other's clock."""
+    seed.verb("status", BEHIND, who=A, branch="feature/before")
+    seed.now += timedelta(days=3)
+    seed.verb("status", BEHIND, who=B, branch="feature/after")
+    far = seed.now
+    seed.now += timedelta(days=2)
+    seed.event("turn.started", {"turn": 1, "stop_remediation": False}, who="claude:c")
+    seed.now = far + timedelta(hours=1)
+    seed.verb("update", who=B, branch="feature/after")
+    notes = detector(report(gfh), "hint-follow-through")["notes"]
+    assert "branch-update: 1 resolved of 2 fired (3 needed to report)" in notes
+    assert "branch-update: 1 episode(s) censored after their session went quiet for 24 h" in notes
