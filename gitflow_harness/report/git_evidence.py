@@ -289,42 +289,39 @@ class GitEvidence(Generic[Ticket]):
         tips.discard(q.start)
         if not tips:
             return NOTHING
-        assert self.repo is not None
         revs = [q.end, f"^{q.start}", *(f"^{r}" for r in q.recorded if r in known)]
-        try:
-            proc = git.run(
-                ["rev-list", "--stdin"],
-                cwd=self.repo.top or self.repo.git_dir,
-                input="\n".join(revs) + "\n",
-                check=False,
-            )
-        except GfhError:
+        out = self._ask(["rev-list", "--stdin"], revs)
+        if out is None:
             return UNREADABLE
-        if proc.returncode != 0:
-            return UNREADABLE
-        listed = set(proc.stdout.split())
-        return UNRECORDED if not tips.isdisjoint(listed) else NOTHING
+        return UNRECORDED if not tips.isdisjoint(out.split()) else NOTHING
 
     def _commits(self, shas: set[str]) -> set[str]:
         """The commits among `shas` that git has (one `git cat-file` for them all)."""
         named = sorted(sha for sha in shas if _is_sha(sha))
         if not named or self.repo is None:
             return set()
-        try:
-            proc = git.run(
-                ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
-                cwd=self.repo.top or self.repo.git_dir,
-                input="\n".join(named) + "\n",
-                check=False,
-            )
-        except GfhError:
-            return set()
-        found = set()
-        for line in proc.stdout.splitlines():
+        out = self._ask(["cat-file", "--batch-check=%(objectname) %(objecttype)"], named)
+        found: set[str] = set()
+        for line in (out or "").splitlines():
             sha, _, kind = line.partition(" ")
             if kind == "commit":
                 found.add(sha)
         return found
+
+    def _ask(self, args: list[str], lines: list[str]) -> str | None:
+        """Run a git command that reads `lines` on stdin; its output, or None when git could
+        not answer."""
+        assert self.repo is not None
+        try:
+            proc = git.run(
+                args,
+                cwd=self.repo.top or self.repo.git_dir,
+                input="\n".join(lines) + "\n",
+                check=False,
+            )
+        except GfhError:
+            return None
+        return proc.stdout if proc.returncode == 0 else None
 
     def _trunk_in(self, entry: _Entry, trunk: str) -> bool:
         if entry.judged is None or entry.judged[0] != trunk:

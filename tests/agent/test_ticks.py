@@ -95,18 +95,14 @@ def test_a_signal_without_a_drop_does_not_swallow_the_next_compaction() -> None:
     assert ticks.observe(state, ticks.Position(5000, message="m3"))
 
 
-def test_the_transcript_is_read_from_its_end(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """If the transcript holds megabytes before its last assistant line, then reading the
-    position reads a few blocks from the end, not the file."""
-    path = tmp_path / "t.jsonl"
-    user = json.dumps({"type": "user", "message": {"content": "x" * 1000}}) + "\n"
-    with open(path, "w") as out:
-        out.write(user * 8000)  # ~8 MB
-        out.write(kit.transcript_line("msg_last", 123456))
-        out.write(user * 3)
-    read = 0
+class _Reads:
+    count = 0
+
+
+@pytest.fixture
+def bytes_read(monkeypatch: pytest.MonkeyPatch) -> _Reads:
+    """Count the bytes the transcript reader reads, through every file it opens."""
+    seen = _Reads()
     real_open = builtins.open
 
     class Counting:
@@ -120,17 +116,28 @@ def test_the_transcript_is_read_from_its_end(
             self.fh.close()
 
         def read(self, n: int = -1) -> bytes:
-            nonlocal read
             data = self.fh.read(n)
-            read += len(data)
+            seen.count += len(data)
             return data  # type: ignore[no-any-return]
 
         def __getattr__(self, name: str) -> Any:
             return getattr(self.fh, name)
 
     monkeypatch.setattr(tail, "open", lambda *a, **k: Counting(real_open(*a, **k)), raising=False)
+    return seen
+
+
+def test_the_transcript_is_read_from_its_end(tmp_path: Path, bytes_read: _Reads) -> None:
+    """If the transcript holds megabytes before its last assistant line, then reading the
+    position reads a few blocks from the end, not the file."""
+    path = tmp_path / "t.jsonl"
+    user = json.dumps({"type": "user", "message": {"content": "x" * 1000}}) + "\n"
+    with open(path, "w") as out:
+        out.write(user * 8000)  # ~8 MB
+        out.write(kit.transcript_line("msg_last", 123456))
+        out.write(user * 3)
     assert ticks.claude_position(path).tokens == 123456
-    assert read <= 2 * tail.BLOCK
+    assert bytes_read.count <= 2 * tail.BLOCK
 
 
 def test_sidechain_and_api_error_lines_are_skipped(tmp_path: Path) -> None:
@@ -165,7 +172,7 @@ def _count(tokens: int | None, at: str) -> dict[str, Any]:
 
 
 def test_a_last_line_longer_than_the_budget_is_not_read_past_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, bytes_read: _Reads
 ) -> None:
     """If the transcript ends with one line longer than the budget (a base64 image), then
     reading stops at the budget inside it and the position is unknown."""
@@ -173,33 +180,10 @@ def test_a_last_line_longer_than_the_budget_is_not_read_past_it(
     with open(path, "w") as out:
         out.write(kit.transcript_line("m1", 1000))
         out.write('{"type": "user", "image": "' + "A" * (3 * 1024 * 1024) + '"}\n')
-    read = 0
-    real_open = builtins.open
-
-    class Counting:
-        def __init__(self, fh: Any) -> None:
-            self.fh = fh
-
-        def __enter__(self) -> Counting:
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            self.fh.close()
-
-        def read(self, n: int = -1) -> bytes:
-            nonlocal read
-            data = self.fh.read(n)
-            read += len(data)
-            return data  # type: ignore[no-any-return]
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self.fh, name)
-
-    monkeypatch.setattr(tail, "open", lambda *a, **k: Counting(real_open(*a, **k)), raising=False)
     for reader in (ticks.claude_position, ticks.codex_position):
-        read = 0
+        bytes_read.count = 0
         assert reader(path, max_bytes=1024 * 1024).tokens is None
-        assert read == 1024 * 1024
+        assert bytes_read.count == 1024 * 1024
 
 
 def test_codex_rollout_token_count_is_the_position(tmp_path: Path) -> None:
