@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gitflow_harness.errors import RepoStateError
@@ -153,6 +154,25 @@ def require_history(repo: Repo, ref: str, trunk: str, verb: str) -> None:
             f"this shallow clone is cut before the merge base of {ref} and {trunk}; run "
             f"`git fetch --unshallow` (or `git fetch --deepen N`) before `{verb}`"
         )
+
+
+def commits_among(repo: Repo, names: Iterable[str]) -> set[str]:
+    """The names among `names` (full or abbreviated object names) that name a commit this
+    repository has: one `git cat-file` for them all. Names must be plain hex."""
+    named = sorted(set(names))
+    if not named:
+        return set()
+    proc = run(
+        ["cat-file", "--batch-check=%(objecttype)"],
+        cwd=_cwd(repo),
+        input="\n".join(named) + "\n",
+        check=False,
+    )
+    if proc.returncode != 0:
+        return set()
+    # One line per name, in order: the type, or `<name> missing` / `<name> ambiguous`.
+    lines = proc.stdout.splitlines()
+    return {name for name, line in zip(named, lines, strict=False) if line == "commit"}
 
 
 def is_ancestor(repo: Repo, ancestor: str, descendant: str) -> bool:

@@ -297,16 +297,12 @@ class GitEvidence(Generic[Ticket]):
 
     def _commits(self, shas: set[str]) -> set[str]:
         """The commits among `shas` that git has (one `git cat-file` for them all)."""
-        named = sorted(sha for sha in shas if _is_sha(sha))
-        if not named or self.repo is None:
+        if self.repo is None:
             return set()
-        out = self._ask(["cat-file", "--batch-check=%(objectname) %(objecttype)"], named)
-        found: set[str] = set()
-        for line in (out or "").splitlines():
-            sha, _, kind = line.partition(" ")
-            if kind == "commit":
-                found.add(sha)
-        return found
+        try:
+            return git.commits_among(self.repo, (sha for sha in shas if _is_sha(sha)))
+        except GfhError:
+            return set()
 
     def _ask(self, args: list[str], lines: list[str]) -> str | None:
         """Run a git command that reads `lines` on stdin; its output, or None when git could

@@ -49,3 +49,13 @@ def test_trunk_from_origin_head(tmp_path: Path) -> None:
     origin = make_repo(tmp_path / "origin", branch="trunk")
     run_git(tmp_path, "clone", "-q", str(origin), "clone")
     assert git.detect_trunk(git.discover(tmp_path / "clone")) == "trunk"
+
+
+def test_commits_among_names_the_commits_git_has(repo: Path) -> None:
+    """Full and abbreviated names of commits count; a tree, a missing object do not."""
+    head = run_git(repo, "rev-parse", "HEAD").strip()
+    tree = run_git(repo, "rev-parse", "HEAD^{tree}").strip()
+    r = git.discover(repo)
+    names = [head, head[:7], tree, "0" * 40]
+    assert git.commits_among(r, names) == {head, head[:7]}
+    assert git.commits_among(r, []) == set()
