@@ -30,6 +30,7 @@ from gitflow_harness.store.schema import (
 
 KIND: Final = "harness-request"
 STATUSES: Final = ("open", "closed", "declined")
+_COMMIT_ID = re.compile(r"[0-9a-f]{4,64}")
 _DATED = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2})-(?P<rest>.+)$")
 _AGAIN = re.compile(r"^-again(?:-(?P<n>[2-9]|[1-9]\d+))?$")
 
@@ -218,6 +219,15 @@ def check_rules(ledger: Ledger, repo: git.Repo, *, today: dt.date) -> list[Probl
     rules = [p for p in rule_paths.values() if isinstance(p, str) and (top / p).is_file()]
     tracked = git.tracked(repo, rules) if rules else set()
     names = {r.id for r in ledger.requests} | {f"{r.id}.md" for r in ledger.requests}
+    # Every answered_in of a closed request, asked of git at once.
+    answered = git.commits_among(
+        repo,
+        (
+            r.answered_in
+            for r in ledger.requests
+            if r.status == "closed" and r.answered_in and _COMMIT_ID.fullmatch(r.answered_in)
+        ),
+    )
     for req in ledger.requests:
 
         def add(key: str | None, message: str, severity: str = "error", req: Request = req) -> None:
@@ -269,8 +279,10 @@ def check_rules(ledger: Ledger, repo: git.Repo, *, today: dt.date) -> list[Probl
                     add("rule_in", f"rule_in {req.rule_in!r}: no such file")
                 elif rule not in tracked:
                     add("rule_in", f"rule_in {req.rule_in!r} is not tracked by git; commit it")
-            if req.answered_in is not None and not re.fullmatch(r"[0-9a-f]{4,40}", req.answered_in):
+            if req.answered_in is not None and not _COMMIT_ID.fullmatch(req.answered_in):
                 add("answered_in", f"answered_in {req.answered_in!r} is not a commit id")
+            elif req.answered_in is not None and req.answered_in not in answered:
+                add("answered_in", f"answered_in {req.answered_in!r}: no such commit here")
         else:  # declined
             if req.declined is None:
                 add("status", f"a declined request says why: `gfh requests decline {req.id} --why`")

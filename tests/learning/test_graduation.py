@@ -42,6 +42,8 @@ def put_request(repo: Path, name: str, **fields: Any) -> Path:
         "occurrences": 3,
     }
     meta.update(fields)
+    if meta.get("answered_in") == "HEAD":  # the commit the repository is at, as answer gives it
+        meta["answered_in"] = run_git(repo, "rev-parse", "--short", "HEAD").strip()
     meta = {k: v for k, v in meta.items() if v is not None}
     path = repo / "requests" / name
     path.parent.mkdir(parents=True, exist_ok=True)

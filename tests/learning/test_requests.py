@@ -29,7 +29,7 @@ def problems(repo: Path) -> list[str]:
     return [str(p) for p in found]
 
 
-CLOSED: dict[str, Any] = {"status": "closed", "rule_in": RULE, "answered_in": "abc1234"}
+CLOSED: dict[str, Any] = {"status": "closed", "rule_in": RULE, "answered_in": "HEAD"}
 
 
 @pytest.mark.parametrize(
@@ -57,6 +57,7 @@ CLOSED: dict[str, Any] = {"status": "closed", "rule_in": RULE, "answered_in": "a
         ),
         ({**CLOSED, "rule_in": f"./{RULE}"}, None),
         ({**CLOSED, "answered_in": "not-a-sha"}, "answered_in 'not-a-sha' is not a commit id"),
+        ({**CLOSED, "answered_in": "abc1234"}, "answered_in 'abc1234': no such commit here"),
         ({**CLOSED, "declined": "x"}, "a closed request was answered, not declined"),
         ({"status": "declined"}, "a declined request says why"),
         ({"status": "declined", "declined": "x", "answered_in": "abc1234"}, "has no answered_in"),
