@@ -42,20 +42,16 @@ class CurveError(ValueError):
 
 
 class _Curve(Record):
+    """What the four variants share. Each defines `salience_at(delta)` and
+    `refire_delta(floor)` itself; callers hold a `Curve`, the closed union of the variants, so
+    the type checker sees every variant's own methods."""
+
     __slots__ = ()
     TYPE: ClassVar[str]
-
-    def salience_at(self, delta: TickDelta) -> float:
-        """Return how present the way still is `delta` ticks after it fired."""
-        raise NotImplementedError
 
     def multiplier_at(self, delta: TickDelta, history: Sequence[Tick], now: Tick) -> float:
         """Return the magnitude a match at `now` needs; `history` holds past fires, newest last."""
         return 1.0
-
-    def refire_delta(self, floor: float) -> TickDelta | None:
-        """Return the smallest delta at which a match fires again (None: never)."""
-        raise NotImplementedError
 
     def to_dict(self) -> dict[str, object]:
         """Return the curve as the frontmatter declares it."""
