@@ -10,9 +10,8 @@ from gitflow_harness.report.model import Detector, ReportContext
 from gitflow_harness.store.config import GraphConfig
 from gitflow_harness.store.events import Event, ReadStats
 from gitflow_harness.workspace import open_workspace
-from tests.helpers import commit
 from tests.learning.conftest import local, started, stopped
-from tests.learning.test_graduation import put_request
+from tests.learning.test_graduation import put_answered, put_request
 
 PutPill = Callable[..., Path]
 NOW = local("2026-11-20", 18)
@@ -68,16 +67,9 @@ def test_owed_requests_open_requests_and_relapses_are_findings(
     put_pill("implementer/due", occurrences="3")
     put_pill("implementer/waiting", occurrences="4")
     put_request(repo, "2026-11-10-implementer__waiting.md", pill="implementer/waiting")
-    commit(repo, "rule", {"hooks/ways/r/r.md": "rule\n"})
     put_pill("implementer/back", under="retired", status="retired", occurrences="5")
-    put_request(
-        repo,
-        "2026-11-01-implementer__back.md",
-        pill="implementer/back",
-        status="closed",
-        rule_in="hooks/ways/r/r.md",
-        answered_in="abc1234",
-        occurrences=3,
+    put_answered(
+        repo, "2026-11-01-implementer__back.md", "hooks/ways/r/r.md", pill="implementer/back"
     )
     status, _, findings, _ = run(repo, [])
     assert status == "fired"
@@ -137,16 +129,9 @@ def test_the_detector_keeps_only_subagent_events(repo: Path) -> None:
 
 def _relapsed_with(repo: Path, put_pill: PutPill, **reopening: object) -> None:
     """A retired pill answered at 3 occurrences, now at 5, and a reopening of it."""
-    commit(repo, "rule", {"hooks/ways/r/r.md": "rule\n"})
     put_pill("implementer/back", under="retired", status="retired", occurrences="5")
-    put_request(
-        repo,
-        "2026-11-01-implementer__back.md",
-        pill="implementer/back",
-        status="closed",
-        rule_in="hooks/ways/r/r.md",
-        answered_in="abc1234",
-        occurrences=3,
+    put_answered(
+        repo, "2026-11-01-implementer__back.md", "hooks/ways/r/r.md", pill="implementer/back"
     )
     put_request(
         repo,

@@ -51,6 +51,13 @@ def put_request(repo: Path, name: str, **fields: Any) -> Path:
     return path
 
 
+def put_answered(repo: Path, name: str, rule: str, **fields: Any) -> Path:
+    """Commit a rule at `rule` and put request `name` closed by it at 3 occurrences."""
+    commit(repo, "rule", {rule: "rule\n"})
+    closed = {"status": "closed", "rule_in": rule, "answered_in": "HEAD", "occurrences": 3}
+    return put_request(repo, name, **{**closed, **fields})
+
+
 def test_graduation_at_3_files_exactly_one_request_and_a_second_check_nothing(
     repo: Path, put_pill: PutPill
 ) -> None:
@@ -156,14 +163,8 @@ def test_candidates_go_again_then_count() -> None:
 def test_a_relapse_files_one_reopening_naming_the_closed_request(
     repo: Path, put_pill: PutPill
 ) -> None:
-    commit(repo, "rule", {"hooks/ways/implementer/parser/parser.md": "rule\n"})
-    put_request(
-        repo,
-        "2026-11-10-implementer__parser.md",
-        status="closed",
-        rule_in="hooks/ways/implementer/parser/parser.md",
-        answered_in="abc1234",
-        occurrences=3,
+    put_answered(
+        repo, "2026-11-10-implementer__parser.md", "hooks/ways/implementer/parser/parser.md"
     )
     put_pill(under="retired", status="retired", occurrences="3")
     assert check(repo) == []
@@ -237,14 +238,8 @@ def test_a_relapse_is_owed_only_while_the_latest_request_is_the_closed_one(
 ) -> None:
     """Like owed(): a relapse counts while the rule is the last word; an open reopening is the
     relapse's request, and a declined one is kept as a declined relapse."""
-    commit(repo, "rule", {"hooks/ways/implementer/parser/parser.md": "rule\n"})
-    put_request(
-        repo,
-        "2026-11-10-implementer__parser.md",
-        status="closed",
-        rule_in="hooks/ways/implementer/parser/parser.md",
-        answered_in="abc1234",
-        occurrences=3,
+    put_answered(
+        repo, "2026-11-10-implementer__parser.md", "hooks/ways/implementer/parser/parser.md"
     )
     put_pill(under="retired", status="retired", occurrences="5")
 
