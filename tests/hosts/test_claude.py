@@ -243,6 +243,11 @@ def test_compaction_ends_every_ways_episode(
         if e["type"] == "way.fired" and e["data"]["way"] == "notes/dated"
     ]
     assert fired == ["first", "first"]
+    # The host summarises through agents of its own: stops with an empty type, never started.
+    stopped = [e["data"]["role"] for e in read_events(repo) if e["type"] == "subagent.stopped"]
+    assert stopped
+    assert set(stopped) == {None}
+    assert not [e for e in read_events(repo) if e["type"] == "subagent.started"]
     transcript = claude.transcript(Path(os.environ["HOME"]), first)
     assert any(line.get("subtype") == "compact_boundary" for line in transcript)
 
