@@ -15,6 +15,7 @@ from tests.hosts import install
 from tests.hosts.anthropic import MessagesAPI
 from tests.hosts.hostenv import host_env
 from tests.hosts.model import ModelServer
+from tests.hosts.responses import ResponsesAPI
 
 
 def installed(host: install.Host) -> Path:
@@ -59,3 +60,14 @@ def scratch_repo(path: Path, *adapters: str, ways: tuple[str, ...] = ("--all-way
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "gfh init")
     return repo
+
+
+@pytest.fixture(scope="session")
+def codex_command() -> Path:
+    return installed(install.CODEX)
+
+
+@pytest.fixture
+def responses() -> Iterator[ModelServer]:
+    with ModelServer(ResponsesAPI()) as server:
+        yield server

@@ -2,10 +2,10 @@
 
 The host under test sends its requests here instead of to a model. The conversation's requests
 take their answers from a script, in order (`Reply`: text and tool calls, and the context size to
-report as usage); anything else the host asks, and every request once the script is spent, gets a
-short text answer, which ends the host's turn. Every request is recorded, so a test can assert
-what reached the model. The wire format is a `Protocol` (Anthropic's Messages API, OpenAI's
-Responses API); nothing here listens beyond loopback.
+report as usage); anything else the host POSTs, and every request once the script is spent, gets
+a short text answer, which ends the host's turn; a GET is answered 404. Every request is recorded,
+so a test can assert what reached the model. The wire format is a `Protocol` (Anthropic's
+Messages API, OpenAI's Responses API); nothing here listens beyond loopback.
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ class Request:
     path: str
     body: dict[str, Any]
     answered: Reply | None = None  # the scripted reply it got, None for a default answer
+    method: str = "POST"
     text: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -121,6 +122,11 @@ class ModelServer:
         self._server.shutdown()
         self._server.server_close()
 
+    def _note(self, request: Request) -> None:
+        """Record a request that takes no answer from the script (a GET, a HEAD)."""
+        with self._lock:
+            self.requests.append(request)
+
     def _next(self, request: Request) -> Reply:
         with self._lock:
             self.requests.append(request)
@@ -144,9 +150,11 @@ class ModelServer:
                 pass  # the recorded requests are the log
 
             def do_GET(self) -> None:
+                server._note(Request(self.path, {}, method="GET"))
                 self._empty(404)
 
             def do_HEAD(self) -> None:
+                server._note(Request(self.path, {}, method="HEAD"))
                 self._empty(200)
 
             def do_POST(self) -> None:
