@@ -555,3 +555,24 @@ def test_a_reply_with_only_the_box_top_line_is_blocked(repo: Path, gfh: CliRunne
     assert blocked.err.rstrip("\n").endswith("[gfh stop] rule=box")
     whole = {**stop, "stop_hook_active": True, "last_assistant_message": f"Done.\n{shown}"}
     assert kit.hook(gfh, "claude", "Stop", whole).code == 0
+
+
+def test_the_report_says_a_host_ended_a_turn_gfh_still_blocked(repo: Path, gfh: CliRunner) -> None:
+    """If the host gives up on a blocked turn before gfh's bound (Claude Code after 9 blocks)
+    and the user's next prompt arrives, then the report counts that turn as ended by the host,
+    in every format."""
+    (repo / ".gitflow-harness.toml").write_text("[ritual]\nmax_blocks = 20\n")
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Edit", repo))
+    for i in range(9):
+        stop = kit.payload("claude", "Stop", repo, stop_hook_active=i > 0)
+        assert kit.hook(gfh, "claude", "Stop", stop).code == 2
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    [finding] = [f for f in gfh("report", "--json").json()["findings"] if f["subject"] == "stop"]
+    assert (finding["evidence"]["blocked"], finding["evidence"]["repaired"]) == (9, 0)
+    assert (finding["evidence"]["ended_by_host"], finding["evidence"]["pending"]) == (1, 0)
+    text = " ".join(gfh("report").out.split())
+    assert "1 ended unrepaired (0 by gfh's bound, 1 by the host)" in text
+    markdown = gfh("report", "--format", "markdown").out
+    assert "| repaired | ended by gfh | ended by host | pending |" in markdown
+    assert "by the host)" in markdown
