@@ -315,7 +315,7 @@ class Outcome:
 
     def __init__(self) -> None:
         self.context: list[str] = []  # texts delivered, in order
-        self.env: dict[str, str] = {}  # session-start environment (Cursor, Codex)
+        self.env: dict[str, str] = {}  # session-start environment (Cursor)
         self.block: Block | None = None
 
     @property

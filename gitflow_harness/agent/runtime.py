@@ -186,9 +186,8 @@ class HookCall:
         from gitflow_harness.agent import evidence
 
         evidence.record(ctx)
-        if event.kind == ev.SESSION_START:
-            _correlate(ctx, outcome)
-        offers = self.collect(ctx, sources.context_sources(event.kind))
+        offers = _correlate(ctx, outcome) if event.kind == ev.SESSION_START else []
+        offers += self.collect(ctx, sources.context_sources(event.kind))
         for line in ctx.warnings:
             self.say(line)
         outcome.block = _stop_checks(ctx, sources.stop_checks(event.kind))
@@ -378,20 +377,41 @@ def _bookkeeping(ctx: HookContext) -> None:
         )
 
 
-def _correlate(ctx: HookContext, outcome: Outcome) -> None:
+def _correlate(ctx: HookContext, outcome: Outcome) -> list[Offer]:
+    """Put the session where the host passes it to the agent's commands; when no channel
+    reaches them, say so (the agent's context, one stderr line, a `hook.error`). The rest of
+    the answer (the hint, the ways) does not depend on it."""
     from gitflow_harness.agent import correlation
 
     session = ctx.session
     if session is None:
-        return
-    if ctx.adapter.NAME == "claude":
+        return []
+    adapter = ctx.adapter
+    exported = False
+    host = correlation.HOSTS.get(adapter.NAME, adapter.NAME)
+    missing = f"{host} takes no {correlation.VARIABLE} from its hooks"
+    if adapter.SESSION_CHANNEL == "env_file":
         try:
-            correlation.write_env_file(session)
+            exported = correlation.write_env_file(session) or bool(
+                os.environ.get(correlation.CLAUDE_ENV_FILE)
+            )
         except correlation.EnvFileError as exc:
-            # The rest of the answer (the hint, the ways) does not depend on it: say so, go on.
-            ctx.report_error(f"EnvFileError: {exc.message}")
-    else:
+            missing = exc.message
+        else:
+            missing = f"no ${correlation.CLAUDE_ENV_FILE}"
+    elif adapter.SESSION_CHANNEL == "env":
         outcome.env[correlation.VARIABLE] = session
+        exported = True
+    if adapter.delivers_session(os.environ, exported=exported):
+        return []
+    variables = " or $".join(getattr(adapter, "SESSION_VARIABLES", ()))
+    if variables:
+        missing += f" and no ${variables} in the hook's environment"
+    problem, context = correlation.undelivered(adapter.NAME, session, missing)
+    ctx.report_error(problem)
+    from gitflow_harness.agent.model import Offer
+
+    return [Offer(context)]
 
 
 def _stop_checks(ctx: HookContext, specs: tuple[str, ...]) -> Any:
