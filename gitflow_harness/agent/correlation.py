@@ -15,6 +15,7 @@ import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from types import ModuleType
 
 VARIABLE = "GFH_SESSION"
 CLAUDE_ENV_FILE = "CLAUDE_ENV_FILE"
@@ -66,16 +67,42 @@ def write_env_file(session: str, environ: Mapping[str, str] | None = None) -> bo
     return True
 
 
-def undelivered(adapter: str, session: str, missing: str) -> tuple[str, str]:
+def export(adapter: ModuleType, session: str, env: dict[str, str]) -> tuple[bool, str]:
+    """Put `session` into the adapter's channel to the agent's commands (`SESSION_CHANNEL`):
+    Claude Code's `$CLAUDE_ENV_FILE`, or `env`, the session-start output's environment.
+
+    Return whether it went out, and what was missing when it did not.
+    """
+    channel = adapter.SESSION_CHANNEL
+    if channel == "env":
+        env[VARIABLE] = session
+        return True, ""
+    if channel == "env_file":
+        try:
+            write_env_file(session)
+        except EnvFileError as exc:
+            return False, exc.message
+        if os.environ.get(CLAUDE_ENV_FILE):
+            return True, ""
+        return False, f"no ${CLAUDE_ENV_FILE}"
+    return False, f"{HOSTS.get(adapter.NAME, adapter.NAME)} takes no {VARIABLE} from its hooks"
+
+
+def undelivered(adapter: ModuleType, session: str, missing: str) -> tuple[str, str]:
     """Say that no session reaches the agent's commands: the one-line problem (for stderr and
     the `hook.error`) and the context that tells the agent the one thing it can do.
 
-    `missing` names what was lacking (a channel, a variable) — gfh's own words, no payload text.
+    `missing` names what the channel lacked; the host's own variables are named after it. Both
+    are gfh's own words: no payload text.
     """
-    host = HOSTS.get(adapter, adapter)
+    name = str(adapter.NAME)
+    host = HOSTS.get(name, name)
+    variables = " or $".join(getattr(adapter, "SESSION_VARIABLES", ()))
+    if variables:
+        missing += f" and no ${variables} in the hook's environment"
     problem = (
         f"{UNDELIVERED}: {missing}, so {host} passes no session to the agent's gfh commands; "
-        f"the agent is told to prefix them with {VARIABLE}={adapter}:<id>"
+        f"the agent is told to prefix them with {VARIABLE}={name}:<id>"
     )
     context = (
         f"gfh: this session's id does not reach your commands ({missing}). Run every gfh "

@@ -378,36 +378,18 @@ def _bookkeeping(ctx: HookContext) -> None:
 
 
 def _correlate(ctx: HookContext, outcome: Outcome) -> list[Offer]:
-    """Put the session where the host passes it to the agent's commands; when no channel
-    reaches them, say so (the agent's context, one stderr line, a `hook.error`). The rest of
-    the answer (the hint, the ways) does not depend on it."""
+    """Put the session where the host passes it to the agent's commands; when nothing reaches
+    them, say so (the agent's context, one stderr line, a `hook.error`). The rest of the answer
+    (the hint, the ways) does not depend on it."""
     from gitflow_harness.agent import correlation
 
     session = ctx.session
     if session is None:
         return []
-    adapter = ctx.adapter
-    exported = False
-    host = correlation.HOSTS.get(adapter.NAME, adapter.NAME)
-    missing = f"{host} takes no {correlation.VARIABLE} from its hooks"
-    if adapter.SESSION_CHANNEL == "env_file":
-        try:
-            exported = correlation.write_env_file(session) or bool(
-                os.environ.get(correlation.CLAUDE_ENV_FILE)
-            )
-        except correlation.EnvFileError as exc:
-            missing = exc.message
-        else:
-            missing = f"no ${correlation.CLAUDE_ENV_FILE}"
-    elif adapter.SESSION_CHANNEL == "env":
-        outcome.env[correlation.VARIABLE] = session
-        exported = True
-    if adapter.delivers_session(os.environ, exported=exported):
+    exported, missing = correlation.export(ctx.adapter, session, outcome.env)
+    if ctx.adapter.delivers_session(os.environ, exported=exported):
         return []
-    variables = " or $".join(getattr(adapter, "SESSION_VARIABLES", ()))
-    if variables:
-        missing += f" and no ${variables} in the hook's environment"
-    problem, context = correlation.undelivered(adapter.NAME, session, missing)
+    problem, context = correlation.undelivered(ctx.adapter, session, missing)
     ctx.report_error(problem)
     from gitflow_harness.agent.model import Offer
 
