@@ -8,7 +8,7 @@ from typing import Any
 
 from gitflow_harness import git
 from gitflow_harness.store.config import Config, load_config
-from gitflow_harness.store.events import Event, EventLog, current_session
+from gitflow_harness.store.events import Event, EventLog, session_from_env
 
 
 @dataclass
@@ -26,7 +26,7 @@ class Workspace:
 
     @property
     def session(self) -> str | None:
-        return current_session()
+        return session_from_env()
 
     def head(self, *, refresh: bool = False) -> git.Head:
         """Return HEAD, read once per command unless `refresh`."""

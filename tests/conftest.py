@@ -137,8 +137,13 @@ def hermetic(
     for name in list(os.environ):
         if name.startswith("GIT_") and name not in _KEEP_ENV:
             monkeypatch.delenv(name)
+    # The session variables too, the hosts' own included: a suite run by an agent inherits them.
     for name in (
         "GFH_SESSION",
+        "CLAUDE_CODE_SESSION_ID",
+        "CODEX_SESSION_ID",
+        "CODEX_THREAD_ID",
+        "CLAUDECODE",
         "CLAUDE_ENV_FILE",
         "CLAUDE_PROJECT_DIR",
         "CURSOR_PROJECT_DIR",

@@ -66,3 +66,12 @@ def test_the_tripwire_is_armed_in_this_process(
         assert conftest._trespasses == [f"open {str(tmp_path / 'runtime.json')!r}"]
     finally:
         conftest._trespasses.clear()
+
+
+def test_no_session_variable_reaches_a_test() -> None:
+    """If the suite runs inside an agent, then the host's session variables it inherits are
+    gone: every variable a command learns its session from, and Claude Code's marker."""
+    from gitflow_harness.store.session_env import HOST_VARIABLES, VARIABLE
+
+    for name in (VARIABLE, *(name for name, _ in HOST_VARIABLES), "CLAUDECODE"):
+        assert name not in os.environ

@@ -3,7 +3,8 @@
 Stdin: `session_id`, `transcript_path`, `cwd`, `hook_event_name` and per-event fields. Context
 goes back as `hookSpecificOutput.additionalContext` (strings capped at 10,000 characters);
 exit 2 blocks, with stderr as the message. The session reaches `gfh` verbs through an `export`
-line appended to `$CLAUDE_ENV_FILE` at SessionStart.
+line appended to `$CLAUDE_ENV_FILE` at SessionStart, and through `CLAUDE_CODE_SESSION_ID`, which
+Claude Code exports to every command it runs.
 
 Cursor runs Claude Code's hooks too (its "Third Party Hooks"), with no Stop loop
 limit. Where both hosts are installed each Cursor event would then be handled twice, and this
@@ -19,10 +20,12 @@ import os
 
 from gitflow_harness.agent import model as ev
 from gitflow_harness.agent.model import Rendered
+from gitflow_harness.store.session_env import host_session_id
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
     from gitflow_harness.agent.model import Outcome
@@ -62,6 +65,8 @@ FILE_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit", "NotebookEdit"})
 MAX_CONTEXT = 10_000  # Claude Code caps every output string at 10,000 characters
 DEFERS = False
 TOKENS = "claude"  # the transcript reader that gives this host's context position
+SESSION_CHANNEL = "env_file"  # an `export GFH_SESSION=…` line in `$CLAUDE_ENV_FILE`
+SESSION_VARIABLES = ("CLAUDE_CODE_SESSION_ID",)  # what Claude Code exports to every command
 
 
 # How a call made by Cursor shows itself: the variables Cursor sets for every hook it runs, and
@@ -82,6 +87,13 @@ def called_by_cursor(payload: dict[str, Any]) -> bool:
     return any(os.environ.get(var) for var in CURSOR_ENVIRONMENT) or any(
         key in payload for key in CURSOR_FIELDS
     )
+
+
+def delivers_session(environ: Mapping[str, str], *, exported: bool) -> bool:
+    """True when the agent's commands will learn the session: through the export line gfh
+    wrote to `$CLAUDE_ENV_FILE`, or through `CLAUDE_CODE_SESSION_ID`, which Claude Code
+    (2.1.332) exports to every subprocess it starts — this hook's included."""
+    return exported or host_session_id(environ, *SESSION_VARIABLES) is not None
 
 
 def can_inject(name: str) -> bool:

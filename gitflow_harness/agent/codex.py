@@ -1,9 +1,11 @@
 """OpenAI Codex CLI hooks (docs/hooks.md).
 
 Stdin: `session_id`, `turn_id`, `transcript_path` (the rollout file, may be null), `cwd`,
-`hook_event_name`, `model`, `permission_mode` and per-event fields. Context and the session-start
-`env` go back in `hookSpecificOutput`; context only where Codex documents
-`additionalContext`: SessionStart and PreToolUse. What the main agent's lanes match at
+`hook_event_name`, `model`, `permission_mode` and per-event fields. Context goes back in
+`hookSpecificOutput.additionalContext`, only where Codex documents it: SessionStart and
+PreToolUse. Never `env`: Codex 0.171.0 marks a SessionStart answer that has it "Failed" and drops
+its context. The session reaches `gfh` verbs through `CODEX_SESSION_ID`, which Codex exports to
+every command it runs. What the main agent's lanes match at
 UserPromptSubmit or PostToolUse waits, as way ids, for the session's next PreToolUse (which is
 why `gfh init` installs it). Codex is observe-only at Stop (docs/ritual.md): a continuation could
 replace the agent's answer, so this adapter never renders a block.
@@ -15,10 +17,12 @@ import json
 
 from gitflow_harness.agent import model as ev
 from gitflow_harness.agent.model import Rendered
+from gitflow_harness.store.session_env import host_session_id
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
     from gitflow_harness.agent.model import Outcome
@@ -46,11 +50,19 @@ FILE_TOOLS = frozenset({"apply_patch"})
 MAX_CONTEXT = 10_000
 DEFERS = True  # what the main agent's lanes match waits for the next PreToolUse
 TOKENS = "codex"  # the rollout's `token_count` events give the context position
+SESSION_CHANNEL = None  # gfh puts nothing into the environment: Codex exports its own id
+SESSION_VARIABLES = ("CODEX_SESSION_ID", "CODEX_THREAD_ID")  # what Codex exports to commands
 
 
 def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
     """Turn one Codex payload into a `HookEvent`."""
     return ev.parse_claude_shape(NAME, EVENTS, FILE_TOOLS, name, payload, raw)
+
+
+def delivers_session(environ: Mapping[str, str], *, exported: bool) -> bool:
+    """True when the agent's commands will learn the session: Codex exports its id to the
+    commands it runs, and the hook's own environment is where that shows (or not)."""
+    return host_session_id(environ, *SESSION_VARIABLES) is not None
 
 
 def can_inject(name: str) -> bool:
@@ -63,8 +75,6 @@ def render(event: ev.HookEvent, outcome: Outcome) -> Rendered:
     text = outcome.context_text
     if text and can_inject(event.name):
         specific["additionalContext"] = text
-    if outcome.env and event.name == "SessionStart":
-        specific["env"] = dict(outcome.env)
     if not specific:
         return Rendered()
     out = {"hookSpecificOutput": {"hookEventName": event.name, **specific}}

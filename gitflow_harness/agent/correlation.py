@@ -1,9 +1,10 @@
-"""Session correlation: put `GFH_SESSION=<adapter>:<id>` into the agent's environment.
+"""Session correlation: the agent's `gfh` commands must learn the session SessionStart saw.
 
-Every `gfh` verb the agent runs later reads `$GFH_SESSION` and stamps its events with it; nothing
-else guesses a session. Claude Code sources the `export` lines a SessionStart hook appends to
-`$CLAUDE_ENV_FILE` before each command it runs; Cursor and Codex take an `env` object in their
-session-start output.
+They read `$GFH_SESSION`, else the host's own variable (`store.session_env`). Claude Code sources
+the `export` lines a SessionStart hook appends to `$CLAUDE_ENV_FILE` before each command it
+runs, and exports `CLAUDE_CODE_SESSION_ID` too; Cursor takes an `env` object in its
+session-start output; Codex exports `CODEX_SESSION_ID`. Where none of these reaches the agent,
+SessionStart says so (`undelivered`): to the agent, on stderr, in the log.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from types import ModuleType
 
 VARIABLE = "GFH_SESSION"
 CLAUDE_ENV_FILE = "CLAUDE_ENV_FILE"
+UNDELIVERED = "SessionUndelivered"  # the `hook.error` reason (docs/events.md)
+HOSTS = {"claude": "Claude Code", "cursor": "Cursor", "codex": "Codex"}
 
 
 def export_line(session: str) -> str:
@@ -59,8 +63,51 @@ def write_env_file(session: str, environ: Mapping[str, str] | None = None) -> bo
     except OSError as exc:
         shown = target if target.isprintable() else repr(target)
         reason = exc.strerror or type(exc).__name__
-        raise EnvFileError(
-            f"cannot write ${CLAUDE_ENV_FILE} {shown}: {reason}; the agent's commands do not "
-            f"get {VARIABLE}, so their events carry no session"
-        ) from None
+        raise EnvFileError(f"cannot write ${CLAUDE_ENV_FILE} {shown}: {reason}") from None
     return True
+
+
+def export(adapter: ModuleType, session: str, env: dict[str, str]) -> tuple[bool, str]:
+    """Put `session` into the adapter's channel to the agent's commands (`SESSION_CHANNEL`):
+    Claude Code's `$CLAUDE_ENV_FILE`, or `env`, the session-start output's environment.
+
+    Return whether it went out, and what was missing when it did not.
+    """
+    channel = adapter.SESSION_CHANNEL
+    if channel == "env":
+        env[VARIABLE] = session
+        return True, ""
+    if channel == "env_file":
+        try:
+            write_env_file(session)
+        except EnvFileError as exc:
+            return False, exc.message
+        if os.environ.get(CLAUDE_ENV_FILE):
+            return True, ""
+        return False, f"no ${CLAUDE_ENV_FILE}"
+    return False, f"{HOSTS.get(adapter.NAME, adapter.NAME)} takes no {VARIABLE} from its hooks"
+
+
+def undelivered(adapter: ModuleType, session: str, missing: str) -> tuple[str, str]:
+    """Say that no session reaches the agent's commands: the one-line problem (for stderr and
+    the `hook.error`) and the context that tells the agent the one thing it can do.
+
+    `missing` names what the channel lacked; the host's own variables are named after it. Both
+    are gfh's own words: no payload text.
+    """
+    name = str(adapter.NAME)
+    host = HOSTS.get(name, name)
+    variables = " or $".join(getattr(adapter, "SESSION_VARIABLES", ()))
+    if variables:
+        missing += f" and no ${variables} in the hook's environment"
+    problem = (
+        f"{UNDELIVERED}: {missing}, so {host} passes no session to the agent's gfh commands; "
+        f"the agent is told to prefix them with {VARIABLE}={name}:<id>"
+    )
+    context = (
+        f"gfh: this session's id does not reach your commands ({missing}). Run every gfh "
+        f"command with it in front, e.g. `{VARIABLE}={session} gfh status --end-turn` and "
+        f'`{VARIABLE}={session} gfh task set "<focus>"`; without it they record no session '
+        "and `gfh task set` refuses."
+    )
+    return problem, context

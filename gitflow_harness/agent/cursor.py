@@ -20,6 +20,7 @@ from gitflow_harness.agent.model import Rendered
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
     from gitflow_harness.agent.model import Outcome
@@ -50,6 +51,7 @@ FILE_TOOLS = frozenset({"Read", "Write", "Edit", "StrReplace"})
 MAX_CONTEXT = 10_000
 DEFERS = True  # what the main agent's lanes match waits for the next event that can carry it
 TOKENS = None  # Cursor reports no context position to hooks: ways use the `turns` axis
+SESSION_CHANNEL = "env"  # `GFH_SESSION` goes out in sessionStart's documented `env`
 
 
 def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
@@ -92,6 +94,12 @@ def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
         source=None,
         model=ev.name_or_none(payload.get("model")),
     )
+
+
+def delivers_session(environ: Mapping[str, str], *, exported: bool) -> bool:
+    """True when the agent's commands will learn the session: always, through the `env` that
+    Cursor documents for sessionStart."""
+    return True
 
 
 def can_inject(name: str) -> bool:

@@ -9,6 +9,10 @@ and exit code.
 
 from __future__ import annotations
 
+# Ids and names that may be written: one definition, shared with the CLI's session.
+from gitflow_harness.store.session_env import MAX_NAME as MAX_NAME
+from gitflow_harness.store.session_env import name_or_none as name_or_none
+
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,24 +40,6 @@ COMPACT_OPENERS = frozenset({"PreCompact", "preCompact"})
 
 # A prompt that begins with this marker is Cursor re-submitting a Stop remediation (docs/ritual.md).
 REMEDIATION_MARKER = "[gfh:stop-remediation rule="
-
-# Ids and names that may be written (session ids, tool names, agent types): one token of safe
-# characters. Anything else is treated as absent, so payload text can never ride in on a name.
-_NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:/@+-"
-MAX_NAME = 128
-
-
-def name_or_none(value: object) -> str | None:
-    """Return `value` if it is a safe id or name, else None."""
-    if (
-        isinstance(value, str)
-        and 0 < len(value) <= MAX_NAME
-        and value[0].isascii()
-        and value[0].isalnum()
-        and not value.strip(_NAME_CHARS)  # every character is one of them
-    ):
-        return value
-    return None
 
 
 def text_or_none(value: object) -> str | None:
@@ -329,7 +315,7 @@ class Outcome:
 
     def __init__(self) -> None:
         self.context: list[str] = []  # texts delivered, in order
-        self.env: dict[str, str] = {}  # session-start environment (Cursor, Codex)
+        self.env: dict[str, str] = {}  # session-start environment (Cursor)
         self.block: Block | None = None
 
     @property

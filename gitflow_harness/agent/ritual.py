@@ -182,12 +182,17 @@ def _consume_cursor_reply(ctx: HookContext) -> dict[str, Any]:
 
 def ritual_config(config: dict[str, Any]) -> Any:
     """Build the `[ritual]` record from the hook's plain-data configuration."""
+    from gitflow_harness.agent.settings import setting
     from gitflow_harness.store.config import RitualConfig
 
-    section = config.get("ritual", {})
+    def value(key: str) -> Any:
+        return setting(config, "ritual", key)
+
     return RitualConfig(
-        enforce=tuple(section.get("enforce", ("claude", "cursor"))),
-        require_status=bool(section.get("require_status", True)),
-        require_box=bool(section.get("require_box", True)),
-        require_task=bool(section.get("require_task", True)),
+        enforce=tuple(value("enforce")),
+        require_status=bool(value("require_status")),
+        require_box=bool(value("require_box")),
+        require_task=bool(value("require_task")),
+        max_blocks=int(value("max_blocks")),
+        chat_turns=str(value("chat_turns")),
     )

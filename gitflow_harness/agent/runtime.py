@@ -186,9 +186,8 @@ class HookCall:
         from gitflow_harness.agent import evidence
 
         evidence.record(ctx)
-        if event.kind == ev.SESSION_START:
-            _correlate(ctx, outcome)
-        offers = self.collect(ctx, sources.context_sources(event.kind))
+        offers = _correlate(ctx, outcome) if event.kind == ev.SESSION_START else []
+        offers += self.collect(ctx, sources.context_sources(event.kind))
         for line in ctx.warnings:
             self.say(line)
         outcome.block = _stop_checks(ctx, sources.stop_checks(event.kind))
@@ -378,20 +377,23 @@ def _bookkeeping(ctx: HookContext) -> None:
         )
 
 
-def _correlate(ctx: HookContext, outcome: Outcome) -> None:
+def _correlate(ctx: HookContext, outcome: Outcome) -> list[Offer]:
+    """Put the session where the host passes it to the agent's commands; when nothing reaches
+    them, say so (the agent's context, one stderr line, a `hook.error`). The rest of the answer
+    (the hint, the ways) does not depend on it."""
     from gitflow_harness.agent import correlation
 
     session = ctx.session
     if session is None:
-        return
-    if ctx.adapter.NAME == "claude":
-        try:
-            correlation.write_env_file(session)
-        except correlation.EnvFileError as exc:
-            # The rest of the answer (the hint, the ways) does not depend on it: say so, go on.
-            ctx.report_error(f"EnvFileError: {exc.message}")
-    else:
-        outcome.env[correlation.VARIABLE] = session
+        return []
+    exported, missing = correlation.export(ctx.adapter, session, outcome.env)
+    if ctx.adapter.delivers_session(os.environ, exported=exported):
+        return []
+    problem, context = correlation.undelivered(ctx.adapter, session, missing)
+    ctx.report_error(problem)
+    from gitflow_harness.agent.model import Offer
+
+    return [Offer(context)]
 
 
 def _stop_checks(ctx: HookContext, specs: tuple[str, ...]) -> Any:

@@ -12,7 +12,7 @@ from gitflow_harness import hints
 from gitflow_harness.cli._common import echo_json
 from gitflow_harness.errors import GfhError
 from gitflow_harness.hints import Hint
-from gitflow_harness.store.events import current_session
+from gitflow_harness.store.events import session_from_env
 from gitflow_harness.workflow.commands import Console
 from gitflow_harness.workflow.result import VerbResult
 from gitflow_harness.workspace import Workspace
@@ -47,7 +47,7 @@ def run_verb(
     console = Console(
         sys.stderr if as_json else sys.stdout, lambda line: click.echo(line, err=as_json)
     )
-    agent = current_session() is not None
+    agent = session_from_env() is not None
     try:
         result = action(ws, console)
     except GfhError as exc:

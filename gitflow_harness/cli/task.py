@@ -12,7 +12,9 @@ def task() -> None:
     """Declare, clear or show the session's task (the turn's focus).
 
     The text stays in owner-only session state; the event log records only a fingerprint.
-    Needs $GFH_SESSION, which the SessionStart hook puts into the agent's environment.
+    Needs an agent session: $GFH_SESSION (the SessionStart hook puts it into the agent's
+    environment), else the host's own $CLAUDE_CODE_SESSION_ID, $CODEX_SESSION_ID or
+    $CODEX_THREAD_ID.
     """
 
 

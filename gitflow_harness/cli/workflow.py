@@ -166,7 +166,7 @@ def ensure(as_json: bool) -> int:
 
     In the main checkout on the trunk it prints the ensure-main-worktree-first hint, outside the
     result envelope (on stderr under --json). That hint is written for agents: it is shown when
-    $GFH_SESSION names a session.
+    the environment names an agent session ($GFH_SESSION, or the host's own variable).
     """
     from gitflow_harness.workflow.ensure import ensure as run
 

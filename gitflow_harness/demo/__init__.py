@@ -132,9 +132,13 @@ def chapters() -> list[Chapter]:
 
 def demo_env(root: Path) -> dict[str, str]:
     """An environment that keeps the demo inside `root`, whatever the user's git config says."""
+    from gitflow_harness.store.session_env import HOST_VARIABLES
+
+    # The demo's commands name their own session: not the one of an agent running the demo.
+    sessions = {"GFH_SESSION", "CLAUDE_ENV_FILE", *(name for name, _ in HOST_VARIABLES)}
     env = dict(os.environ)
     for name in list(env):
-        if name.startswith("GIT_") or name in {"GFH_SESSION", "CLAUDE_ENV_FILE"}:
+        if name.startswith("GIT_") or name in sessions:
             del env[name]
     env.update(
         {

@@ -171,7 +171,7 @@ def _task_row(task: dict[str, Any]) -> str:
 
 def _session_row(session: str | None) -> str:
     if session is None:
-        return "none ($GFH_SESSION is not set)"
+        return "none (no $GFH_SESSION, nor a host's session id)"
     adapter, sep, ident = session.partition(":")
     if sep and len(ident) > 4:
         return f"{adapter}:{ident[:4]}…"

@@ -20,6 +20,7 @@ MAX_REMEDIATION_HOPS: Final = 16
 # status stands in for the box. Claude Code and Codex always send `last_assistant_message`.
 STAND_IN_HOSTS: Final = frozenset({"cursor"})
 ALLOWING: Final = ("allow", "fail_open")  # decisions that let the agent stop
+CHAT_BOX: Final = "box"  # `[ritual] chat_turns`: a turn without tools must show the box
 
 NOT_CONTINUED: Final = (
     "a Stop already ended the latest recorded turn, no turn.started followed, and this Stop "
@@ -66,6 +67,7 @@ class Evaluation:
     turns: int = 0  # turns in the window (1 + remediation turns walked back over)
     continuation: bool = False  # judged what the turn did after a Stop that was allowed
     unchecked: tuple[str, ...] = ()  # rules the evidence could not judge (skipped, not passed)
+    partial_box: bool = False  # the reply has the box's first line but not the whole box
 
     def message(self) -> str:
         """The repair message: the first failing rule, then how to repair every missing part."""
@@ -73,9 +75,10 @@ class Evaluation:
             return self.reason
         steps = "; ".join(f"{i}) {REPAIRS[r]}" for i, r in enumerate(self.missing, start=1))
         texts = CONTINUATION_TEXT if self.continuation else RULE_TEXT
+        why = PARTIAL_BOX if self.rule == BOX and self.partial_box else texts[self.rule or ""]
         return (
             f"The end-of-turn ritual is incomplete: rule {self.rule!r} failed "
-            f"({texts[self.rule or '']}). Before you end this turn: {steps}."
+            f"({why}). Before you end this turn: {steps}."
         )
 
 
@@ -84,6 +87,8 @@ RULE_TEXT: Final = {
     BOX: "the reply does not show the status box",
     TASK: "no `gfh task set` in this turn",
 }
+# The box counts only whole: a reply that quotes its first line alone has not shown it.
+PARTIAL_BOX: Final = "the reply shows the status box's `┌─ gfh` line but not the whole box"
 # A turn that went on after its Stop was allowed (another Stop hook kept it going) is judged on
 # what it did since: the status must be checked again, the reply must show the box again.
 CONTINUATION_TEXT: Final = {
@@ -146,17 +151,23 @@ def evaluate(events: Sequence[Event], *, adapter: str, ritual: RitualConfig) -> 
     task_ok = any(
         ev.type == "coord.task_changed" and ev.data.get("state") == "set" for ev in window
     )
-    box = _obs(_obs(final.get("ritual")).get("status_box"))
+    reply = _obs(final.get("ritual"))
+    # The box counts only whole (`status_box_strict`); the first line alone (`status_box`) only
+    # says which repair message fits.
+    box = _obs(reply.get("status_box_strict"))
     box_seen = box.get("state") == "observed"
+    partial = box.get("value") is not True and _obs(reply.get("status_box")).get("value") is True
+    # A turn without tools needs nothing unless `chat_turns = "box"`: then only the box.
+    box_wanted = ritual.require_box and (tool_turn or ritual.chat_turns == CHAT_BOX)
     # When the reply was not observed, what stands in depends on the host. Cursor's Stop carries
     # no text (its afterAgentResponse did not report): the end-turn status stands in for the
     # box, so the rule to repair is rule 1, which the agent can do. Claude Code and Codex always
     # send the reply; a payload without it cannot be judged on the box, which is missing
     # evidence, not the agent's omission: the box is skipped, and a turn without tools, having
     # nothing else to check, fails open.
-    stand_in = ritual.require_box and not box_seen and adapter in STAND_IN_HOSTS
+    stand_in = box_wanted and not box_seen and adapter in STAND_IN_HOSTS
     unchecked: tuple[str, ...] = ()
-    if ritual.require_box and not box_seen and not stand_in:
+    if box_wanted and not box_seen and not stand_in:
         if not tool_turn:
             return Evaluation(
                 "unavailable", reason=NO_REPLY, turns=turns, continuation=continuation
@@ -164,7 +175,7 @@ def evaluate(events: Sequence[Event], *, adapter: str, ritual: RitualConfig) -> 
         unchecked = (BOX,)
     checks = (
         (STATUS, (tool_turn and ritual.require_status) or stand_in, status_ok),
-        (BOX, ritual.require_box and box_seen, box.get("value") is True),
+        (BOX, box_wanted and box_seen, box.get("value") is True),
         (TASK, tool_turn and ritual.require_task, task_ok),
     )
     missing = tuple(rule for rule, required, ok in checks if required and not ok)
@@ -185,6 +196,7 @@ def evaluate(events: Sequence[Event], *, adapter: str, ritual: RitualConfig) -> 
         turns=turns,
         continuation=continuation,
         unchecked=unchecked,
+        partial_box=partial,
     )
 
 

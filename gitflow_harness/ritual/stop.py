@@ -10,13 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from gitflow_harness.ritual.evaluate import MAX_REMEDIATION_HOPS, Evaluation, evaluate
+from gitflow_harness.ritual.evaluate import ALLOWING, MAX_REMEDIATION_HOPS, Evaluation, evaluate
 from gitflow_harness.ritual.evidence import tool_call_count
 from gitflow_harness.store.config import RitualConfig
 from gitflow_harness.store.events import Event, EventLog, make_event
 
 SCAN_LIMIT: Final = 50_000  # events read back before giving up on finding the turn's start
 OBSERVE_ONLY: Final = frozenset({"codex"})  # a continuation can replace Codex's answer
+# The reason of a Stop let through after `[ritual] max_blocks` blocks of one turn.
+EXHAUSTED: Final = "remediation_exhausted"
 
 Decision = Literal["allow", "block", "fail_open"]
 
@@ -82,23 +84,62 @@ def turn_events(
 
 
 def enforces(adapter: str, ritual: RitualConfig) -> bool:
-    """True when a failed ritual blocks this adapter's Stop (never Codex's: it only observes)."""
-    return adapter in ritual.enforce and adapter not in OBSERVE_ONLY
+    """True when a failed ritual blocks this adapter's Stop (never Codex's: it only observes;
+    nobody's with `max_blocks = 0`)."""
+    return adapter in ritual.enforce and adapter not in OBSERVE_ONLY and ritual.max_blocks > 0
+
+
+def consecutive_blocks(events: list[Event]) -> int:
+    """Count the blocks among `events` (one turn's window) since its last allowing verdict."""
+    count = 0
+    for ev in events:
+        if ev.type != "stop.verdict":
+            continue
+        decision = ev.data.get("decision")
+        if decision == "block":
+            count += 1
+        elif decision in ALLOWING:
+            count = 0
+    return count
+
+
+def tries_left(block: int, max_blocks: int) -> str:
+    """What a block's reason adds: how many tries the agent has before the bound lets go."""
+    left = max_blocks - block
+    if left > 0:
+        return f"{left} of {max_blocks} tries left before gfh lets this turn end unrepaired."
+    return (
+        f"0 of {max_blocks} tries left: gfh lets this turn end at its next Stop, repaired or not."
+    )
 
 
 def decide(
-    evaluation: Evaluation, *, adapter: str, ritual: RitualConfig, turn: int | None = None
+    evaluation: Evaluation,
+    *,
+    adapter: str,
+    ritual: RitualConfig,
+    turn: int | None = None,
+    blocks: int = 0,
 ) -> StopVerdict:
-    """Turn an evaluation into the adapter's decision under `[ritual] enforce`."""
+    """Turn an evaluation into the adapter's decision under `[ritual] enforce` and
+    `max_blocks`; `blocks` is how many times this turn was blocked since its last allowed Stop.
+
+    Remediation is bounded so that gfh, not the host's own loop cap, ends a turn the agent
+    cannot repair, and says so (`fail_open`, `remediation_exhausted`, the rule still failing).
+    """
     enforced = enforces(adapter, ritual)
     decision: Decision
     if evaluation.outcome == "unavailable":
         decision, rule, reason = "fail_open", None, evaluation.reason
     elif evaluation.outcome == "pass":
         decision, rule, reason = "allow", None, evaluation.reason or "ritual complete"
+    elif not enforced:
+        decision, rule, reason = "allow", evaluation.rule, evaluation.message()
+    elif blocks >= ritual.max_blocks:
+        decision, rule, reason = "fail_open", evaluation.rule, EXHAUSTED
     else:
-        decision = "block" if enforced else "allow"
-        rule, reason = evaluation.rule, evaluation.message()
+        decision, rule = "block", evaluation.rule
+        reason = f"{evaluation.message()} {tries_left(blocks + 1, ritual.max_blocks)}"
     return StopVerdict(
         adapter,
         decision,
@@ -189,9 +230,10 @@ def conclude_turn(
             branch,
         )
     evaluation = evaluate([*events, completed], adapter=adapter, ritual=ritual)
-    return record_verdict(
-        log, decide(evaluation, adapter=adapter, ritual=ritual, turn=turn), session, branch
+    verdict = decide(
+        evaluation, adapter=adapter, ritual=ritual, turn=turn, blocks=consecutive_blocks(events)
     )
+    return record_verdict(log, verdict, session, branch)
 
 
 def record_verdict(

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from gitflow_harness.errors import GfhError, UsageError
-from gitflow_harness.store.events import current_session, now_at
+from gitflow_harness.store.events import now_at
 from gitflow_harness.store.fsutil import (
     PRIVATE_FILE,
     FileExistsGfhError,
@@ -26,6 +26,7 @@ from gitflow_harness.store.fsutil import (
     ensure_private_dir,
     write_private,
 )
+from gitflow_harness.store.session_env import missing_session, session_from_env
 from gitflow_harness.store.state import session_dir, state_home
 
 if TYPE_CHECKING:
@@ -119,12 +120,12 @@ class Declaration:
 
 
 def require_session() -> str:
-    """Return `$GFH_SESSION`, or refuse: a task belongs to an agent session."""
-    session = current_session()
+    """Return the agent session the environment names, or refuse: a task belongs to one."""
+    session = session_from_env()
     if session is None:
         raise UsageError(
-            "no agent session: $GFH_SESSION is not set (the SessionStart hook sets it); "
-            "a task is the focus of an agent session's turn"
+            f"no agent session: {missing_session()}; a task is the focus of an agent session's "
+            "turn (run it from the agent, or prefix it with GFH_SESSION=<adapter>:<id>)"
         )
     return session
 

@@ -98,6 +98,18 @@ SECTIONS: Final[dict[str, Schema]] = {
         Field("require_status", Bool(), True, "rule 1: `gfh status --end-turn` ran in the turn"),
         Field("require_box", Bool(), True, "rule 2: the reply shows the status box"),
         Field("require_task", Bool(), True, "rule 3: `gfh task set` ran in the turn"),
+        Field(
+            "max_blocks",
+            Int(min=0),
+            3,
+            "consecutive blocks of one turn, then it may end unrepaired; 0 = observe only",
+        ),
+        Field(
+            "chat_turns",
+            Choice("free", "box"),
+            "free",
+            "a turn without tools: nothing required (free) or the box",
+        ),
     ),
     "learning": _section(
         "learning",
@@ -164,6 +176,9 @@ class RitualConfig:
     require_status: bool
     require_box: bool
     require_task: bool
+    # Defaults here too: a record built by hand (tests, the hook's plain data) may omit them.
+    max_blocks: int = 3
+    chat_turns: str = "free"
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,7 @@ from gitflow_harness.store.eventwrite import (
     encode_line,
     now_at,
 )
+from gitflow_harness.store.session_env import session_from_env
 from gitflow_harness.store.tail import reverse_nonempty_lines
 
 __all__ = [
@@ -46,12 +47,12 @@ __all__ = [
     "FileCounts",
     "ReadStats",
     "classify",
-    "current_session",
     "encode",
     "format_at",
     "make_event",
     "now_at",
     "parse_at",
+    "session_from_env",
     "unreadable_log",
 ]
 
@@ -94,11 +95,6 @@ def format_at(moment: datetime) -> str:
 def parse_at(text: str) -> datetime:
     """Parse an envelope `at` string into an aware UTC datetime."""
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
-def current_session() -> str | None:
-    """Return the correlated agent session from `$GFH_SESSION`, or None. Nothing else guesses."""
-    return os.environ.get("GFH_SESSION") or None
 
 
 def make_event(
@@ -232,9 +228,9 @@ class EventLog:
         session: str | None = None,
         use_env_session: bool = True,
     ) -> Event:
-        """Build and append an event; the session comes from `$GFH_SESSION` unless given."""
+        """Build and append an event; the session comes from the environment unless given."""
         if session is None and use_env_session:
-            session = current_session()
+            session = session_from_env()
         return self.append(make_event(type, data, surface=surface, session=session, branch=branch))
 
     def files(self) -> list[Path]:

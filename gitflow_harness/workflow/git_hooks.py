@@ -19,6 +19,7 @@ from typing import Any, Final
 from gitflow_harness import git
 from gitflow_harness.errors import UsageError
 from gitflow_harness.store.events import Event
+from gitflow_harness.store.session_env import session_from_env
 from gitflow_harness.workflow.gate_index import Gate, read_gate
 from gitflow_harness.workflow.record import record_update
 from gitflow_harness.workflow.trunk_steps import ADDS_ONE_COMMIT, Step, trunk_came_in
@@ -115,7 +116,8 @@ def find_trunk_update(
 def record_trunk_update(ws: Workspace, env: Mapping[str, str]) -> UpdateCheck:
     """Append a `git.update` when the merge or rebase that just finished brought the trunk in.
 
-    `env` is the hook's environment: the stage's `PRE_COMMIT_*` variables, `GFH_SESSION`, and
+    `env` is the hook's environment: the stage's `PRE_COMMIT_*` variables, the session's
+    (`GFH_SESSION`, or the host's own: `session_env.session_from_env`), and
     `GFH_UPDATE_RUNNING` when `gfh update` ran the git command (it records that update itself).
     """
     found = find_trunk_update(
@@ -136,7 +138,7 @@ def record_trunk_update(ws: Workspace, env: Mapping[str, str]) -> UpdateCheck:
         onto=update.onto,
         head=update.head,
         surface="git",
-        session=env.get("GFH_SESSION") or None,
+        session=session_from_env(env),
         env=env,
     )
     if event is None:

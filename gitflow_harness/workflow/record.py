@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from gitflow_harness.hints import Hint
-from gitflow_harness.store.events import Event, EventLog, current_session
+from gitflow_harness.store.events import Event, EventLog, session_from_env
 from gitflow_harness.workflow.result import FACT_KEYS, VerbResult
 from gitflow_harness.workspace import Workspace
 
@@ -48,7 +48,7 @@ def record_verb(
         data["gate"] = result.gate
     if result.verb == "done":
         data["probe"] = bool(result.probe)
-    who = current_session() if session is _UNSET else session
+    who = session_from_env() if session is _UNSET else session
     return ws.log.record(
         "verb", data, surface=surface, branch=branch, session=who, use_env_session=False
     )
@@ -78,7 +78,7 @@ def record_update(
     environment = os.environ if env is None else env
     if environment.get(UPDATE_ENV):
         return None
-    who = current_session() if session is _UNSET else session
+    who = session_from_env() if session is _UNSET else session
     return log.record(
         "git.update",
         {"via": via, "trunk": trunk, "onto": onto, "head": head},

@@ -32,15 +32,30 @@ def payload(adapter: str, name: str, repo: Path | None = None, **fields: Any) ->
     return data
 
 
+# The variable each host exports to the processes it starts, hooks included, holding the
+# hooks' `session_id` (Claude Code 2.1.332; Codex 0.171.0 for its tools).
+HOST_SESSION_VARIABLE = {"claude": "CLAUDE_CODE_SESSION_ID", "codex": "CODEX_SESSION_ID"}
+
+
 def hook(
     gfh: CliRunner,
     adapter: str,
     event: str,
     data: dict[str, Any] | str,
     env: dict[str, str] | None = None,
+    *,
+    host_env: bool = True,
 ) -> Result:
-    """Run `gfh hook ADAPTER EVENT` in-process with `data` on stdin."""
+    """Run `gfh hook ADAPTER EVENT` in-process with `data` on stdin.
+
+    Like the host, it exports the payload's session id to the hook (`host_env`), unless `env`
+    names that variable itself.
+    """
     stdin = data if isinstance(data, str) else json.dumps(data)
+    variable = HOST_SESSION_VARIABLE.get(adapter)
+    ident = data.get("session_id") if isinstance(data, dict) else None
+    if host_env and variable and isinstance(ident, str) and variable not in (env or {}):
+        env = {**(env or {}), variable: ident}
     return gfh("hook", adapter, event, stdin=stdin, env=env)
 
 

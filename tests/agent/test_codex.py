@@ -1,4 +1,4 @@
-"""Codex: context and the session env in `hookSpecificOutput`; Stop only ever observes."""
+"""Codex: context in `hookSpecificOutput`, never `env`; Stop only ever observes."""
 
 from __future__ import annotations
 
@@ -32,8 +32,6 @@ def test_fixture_round_trips_with_context(
     specific: dict[str, object] = {}
     if event in PROTOCOL_CONTEXT:  # every fixture event there has a source that offers
         specific["additionalContext"] = "plain context"
-    if event == "SessionStart":
-        specific["env"] = {"GFH_SESSION": "codex:0199a7c2-codex"}
     if specific:
         assert result.json() == {"hookSpecificOutput": {"hookEventName": event, **specific}}
     else:
@@ -116,3 +114,51 @@ def test_words_inside_a_patch_fire_no_commands_way(repo: Path, gfh: CliRunner) -
     pre = kit.hook(gfh, "codex", "PreToolUse", kit.payload("codex", "PreToolUse.Bash", repo))
     assert kit.context(pre) == "Source."
     assert [(w, what) for w, what, _, _ in kit.decisions(repo)] == [("source", "fired")]
+
+
+def test_session_start_never_answers_with_env(repo: Path, gfh: CliRunner) -> None:
+    """If SessionStart's answer had `hookSpecificOutput.env`, then Codex 0.171.0 would mark the
+    hook "Failed" and drop its context: the session reaches the CLI through CODEX_SESSION_ID."""
+    kit.way(repo, "opening", "when:\n  session_start: true\n" + kit.EXPONENTIAL, "Opening.")
+    result = kit.hook(gfh, "codex", "SessionStart", kit.payload("codex", "SessionStart", repo))
+    assert (result.code, result.err) == (0, "")
+    specific = result.json()["hookSpecificOutput"]
+    assert set(specific) == {"hookEventName", "additionalContext"}
+    assert specific["additionalContext"].endswith("Opening.")
+
+
+@pytest.mark.parametrize(
+    ("environ", "delivers"),
+    [
+        ({}, False),
+        ({"CODEX_SESSION_ID": "0199a7c2-codex"}, True),
+        ({"CODEX_THREAD_ID": "0199a7c2-codex"}, True),
+        ({"CODEX_SESSION_ID": "not a plain id"}, False),
+        ({"GFH_SESSION": "codex:x", "CLAUDE_CODE_SESSION_ID": "x"}, False),
+    ],
+)
+def test_the_session_reaches_commands_only_through_codexs_own_variables(
+    environ: dict[str, str], delivers: bool
+) -> None:
+    assert codex.delivers_session(environ, exported=False) is delivers
+
+
+def test_a_session_start_that_delivers_no_session_says_so(repo: Path, gfh: CliRunner) -> None:
+    """If the hook's environment has no CODEX_SESSION_ID, then neither will the agent's
+    commands: the agent is told how to name its session, stderr says so in one line, and a
+    `hook.error` records it."""
+    data = kit.payload("codex", "SessionStart", repo)
+    result = kit.hook(gfh, "codex", "SessionStart", data, host_env=False)
+    assert result.code == 0
+    context = kit.context(result)
+    assert context is not None
+    assert "`GFH_SESSION=codex:0199a7c2-codex gfh status --end-turn`" in context
+    assert "env" not in result.json()["hookSpecificOutput"]
+    [line] = result.err.splitlines()
+    assert line.startswith(
+        "gfh hook codex SessionStart: SessionUndelivered: Codex takes no GFH_SESSION from its "
+        "hooks and no $CODEX_SESSION_ID or $CODEX_THREAD_ID in the hook's environment"
+    )
+    [error] = [e for e in read_events(repo) if e["type"] == "hook.error"]
+    assert error["data"]["error"] == line.removeprefix("gfh hook codex SessionStart: ")
+    assert error["session"] == "codex:0199a7c2-codex"

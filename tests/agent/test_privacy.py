@@ -64,6 +64,7 @@ def _claude_session(repo: Path, gfh: CliRunner, transcript: Path, env: dict[str,
     send("PostCompact", "PostCompact", compact_summary=CANARY)
     send("SessionStart", "SessionStart.compact")
     send("UserPromptSubmit", "UserPromptSubmit", prompt=secret)
+    send("PostToolUse", "PostToolUse.Bash", tool_input={"command": f"echo {CANARY}"})
     # The reply shows no status box: the end-of-turn ritual blocks, and says so without quoting it.
     send("Stop", "Stop", expect=2, last_assistant_message=f"Done. {CANARY}")
     send("SessionEnd", "SessionEnd")

@@ -28,6 +28,11 @@ def verdicts(repo: Path) -> list[dict[str, object]]:
     return [e["data"] for e in read_events(repo) if e["type"] == "stop.verdict"]
 
 
+def chat_box(repo: Path) -> None:
+    """Hold turns without tools to the box (`[ritual] chat_turns = "box"`)."""
+    (repo / ".gitflow-harness.toml").write_text('[ritual]\nchat_turns = "box"\n')
+
+
 def test_claude_blocks_a_tool_turn_until_the_ritual_is_done(repo: Path, gfh: CliRunner) -> None:
     kit.hook(gfh, "claude", "SessionStart", kit.payload("claude", "SessionStart", repo))
     kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
@@ -64,7 +69,18 @@ def test_claude_blocks_a_tool_turn_until_the_ritual_is_done(repo: Path, gfh: Cli
     ]
 
 
-def test_claude_prose_turn_needs_only_the_box(repo: Path, gfh: CliRunner) -> None:
+def test_claude_prose_turn_needs_nothing_by_default(repo: Path, gfh: CliRunner) -> None:
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    result = kit.hook(gfh, "claude", "Stop", kit.payload("claude", "Stop", repo))
+    assert (result.code, result.out, result.err) == (0, "", "")
+    [verdict] = verdicts(repo)
+    assert (verdict["decision"], verdict["rule"], verdict["tool_turn"]) == ("allow", None, False)
+
+
+def test_claude_prose_turn_with_chat_turns_box_needs_only_the_box(
+    repo: Path, gfh: CliRunner
+) -> None:
+    chat_box(repo)
     kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
     result = kit.hook(gfh, "claude", "Stop", kit.payload("claude", "Stop", repo))
     assert result.code == 2
@@ -237,6 +253,7 @@ def test_a_prose_turn_without_a_usable_last_message_fails_open(
 ) -> None:
     """If a Stop payload has no string `last_assistant_message`, then the box cannot be
     judged; a turn without tools has nothing else to check and is allowed as fail_open."""
+    chat_box(repo)
     kit.hook(gfh, adapter, "UserPromptSubmit", kit.payload(adapter, "UserPromptSubmit", repo))
     data = kit.payload(adapter, "Stop", repo, last_assistant_message=message)
     if message == "absent":
@@ -269,6 +286,7 @@ def test_a_tool_turn_without_a_last_message_is_held_to_status_and_task(
 def test_a_prose_turn_repaired_with_gfh_status_is_not_blocked_again(
     repo: Path, gfh: CliRunner
 ) -> None:
+    chat_box(repo)
     kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
     first = kit.hook(gfh, "claude", "Stop", kit.payload("claude", "Stop", repo))
     assert first.err.rstrip("\n").endswith("[gfh stop] rule=box")
@@ -324,6 +342,7 @@ def test_a_cursor_reply_of_an_earlier_generation_does_not_decide_a_later_stop(
 ) -> None:
     """If a generation's reply had no stop of its own, then a later generation's stop treats
     its own reply as not observed: the stale box neither passes nor blocks it."""
+    chat_box(repo)
     cursor(gfh, repo, "beforeSubmitPrompt", generation_id="g-0001")
     cursor(gfh, repo, "afterAgentResponse", text=BOX_TEXT, generation_id="g-0001")
     # g-0001's stop never came, nor did g-0002's prompt hook: g-0002 stops.
@@ -355,6 +374,7 @@ def test_a_new_cursor_prompt_forgets_a_reply_whose_stop_never_came(
 ) -> None:
     """If the payloads carry no generation_id, then a reply and a stop of the same turn still
     match, and a prompt in between clears the reply: it belonged to the turn before."""
+    chat_box(repo)
     cursor(gfh, repo, "beforeSubmitPrompt", generation_id=None)
     cursor(gfh, repo, "afterAgentResponse", text=BOX_TEXT, generation_id=None)
     assert cursor(gfh, repo, "stop", generation_id=None) == {}
@@ -397,6 +417,7 @@ def test_claude_judges_a_turn_another_stop_hook_kept_going(repo: Path, gfh: CliR
 
 
 def test_a_continuation_without_tools_needs_only_the_box(repo: Path, gfh: CliRunner) -> None:
+    chat_box(repo)
     kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
     shown = box(gfh, CLAUDE_SESSION)
     gfh("task", "set", "answer", env={"GFH_SESSION": CLAUDE_SESSION})
@@ -466,3 +487,92 @@ def test_the_report_counts_a_stop_that_could_not_be_read(repo: Path, gfh: CliRun
     assert (ritual["status"], ritual["considered"]) == ("fired", 1)
     assert finding["evidence"]["fail_open"] == 1
     assert "fail-opens by reason: payload_unreadable 1" in ritual["notes"]
+
+
+def test_claude_lets_a_turn_end_after_max_blocks_and_says_how_many_tries_remain(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If the agent cannot repair a turn, then gfh blocks it `max_blocks` times, each time
+    saying how many tries remain (the marker line still last), and lets the next Stop end it
+    as `fail_open` `remediation_exhausted` — well before Claude Code's own cap of 9."""
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Edit", repo))
+    results = [
+        kit.hook(gfh, "claude", "Stop", kit.payload("claude", "Stop", repo, stop_hook_active=i > 0))
+        for i in range(4)
+    ]
+    assert [r.code for r in results] == [2, 2, 2, 0]
+    tries = ("2 of 3 tries left", "1 of 3 tries left", "0 of 3 tries left")
+    for result, left in zip(results[:3], tries, strict=True):
+        assert left in result.err
+        assert result.err.rstrip("\n").splitlines()[-1] == "[gfh stop] rule=status"
+    assert (results[3].out, results[3].err) == ("", "")
+    last = verdicts(repo)[-1]
+    assert (last["decision"], last["rule"], last["reason"]) == (
+        "fail_open",
+        "status",
+        "remediation_exhausted",
+    )
+
+
+def test_cursor_followups_say_how_many_tries_remain(repo: Path, gfh: CliRunner) -> None:
+    (repo / ".gitflow-harness.toml").write_text("[ritual]\nmax_blocks = 1\n")
+    cursor(gfh, repo, "beforeSubmitPrompt")
+    cursor(gfh, repo, "postToolUse")
+    followup = str(cursor(gfh, repo, "stop")["followup_message"])
+    assert followup.startswith("[gfh:stop-remediation rule=status]\n")
+    assert followup.endswith(
+        "0 of 1 tries left: gfh lets this turn end at its next Stop, repaired or not."
+    )
+    cursor(gfh, repo, "beforeSubmitPrompt", prompt=followup, generation_id="g-0002")
+    assert cursor(gfh, repo, "stop", "stop.remediation") == {}
+    assert [(v["decision"], v["reason"]) for v in verdicts(repo)][-1] == (
+        "fail_open",
+        "remediation_exhausted",
+    )
+
+
+def test_max_blocks_zero_never_blocks(repo: Path, gfh: CliRunner) -> None:
+    (repo / ".gitflow-harness.toml").write_text("[ritual]\nmax_blocks = 0\n")
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Edit", repo))
+    result = kit.hook(gfh, "claude", "Stop", kit.payload("claude", "Stop", repo))
+    assert (result.code, result.err) == (0, "")
+    [verdict] = verdicts(repo)
+    assert (verdict["decision"], verdict["rule"], verdict["enforced"]) == ("allow", "status", False)
+
+
+def test_a_reply_with_only_the_box_top_line_is_blocked(repo: Path, gfh: CliRunner) -> None:
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Edit", repo))
+    shown = box(gfh, CLAUDE_SESSION)
+    gfh("task", "set", "edit", env={"GFH_SESSION": CLAUDE_SESSION})
+    top = shown.splitlines()[0]
+    stop = kit.payload("claude", "Stop", repo, last_assistant_message=f"Done.\n{top}\n")
+    blocked = kit.hook(gfh, "claude", "Stop", stop)
+    assert blocked.code == 2
+    assert "not the whole box" in blocked.err
+    assert blocked.err.rstrip("\n").endswith("[gfh stop] rule=box")
+    whole = {**stop, "stop_hook_active": True, "last_assistant_message": f"Done.\n{shown}"}
+    assert kit.hook(gfh, "claude", "Stop", whole).code == 0
+
+
+def test_the_report_says_a_host_ended_a_turn_gfh_still_blocked(repo: Path, gfh: CliRunner) -> None:
+    """If the host gives up on a blocked turn before gfh's bound (Claude Code after 9 blocks)
+    and the user's next prompt arrives, then the report counts that turn as ended by the host,
+    in every format."""
+    (repo / ".gitflow-harness.toml").write_text("[ritual]\nmax_blocks = 20\n")
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    kit.hook(gfh, "claude", "PostToolUse", kit.payload("claude", "PostToolUse.Edit", repo))
+    for i in range(9):
+        stop = kit.payload("claude", "Stop", repo, stop_hook_active=i > 0)
+        assert kit.hook(gfh, "claude", "Stop", stop).code == 2
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    [finding] = [f for f in gfh("report", "--json").json()["findings"] if f["subject"] == "stop"]
+    assert (finding["evidence"]["blocked"], finding["evidence"]["repaired"]) == (9, 0)
+    assert (finding["evidence"]["ended_by_host"], finding["evidence"]["pending"]) == (1, 0)
+    text = " ".join(gfh("report").out.split())
+    assert "1 ended unrepaired (0 by gfh's bound, 1 by the host)" in text
+    markdown = gfh("report", "--format", "markdown").out
+    assert "| repaired | ended by gfh | ended by host | pending |" in markdown
+    assert "by the host)" in markdown

@@ -28,6 +28,16 @@ def test_record_update_records_and_says_so(merged: Path, gfh: CliRunner) -> None
     assert [e["type"] for e in read_events(merged)] == ["git.update"]
 
 
+def test_record_update_takes_the_hosts_session_when_gfh_has_none(
+    merged: Path, gfh: CliRunner
+) -> None:
+    """If the agent's `git merge` runs with only Claude Code's own session variable, then the
+    `git.update` still carries the agent's session."""
+    assert gfh("git-hook", "record-update", env={"CLAUDE_CODE_SESSION_ID": "s-9"}).code == 0
+    [event] = read_events(merged)
+    assert event["session"] == "claude:s-9"
+
+
 def test_record_update_json(merged: Path, gfh: CliRunner) -> None:
     doc = gfh("git-hook", "record-update", "--json").json()
     [event] = read_events(merged)

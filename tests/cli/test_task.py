@@ -3,6 +3,8 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
+import pytest
+
 from gitflow_harness.store.state import session_dir
 from tests.helpers import CliRunner, read_events
 
@@ -64,8 +66,30 @@ def test_show_records_nothing(repo: Path, gfh: CliRunner) -> None:
 def test_without_a_session_it_refuses_clearly(repo: Path, gfh: CliRunner) -> None:
     result = gfh("task", "set", "x")
     assert result.code == 2
-    assert result.err.startswith("gfh: no agent session: $GFH_SESSION is not set")
+    assert result.err.startswith(
+        "gfh: no agent session: no $GFH_SESSION, $CLAUDE_CODE_SESSION_ID, $CODEX_SESSION_ID or "
+        "$CODEX_THREAD_ID; "
+    )
+    assert "GFH_SESSION=<adapter>:<id>" in result.err
     assert read_events(repo) == []
+
+
+@pytest.mark.parametrize(
+    ("variable", "session"),
+    [("CLAUDE_CODE_SESSION_ID", "claude:7f3c"), ("CODEX_THREAD_ID", "codex:0199")],
+)
+def test_the_hosts_own_session_variable_is_enough(
+    repo: Path, gfh: CliRunner, variable: str, session: str
+) -> None:
+    """If GFH_SESSION never reached the agent's commands, then the session the host exports
+    to them names the task's session, and the box shows it."""
+    env = {variable: session.partition(":")[2]}
+    assert gfh("task", "set", "ship it", env=env).code == 0
+    [declared] = [e for e in read_events(repo) if e["type"] == "coord.task_changed"]
+    assert declared["session"] == session
+    box = gfh("status", env=env).out
+    assert "│ task     ship it" in box
+    assert f"│ session  {session}" in box
 
 
 def test_status_shows_the_task(repo: Path, gfh: CliRunner) -> None:

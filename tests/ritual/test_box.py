@@ -162,7 +162,10 @@ def test_the_title_says_main_checkout_in_the_main_checkout() -> None:
             "green for this tree · commit it as it is, then gfh accept",
         ),
         ({"task": {"state": "set", "text": ""}}, "(empty: a conversational turn)"),
-        ({"task": {"state": "no-session", "text": None}, "session": None}, "$GFH_SESSION"),
+        (
+            {"task": {"state": "no-session", "text": None}, "session": None},
+            "none (no $GFH_SESSION, nor a host's session id)",
+        ),
         ({"changes": [{"xy": "??", "path": f"f{i}"} for i in range(7)]}, "7 changed: f0, f1"),
         ({"operation": "merge"}, "merge in progress"),
     ],

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -8,7 +9,7 @@ import pytest
 from gitflow_harness.report.model import ReportContext
 from gitflow_harness.ritual.detector import StopRitual
 from gitflow_harness.ritual.evaluate import NO_TURN_STARTED, NOT_CONTINUED
-from gitflow_harness.store.events import ReadStats, make_event
+from gitflow_harness.store.events import ReadStats, format_at, make_event
 from gitflow_harness.workspace import open_workspace
 
 
@@ -27,7 +28,17 @@ def verdict(
         "continuation": extra.pop("continuation", False),
         **({"unchecked": extra.pop("unchecked")} if "unchecked" in extra else {}),
     }
-    return make_event("stop.verdict", data, surface="hook", session=session, branch="b")
+    at = extra.pop("at", None)
+    return make_event("stop.verdict", data, surface="hook", session=session, branch="b", at=at)
+
+
+def prompt(session: str, *, remediation: bool = False, at: str | None = None) -> Any:
+    data = {"turn": None, "stop_remediation": remediation}
+    return make_event("turn.started", data, surface="hook", session=session, branch="b", at=at)
+
+
+def hours(n: float) -> str:
+    return format_at(datetime(2026, 12, 1, tzinfo=UTC) + timedelta(hours=n))
 
 
 def run(events: list[Any], repo: Path) -> Any:
@@ -65,6 +76,9 @@ def test_counts_blocks_repairs_fail_opens_and_unprompted_turns(repo: Path) -> No
         "evaluated": 9,
         "blocked": 4,
         "repaired": 2,
+        "ended_by_gfh": 0,
+        "ended_by_host": 1,  # claude:f's turn 1: a new turn began with it still blocked
+        "pending": 0,
         "fail_open": 1,
         "tool_turns": 6,
         "unprompted": 2,
@@ -74,6 +88,7 @@ def test_counts_blocks_repairs_fail_opens_and_unprompted_turns(repo: Path) -> No
         "blocks by rule: box 2, status 1, task 1",
         "would have blocked (observe-only adapters): codex:status 1",
         "fail-opens by reason: no turn.started recorded 1",
+        "turns ended unrepaired, by the rule that failed: box 1",
     )
     assert "Fail-opens" in finding.next_step
 
@@ -100,6 +115,9 @@ def test_a_continuation_belongs_to_the_turn_it_continues(repo: Path) -> None:
         "evaluated": 1,
         "blocked": 1,
         "repaired": 1,
+        "ended_by_gfh": 0,
+        "ended_by_host": 0,
+        "pending": 0,
         "fail_open": 0,
         "tool_turns": 1,
         "unprompted": 1,
@@ -160,3 +178,60 @@ def test_a_turn_allowed_with_the_box_unchecked_is_not_counted_as_completed(repo:
     [finding] = result.findings
     assert (finding.evidence["tool_turns"], finding.evidence["unprompted"]) == (1, 1)
     assert "rules left unchecked (the host sent no reply text): box 1" in result.notes
+
+
+def test_a_host_that_ended_a_blocked_turn_is_counted_as_ending_it_unrepaired(repo: Path) -> None:
+    """If a turn's last verdict was a block and the session's next prompt is its own (not
+    Cursor's remediation), then the host ended the turn over gfh's head: 9 blocks, 0 repaired,
+    1 ended by the host — not nothing."""
+    events = [prompt("claude:a")]
+    events += [verdict("claude:a", "block", "status", turn=1) for _ in range(9)]
+    events += [prompt("claude:a"), verdict("claude:a", "allow", None, turn=2)]
+    result = run(events, repo)
+    [finding] = result.findings
+    assert {k: finding.evidence[k] for k in ("blocked", "repaired", "ended_by_host")} == {
+        "blocked": 9,
+        "repaired": 0,
+        "ended_by_host": 1,
+    }
+    assert "1 ended unrepaired (0 by gfh's bound, 1 by the host)" in finding.observed
+    assert "turns ended unrepaired, by the rule that failed: status 1" in result.notes
+    assert finding.tone == "attention"
+    assert "ritual still failing" in finding.next_step
+
+
+def test_a_remediation_prompt_continues_the_blocked_turn(repo: Path) -> None:
+    events = [
+        verdict("cursor:b", "block", "status", adapter="cursor", turn=1),
+        prompt("cursor:b", remediation=True),
+        verdict("cursor:b", "allow", None, adapter="cursor", turn=2, remediation=True),
+    ]
+    [finding] = run(events, repo).findings
+    assert (finding.evidence["repaired"], finding.evidence["ended_by_host"]) == (1, 0)
+
+
+def test_the_bound_of_gfh_ends_a_turn_unrepaired(repo: Path) -> None:
+    events = [verdict("claude:a", "block", "task", turn=1) for _ in range(3)]
+    events.append(verdict("claude:a", "fail_open", "task", turn=1, reason="remediation_exhausted"))
+    events.append(prompt("claude:a"))
+    result = run(events, repo)
+    [finding] = result.findings
+    assert (finding.evidence["ended_by_gfh"], finding.evidence["ended_by_host"]) == (1, 0)
+    assert (finding.evidence["repaired"], finding.evidence["fail_open"]) == (0, 1)
+    assert "turns ended unrepaired, by the rule that failed: task 1" in result.notes
+    assert "ritual still failing" in finding.next_step
+
+
+def test_a_block_at_the_end_of_the_log_is_pending_until_its_session_goes_quiet(
+    repo: Path,
+) -> None:
+    """If the log ends on a block, then a repair may be under way: pending, not unrepaired —
+    unless a day of the log passed since, which only an ended session stays quiet for."""
+    recent = [verdict("claude:a", "block", "box", at=hours(0))]
+    others = [verdict("claude:z", "allow", None, at=hours(23))]
+    [finding] = run(recent + others, repo).findings
+    assert (finding.evidence["pending"], finding.evidence["ended_by_host"]) == (1, 0)
+    assert "1 still blocked at the end of the log" in finding.observed
+    later = [verdict("claude:z", "allow", None, at=hours(25))]
+    [finding] = run(recent + later, repo).findings
+    assert (finding.evidence["pending"], finding.evidence["ended_by_host"]) == (0, 1)

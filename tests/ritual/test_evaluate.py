@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -9,6 +10,7 @@ from gitflow_harness.store.config import RitualConfig, default_config
 from gitflow_harness.store.events import Event, make_event
 
 RITUAL = default_config().ritual
+CHAT_BOX = replace(RITUAL, chat_turns="box")  # a turn without tools must show the box
 SESSION = "claude:s1"
 
 
@@ -20,12 +22,22 @@ def started(remediation: bool = False) -> Event:
     return ev("turn.started", turn=1, stop_remediation=remediation)
 
 
-def completed(box: bool | None = None, tools: int | None = None, continued: bool = False) -> Event:
+def completed(
+    box: bool | None = None,
+    tools: int | None = None,
+    continued: bool = False,
+    *,
+    top_only: bool = False,
+) -> Event:
+    """A `turn.completed`; `top_only`: the reply has the box's first line, not the whole box."""
     status_box: dict[str, Any] = (
         {"state": "observed", "value": box}
         if box is not None
         else {"state": "unknown", "reason": "reply_not_reported"}
     )
+    strict = {"state": "observed", "value": False} if top_only else status_box
+    if top_only:
+        status_box = {"state": "observed", "value": True}
     count: dict[str, Any] = (
         {"state": "observed", "value": tools}
         if tools is not None
@@ -34,7 +46,7 @@ def completed(box: bool | None = None, tools: int | None = None, continued: bool
     return ev(
         "turn.completed",
         turn=1,
-        ritual={"status_box": status_box, "status_box_strict": status_box},
+        ritual={"status_box": status_box, "status_box_strict": strict},
         tool_call_count=count,
         continued=continued,
     )
@@ -58,14 +70,38 @@ def test_no_history_is_unavailable_not_a_pass() -> None:
     assert "no turn.started recorded for this session" in result.reason
 
 
-def test_prose_only_turn_needs_only_the_box() -> None:
+def test_a_turn_without_tools_needs_nothing_by_default() -> None:
+    for adapter in ("claude", "cursor", "codex"):
+        for box in (True, False, None):
+            result = evaluate(
+                [started(), completed(box=box, tools=0)], adapter=adapter, ritual=RITUAL
+            )
+            assert (result.outcome, result.missing, result.tool_turn) == ("pass", (), False)
+
+
+def test_with_chat_turns_box_a_prose_turn_needs_only_the_box() -> None:
     assert (
-        evaluate([started(), completed(box=True)], adapter="claude", ritual=RITUAL).outcome
+        evaluate([started(), completed(box=True)], adapter="claude", ritual=CHAT_BOX).outcome
         == "pass"
     )
-    result = evaluate([started(), completed(box=False)], adapter="claude", ritual=RITUAL)
+    result = evaluate([started(), completed(box=False)], adapter="claude", ritual=CHAT_BOX)
     assert (result.outcome, result.rule, result.missing) == ("fail", BOX, (BOX,))
     assert not result.tool_turn
+
+
+def test_the_box_counts_only_whole() -> None:
+    """If the reply has the box's `┌─ gfh` line but not its closing line, then rule 2 fails,
+    and the message says the box is incomplete rather than absent."""
+    events = [started(), TOOL, STATUS_RAN, TASK_SET, completed(tools=1, top_only=True)]
+    result = evaluate(events, adapter="claude", ritual=RITUAL)
+    assert (result.outcome, result.missing) == ("fail", (BOX,))
+    assert "`┌─ gfh` line but not the whole box" in result.message()
+    absent = evaluate(
+        [*events[:-1], completed(box=False, tools=1)], adapter="claude", ritual=RITUAL
+    )
+    assert "the reply does not show the status box" in absent.message()
+    prose = evaluate([started(), completed(top_only=True)], adapter="claude", ritual=CHAT_BOX)
+    assert prose.missing == (BOX,)
 
 
 @pytest.mark.parametrize(
@@ -121,12 +157,13 @@ def test_cursor_passes_without_reply_text_once_status_and_task_are_recorded() ->
 
 
 def test_cursor_prose_turn_without_reply_is_repaired_by_the_status() -> None:
-    """If Cursor's reply was not observed in a turn without tools, then rule 1 stands in for
-    the box: the turn is held to `gfh status --end-turn`, which the agent can run."""
-    result = evaluate([started(), completed(box=None, tools=0)], adapter="cursor", ritual=RITUAL)
+    """If Cursor's reply was not observed in a turn without tools that must show the box, then
+    rule 1 stands in for the box: the turn is held to `gfh status --end-turn`, which the agent
+    can run."""
+    result = evaluate([started(), completed(box=None, tools=0)], adapter="cursor", ritual=CHAT_BOX)
     assert (result.outcome, result.rule, result.missing) == ("fail", STATUS, (STATUS,))
     repaired = [started(), STATUS_RAN, completed(box=None, tools=0)]
-    assert evaluate(repaired, adapter="cursor", ritual=RITUAL).outcome == "pass"
+    assert evaluate(repaired, adapter="cursor", ritual=CHAT_BOX).outcome == "pass"
 
 
 @pytest.mark.parametrize("adapter", ["claude", "codex"])
@@ -144,13 +181,13 @@ def test_a_tool_turn_without_the_reply_is_judged_on_status_and_task(adapter: str
 
 @pytest.mark.parametrize("adapter", ["claude", "codex"])
 def test_a_turn_without_tools_or_reply_has_nothing_to_check(adapter: str) -> None:
-    result = evaluate([started(), completed(box=None, tools=0)], adapter=adapter, ritual=RITUAL)
+    result = evaluate([started(), completed(box=None, tools=0)], adapter=adapter, ritual=CHAT_BOX)
     assert result.outcome == "unavailable"
     assert "last_assistant_message" in result.reason
     # The status does not stand in on these hosts: running it changes nothing.
     with_status = [started(), STATUS_RAN, completed(box=None, tools=0)]
-    assert evaluate(with_status, adapter=adapter, ritual=RITUAL).outcome == "unavailable"
-    no_box = RitualConfig(("claude",), True, False, True)
+    assert evaluate(with_status, adapter=adapter, ritual=CHAT_BOX).outcome == "unavailable"
+    no_box = RitualConfig(("claude",), True, False, True, chat_turns="box")
     result = evaluate([started(), completed(box=None, tools=0)], adapter=adapter, ritual=no_box)
     assert (result.outcome, result.unchecked) == ("pass", ())  # the box was not asked for
 
@@ -162,7 +199,7 @@ def test_cursor_remediation_turn_inherits_the_human_turns_task() -> None:
     result = evaluate(with_marker, adapter="cursor", ritual=RITUAL)
     assert (result.outcome, result.turns) == ("pass", 2)
     without_marker = [*human, started(remediation=False), *repair]
-    result = evaluate(without_marker, adapter="cursor", ritual=RITUAL)
+    result = evaluate(without_marker, adapter="cursor", ritual=CHAT_BOX)
     assert result.turns == 1
     assert not result.tool_turn  # the repair turn alone used no tools...
     assert result.outcome == "pass"  # ...so it needs only the box, which status stands in for
@@ -196,7 +233,7 @@ def test_the_commands_that_repair_a_prose_turn_do_not_make_it_a_tool_turn() -> N
     """If a prose turn is blocked for its box and the agent runs `gfh status` to repair it,
     then the turn still needs only the box: the repair's own tool call does not add rules."""
     events = [started(), completed(box=False, tools=0), TOOL, STATUS_RAN]
-    result = evaluate([*events, completed(box=True, tools=1)], adapter="claude", ritual=RITUAL)
+    result = evaluate([*events, completed(box=True, tools=1)], adapter="claude", ritual=CHAT_BOX)
     assert (result.outcome, result.tool_turn) == ("pass", False)
 
 
@@ -212,7 +249,7 @@ def test_a_stop_after_a_closed_turn_without_a_new_start_is_unavailable() -> None
     repairing = [started(), completed(box=False, tools=0), blocked]
     assert (
         evaluate(
-            [*repairing, completed(box=True, tools=0)], adapter="claude", ritual=RITUAL
+            [*repairing, completed(box=True, tools=0)], adapter="claude", ritual=CHAT_BOX
         ).outcome
         == "pass"
     )
@@ -247,14 +284,17 @@ def test_a_continued_tool_turn_needs_a_fresh_status_and_keeps_its_task() -> None
     assert (result.outcome, result.continuation) == ("pass", True)
 
 
-def test_a_continuation_without_tools_needs_only_the_box() -> None:
-    """If the turn went on without tools, then only its new reply is checked, even though the
-    turn's own tool count (taken from its start) is not zero."""
-    events = [*ALLOWED_TOOL_TURN, completed(box=True, tools=1, continued=True)]
-    result = evaluate(events, adapter="claude", ritual=RITUAL)
-    assert (result.outcome, result.tool_turn, result.continuation) == ("pass", False, True)
+def test_a_continuation_without_tools_is_a_turn_without_tools() -> None:
+    """If the turn went on without tools, then it is judged as a turn without tools, even
+    though the turn's own tool count (taken from its start) is not zero: by default it needs
+    nothing, with `chat_turns = "box"` only its new reply's box."""
     no_box = [*ALLOWED_TOOL_TURN, completed(box=False, tools=1, continued=True)]
     result = evaluate(no_box, adapter="claude", ritual=RITUAL)
+    assert (result.outcome, result.tool_turn, result.continuation) == ("pass", False, True)
+    events = [*ALLOWED_TOOL_TURN, completed(box=True, tools=1, continued=True)]
+    result = evaluate(events, adapter="claude", ritual=CHAT_BOX)
+    assert (result.outcome, result.tool_turn, result.continuation) == ("pass", False, True)
+    result = evaluate(no_box, adapter="claude", ritual=CHAT_BOX)
     assert (result.outcome, result.missing) == ("fail", (BOX,))
     assert "this reply does not show the status box" in result.message()
 
@@ -279,7 +319,7 @@ def test_a_blocked_continuation_is_repaired_like_any_turn() -> None:
         STATUS_RAN,
         completed(box=True, tools=2, continued=True),
     ]
-    result = evaluate(prose, adapter="claude", ritual=RITUAL)
+    result = evaluate(prose, adapter="claude", ritual=CHAT_BOX)
     assert (result.outcome, result.tool_turn) == ("pass", False)
 
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from gitflow_harness.store.config import RitualConfig, default_config
 from gitflow_harness.store.events import EventLog
 
 RITUAL = default_config().ritual
+CHAT_BOX = replace(RITUAL, chat_turns="box")
 BOX = "┌─ gfh · feature ─┐\n│ tree  clean     │\n└─────────────────┘\n"
 
 
@@ -118,7 +120,7 @@ def test_codex_never_blocks_but_says_what_it_would_have(log: EventLog) -> None:
 
 def test_adapters_outside_enforce_only_observe(log: EventLog) -> None:
     rec(log, "turn.started", turn=1, stop_remediation=False)
-    observe = RitualConfig(("cursor",), True, True, True)
+    observe = RitualConfig(("cursor",), True, True, True, chat_turns="box")
     verdict = stop(log, "prose", ritual=observe)
     assert (verdict.decision, verdict.rule, verdict.enforced) == ("allow", "box", False)
 
@@ -250,5 +252,75 @@ def test_a_verdict_records_the_rules_it_could_not_check(log: EventLog) -> None:
     assert recorded["unchecked"] == ["box"]
     assert recorded["reason"].startswith("ritual complete; the box was not checked")
     rec(log, "turn.started", turn=2, stop_remediation=False)
-    prose = stop(log, None)
+    prose = stop(log, None, ritual=CHAT_BOX)
     assert (prose.decision, prose.turn, prose.rule) == ("fail_open", 2, None)
+
+
+def tool_turn(log: EventLog, turn: int = 1, *, remediation: bool = False) -> None:
+    rec(log, "turn.started", turn=turn, stop_remediation=remediation)
+    rec(log, "tool.requested", tool="Bash", phase="post")
+
+
+def test_remediation_is_bounded_by_max_blocks(log: EventLog) -> None:
+    """If a turn was blocked `max_blocks` times in a row, then its next failing Stop is let
+    through as `fail_open` `remediation_exhausted`, naming the rule that still failed; each
+    block said how many tries were left."""
+    tool_turn(log)
+    verdicts = [stop(log, "still no box", continued=i > 0) for i in range(4)]
+    assert [(v.decision, v.rule) for v in verdicts] == [
+        ("block", "status"),
+        ("block", "status"),
+        ("block", "status"),
+        ("fail_open", "status"),
+    ]
+    assert verdicts[0].reason.endswith(
+        "2 of 3 tries left before gfh lets this turn end unrepaired."
+    )
+    assert "1 of 3 tries left" in verdicts[1].reason
+    assert verdicts[2].reason.endswith(
+        "0 of 3 tries left: gfh lets this turn end at its next Stop, repaired or not."
+    )
+    assert verdicts[3].reason == "remediation_exhausted"
+    # The next turn starts afresh.
+    tool_turn(log, 2)
+    assert stop(log, "no box").decision == "block"
+
+
+def test_an_allowed_stop_restarts_the_count(log: EventLog) -> None:
+    tool_turn(log)
+    one = replace(RITUAL, max_blocks=1)
+    assert stop(log, "no", ritual=one).decision == "block"
+    rec(log, "coord.status_observed", surface="cli", status="end_turn_checked")
+    rec(log, "coord.task_changed", surface="cli", state="set", fingerprint="f")
+    assert stop(log, BOX, ritual=one, continued=True).decision == "allow"
+    # Another Stop hook kept the turn going: its continuation has its own tries.
+    rec(log, "tool.requested", tool="Bash", phase="post")
+    assert stop(log, BOX, ritual=one, continued=True).decision == "block"
+    assert stop(log, BOX, ritual=one, continued=True).reason == "remediation_exhausted"
+
+
+def test_remediation_turns_count_toward_the_bound(log: EventLog) -> None:
+    """If Cursor repairs in follow-up turns, then their blocks count with the turn they
+    repair: the window walks back over remediation turns."""
+    tool_turn(log)
+    two = replace(RITUAL, max_blocks=2)
+    assert stop(log, None, adapter="cursor", session="claude:a", ritual=two).decision == "block"
+    rec(log, "turn.started", turn=2, stop_remediation=True)
+    assert stop(log, None, adapter="cursor", ritual=two).decision == "block"
+    rec(log, "turn.started", turn=3, stop_remediation=True)
+    verdict = stop(log, None, adapter="cursor", ritual=two)
+    assert (verdict.decision, verdict.rule, verdict.reason) == (
+        "fail_open",
+        "status",
+        "remediation_exhausted",
+    )
+    # A prompt of the user's own is a new turn, with its own tries.
+    tool_turn(log, 4)
+    assert stop(log, None, adapter="cursor", ritual=two).decision == "block"
+
+
+def test_max_blocks_zero_only_observes(log: EventLog) -> None:
+    tool_turn(log)
+    verdict = stop(log, "no box", ritual=replace(RITUAL, max_blocks=0))
+    assert (verdict.decision, verdict.rule, verdict.enforced) == ("allow", "status", False)
+    assert "tries left" not in verdict.reason

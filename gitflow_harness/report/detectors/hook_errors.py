@@ -28,6 +28,10 @@ NEXT_STEPS: Final = {
     "(`session_id`; Cursor: `conversation_id`).",
     "UsageError": "Fix the `gfh hook ADAPTER EVENT` command in the hook settings; "
     "`gfh init` writes correct entries.",
+    "SessionUndelivered": "The host passed the session to neither gfh's channel nor its own "
+    "variable, so the agent's gfh commands carry none unless prefixed with "
+    "`GFH_SESSION=<adapter>:<id>` (the agent was told): make `$CLAUDE_ENV_FILE` writable, or "
+    "update the host (Claude Code exports `CLAUDE_CODE_SESSION_ID`, Codex `CODEX_SESSION_ID`).",
     "EnvFileError": "Make `$CLAUDE_ENV_FILE` writable: without it the agent's gfh commands "
     "carry no session.",
     "ConfigError": "Fix `.gitflow-harness.toml`: `gfh config show` names the problem.",
