@@ -17,7 +17,6 @@ import json
 
 from gitflow_harness.agent import model as ev
 from gitflow_harness.agent.model import Rendered
-from gitflow_harness.store.session_env import host_session_id
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -51,7 +50,6 @@ MAX_CONTEXT = 10_000
 DEFERS = True  # what the main agent's lanes match waits for the next PreToolUse
 TOKENS = "codex"  # the rollout's `token_count` events give the context position
 SESSION_CHANNEL = None  # gfh puts nothing into the environment: Codex exports its own id
-SESSION_VARIABLES = ("CODEX_SESSION_ID", "CODEX_THREAD_ID")  # what Codex exports to commands
 
 
 def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
@@ -60,9 +58,9 @@ def parse(name: str, payload: dict[str, Any], raw: bytes) -> ev.HookEvent:
 
 
 def delivers_session(environ: Mapping[str, str], *, exported: bool) -> bool:
-    """True when the agent's commands will learn the session: Codex exports its id to the
-    commands it runs, and the hook's own environment is where that shows (or not)."""
-    return host_session_id(environ, *SESSION_VARIABLES) is not None
+    """True: Codex (0.171.0) exports `CODEX_SESSION_ID` to every command the agent runs, but
+    not to its hooks, so nothing a hook can see says otherwise (docs/hooks.md)."""
+    return True
 
 
 def can_inject(name: str) -> bool:

@@ -39,9 +39,13 @@ def record(ctx: HookContext) -> None:
         turn: int | None = None
         if ctx.store is not None:
             from gitflow_harness.agent.ritual import forget_reply
-            from gitflow_harness.agent.session import bump_turn
+            from gitflow_harness.agent.session import bump_turn, open_turn
 
             with ctx.store.update() as state:
+                # A background task's notification in the middle of a turn is part of that
+                # turn: its Stop is still to come, and what the turn did before counts.
+                if event.task_notification and open_turn(state) is not None:
+                    return
                 turn = bump_turn(state)
                 forget_reply(state)
             ctx.forget_snapshot()

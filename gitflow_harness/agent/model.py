@@ -38,6 +38,9 @@ PHASES = {TOOL_PRE: "pre", TOOL_POST: "post", TOOL_FAILURE: "failure"}
 # SessionStart `compact` follow one and belong to it.
 COMPACT_OPENERS = frozenset({"PreCompact", "preCompact"})
 
+# Claude Code (2.1.332) submits a background task's end, e.g. an `Agent` run it launched async,
+# as a prompt that begins with this tag, at once, even in the middle of a turn (docs/ritual.md).
+NOTIFICATION_MARKER = "<task-notification>"
 # A prompt that begins with this marker is Cursor re-submitting a Stop remediation (docs/ritual.md).
 REMEDIATION_MARKER = "[gfh:stop-remediation rule="
 
@@ -125,6 +128,15 @@ class HookEvent:
     @property
     def stop_remediation(self) -> bool:
         return self.prompt is not None and self.prompt.startswith(REMEDIATION_MARKER)
+
+    @property
+    def task_notification(self) -> bool:
+        """True for a prompt that is Claude Code telling the agent a background task ended."""
+        return (
+            self.adapter == "claude"
+            and self.prompt is not None
+            and self.prompt.lstrip().startswith(NOTIFICATION_MARKER)
+        )
 
     def __repr__(self) -> str:  # never show payload text, even in a debugger
         return f"HookEvent({self.adapter}:{self.name}, kind={self.kind}, session={self.session})"

@@ -76,6 +76,12 @@ def _stop(ctx: HookContext) -> ev.Block | None:
     )
     if verdict.decision == "block" and verdict.rule is not None:
         return ev.Block(verdict.rule, verdict.reason)
+    if ctx.store is not None:
+        from gitflow_harness.agent.session import close_turn
+
+        with ctx.store.update() as state:
+            close_turn(state)
+        ctx.forget_snapshot()
     return None
 
 

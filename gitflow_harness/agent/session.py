@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 STATE_FILE = "runtime.json"
 COMPACTING = "compacting"
+OPEN_TURN = "open_turn"  # the turn whose Stop has not yet let the agent stop
 LOCK_FILE = "runtime.lock"
 VERSION = 1
 
@@ -92,8 +93,20 @@ def bump_turn(state: dict[str, Any]) -> int:
     turns = state.get("turns")
     turn = (turns if isinstance(turns, int) and turns >= 0 else 0) + 1
     state["turns"] = turn
+    state[OPEN_TURN] = turn
     state.pop(COMPACTING, None)  # a new turn: the next compaction signal is a new compaction
     return turn
+
+
+def open_turn(state: dict[str, Any]) -> int | None:
+    """Return the turn that started and has not yet been let stop, or None."""
+    value = state.get(OPEN_TURN)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def close_turn(state: dict[str, Any]) -> None:
+    """The agent was let stop: the session's latest turn is over."""
+    state.pop(OPEN_TURN, None)
 
 
 def epoch(state: dict[str, Any]) -> int:

@@ -32,9 +32,9 @@ def payload(adapter: str, name: str, repo: Path | None = None, **fields: Any) ->
     return data
 
 
-# The variable each host exports to the processes it starts, hooks included, holding the
-# hooks' `session_id` (Claude Code 2.1.332; Codex 0.171.0 for its tools).
-HOST_SESSION_VARIABLE = {"claude": "CLAUDE_CODE_SESSION_ID", "codex": "CODEX_SESSION_ID"}
+# The variable a host exports to its hooks, holding the payload's `session_id` (Claude Code
+# 2.1.332). Codex 0.171.0 exports `CODEX_SESSION_ID` to the agent's commands only.
+HOST_SESSION_VARIABLE = {"claude": "CLAUDE_CODE_SESSION_ID"}
 
 
 def hook(

@@ -128,37 +128,23 @@ def test_session_start_never_answers_with_env(repo: Path, gfh: CliRunner) -> Non
 
 
 @pytest.mark.parametrize(
-    ("environ", "delivers"),
-    [
-        ({}, False),
-        ({"CODEX_SESSION_ID": "0199a7c2-codex"}, True),
-        ({"CODEX_THREAD_ID": "0199a7c2-codex"}, True),
-        ({"CODEX_SESSION_ID": "not a plain id"}, False),
-        ({"GFH_SESSION": "codex:x", "CLAUDE_CODE_SESSION_ID": "x"}, False),
-    ],
+    "environ", [{}, {"CODEX_SESSION_ID": "0199a7c2-codex"}, {"CODEX_SESSION_ID": "not a plain id"}]
 )
-def test_the_session_reaches_commands_only_through_codexs_own_variables(
-    environ: dict[str, str], delivers: bool
-) -> None:
-    assert codex.delivers_session(environ, exported=False) is delivers
+def test_the_session_reaches_commands_whatever_the_hook_sees(environ: dict[str, str]) -> None:
+    """Codex exports its id to the agent's commands, never to its hooks: the hook's own
+    environment cannot tell, so it never claims the session is lost."""
+    assert codex.delivers_session(environ, exported=False) is True
 
 
-def test_a_session_start_that_delivers_no_session_says_so(repo: Path, gfh: CliRunner) -> None:
-    """If the hook's environment has no CODEX_SESSION_ID, then neither will the agent's
-    commands: the agent is told how to name its session, stderr says so in one line, and a
-    `hook.error` records it."""
+def test_a_session_start_says_nothing_of_the_session(repo: Path, gfh: CliRunner) -> None:
+    """If Codex runs SessionStart (whose environment has no CODEX_SESSION_ID), then gfh
+    answers with its context alone: no `env`, no notice, no `hook.error`."""
     data = kit.payload("codex", "SessionStart", repo)
-    result = kit.hook(gfh, "codex", "SessionStart", data, host_env=False)
+    result = kit.hook(gfh, "codex", "SessionStart", data)
     assert result.code == 0
     context = kit.context(result)
     assert context is not None
-    assert "`GFH_SESSION=codex:0199a7c2-codex gfh status --end-turn`" in context
-    assert "env" not in result.json()["hookSpecificOutput"]
-    [line] = result.err.splitlines()
-    assert line.startswith(
-        "gfh hook codex SessionStart: SessionUndelivered: Codex takes no GFH_SESSION from its "
-        "hooks and no $CODEX_SESSION_ID or $CODEX_THREAD_ID in the hook's environment"
-    )
-    [error] = [e for e in read_events(repo) if e["type"] == "hook.error"]
-    assert error["data"]["error"] == line.removeprefix("gfh hook codex SessionStart: ")
-    assert error["session"] == "codex:0199a7c2-codex"
+    assert "GFH_SESSION=" not in context
+    assert set(result.json()["hookSpecificOutput"]) == {"hookEventName", "additionalContext"}
+    assert result.err == ""
+    assert not [e for e in read_events(repo) if e["type"] == "hook.error"]

@@ -19,6 +19,31 @@ def test_turns_are_counted_per_session(repo: Path, gfh: CliRunner) -> None:
     assert turns == [("claude:s-1", 1), ("claude:s-1", 2), ("claude:s-2", 1), ("claude:s-1", 3)]
 
 
+NOTIFICATION = "<task-notification>\n<task-id>a7f9c2fb94be2260e</task-id>\n<status>completed"
+
+
+def test_a_task_notification_in_the_middle_of_a_turn_joins_it(repo: Path, gfh: CliRunner) -> None:
+    """If Claude Code submits a background agent's end while the turn is still going (no Stop
+    has let it end), then no turn starts: the turn's earlier evidence still counts at its Stop.
+    Once a Stop let the agent stop, the next notification is a turn of its own."""
+    prompt = kit.payload("claude", "UserPromptSubmit", repo)
+    notified = {**prompt, "prompt": NOTIFICATION}
+    kit.hook(gfh, "claude", "UserPromptSubmit", prompt)
+    kit.hook(gfh, "claude", "UserPromptSubmit", notified)
+    assert [e["data"]["turn"] for e in read_events(repo) if e["type"] == "turn.started"] == [1]
+    stop = kit.payload("claude", "Stop", repo, last_assistant_message="Nothing to show.")
+    assert kit.hook(gfh, "claude", "Stop", stop).code == 0  # a turn without tools: let stop
+    kit.hook(gfh, "claude", "UserPromptSubmit", notified)
+    assert [e["data"]["turn"] for e in read_events(repo) if e["type"] == "turn.started"] == [1, 2]
+
+
+def test_only_claude_codes_notification_tag_joins_a_turn(repo: Path, gfh: CliRunner) -> None:
+    prompt = kit.payload("claude", "UserPromptSubmit", repo)
+    kit.hook(gfh, "claude", "UserPromptSubmit", prompt)
+    kit.hook(gfh, "claude", "UserPromptSubmit", {**prompt, "prompt": "see <task-notification>"})
+    assert [e["data"]["turn"] for e in read_events(repo) if e["type"] == "turn.started"] == [1, 2]
+
+
 @pytest.mark.parametrize(
     ("fixture", "event", "phase", "tool"),
     [

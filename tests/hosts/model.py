@@ -65,6 +65,13 @@ class Request:
     def __post_init__(self) -> None:
         self.text = json.dumps(self.body, ensure_ascii=False)
 
+    def opens_with(self, text: str) -> bool:
+        """True when the conversation's first message holds `text` (a subagent's brief)."""
+        messages = self.body.get("messages")
+        if not isinstance(messages, list) or not messages:
+            return False
+        return text in json.dumps(messages[0], ensure_ascii=False)
+
     def count(self, needle: str) -> int:
         """How many times `needle` occurs in the request, as the model would read it."""
         return self.text.count(json.dumps(needle, ensure_ascii=False)[1:-1])
@@ -93,6 +100,7 @@ class ModelServer:
         self.requests: list[Request] = []
         self.conversation: list[Request] = []
         self._steps: list[Step] = []
+        self._routes: list[tuple[Callable[[Request], bool], Step]] = []
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -109,10 +117,16 @@ class ModelServer:
         with self._lock:
             self._steps.extend(steps)
 
+    def answer_when(self, matches: Callable[[Request], bool], step: Step) -> None:
+        """Answer the first conversation request that `matches` with `step`, outside the
+        script's order: for a party whose requests race the main chain's (a subagent)."""
+        with self._lock:
+            self._routes.append((matches, step))
+
     @property
     def pending(self) -> int:
         """Scripted answers not yet taken."""
-        return len(self._steps)
+        return len(self._steps) + len(self._routes)
 
     def __enter__(self) -> ModelServer:
         self._thread.start()
@@ -133,9 +147,14 @@ class ModelServer:
             if not self.protocol.is_conversation(request.path, request.body):
                 return say("ok")
             self.conversation.append(request)
-            if not self._steps:
+            routed = next((r for r in self._routes if r[0](request)), None)
+            if routed is not None:
+                self._routes.remove(routed)
+                step = routed[1]
+            elif not self._steps:
                 return say(DONE_TEXT)
-            step = self._steps.pop(0)
+            else:
+                step = self._steps.pop(0)
         reply = step(request) if callable(step) else step
         request.answered = reply
         return reply

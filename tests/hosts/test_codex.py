@@ -31,15 +31,6 @@ GFH = shlex.quote(str(Path(sys.executable).parent / "gfh"))
 # A prompt that matches no starter way's `prompt` or `keywords` lane.
 PROMPT = "Have a look around, please."
 
-WAITS_FOR_NO_ENV = (
-    "waits for the codex adapter to stop emitting hookSpecificOutput.env at SessionStart: "
-    "Codex 0.171.0 marks that answer Failed and drops its additionalContext"
-)
-WAITS_FOR_CODEX_SESSION = (
-    "waits for the CLI to fall back to $CODEX_SESSION_ID (codex:<id>) when $GFH_SESSION is "
-    "unset: Codex exports no GFH_SESSION to its tools"
-)
-
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
@@ -76,7 +67,6 @@ def not_completed(run: codex.Run) -> list[tuple[str, str]]:
     return [hook for hook in run.hooks if hook[1] != "Completed"]
 
 
-@pytest.mark.xfail(reason=WAITS_FOR_NO_ENV, strict=False)
 def test_session_start_context_reaches_the_first_request(
     codex_command: Path, responses: ModelServer, repo: Path
 ) -> None:
@@ -144,7 +134,6 @@ def _echo_box(request: Request) -> Reply:
     return say("Where things stand:\n\n" + "\n".join(box))
 
 
-@pytest.mark.xfail(reason=WAITS_FOR_CODEX_SESSION, strict=False)
 def test_the_cli_the_agent_runs_shares_the_hooks_session(
     codex_command: Path, responses: ModelServer, repo: Path
 ) -> None:
