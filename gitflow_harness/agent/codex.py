@@ -40,14 +40,15 @@ EVENTS = {
     "Stop": ev.STOP,
 }
 
-# Events whose output may carry `hookSpecificOutput.additionalContext` (as Codex documents). A
-# channel the host documents later is one more name here.
-CONTEXT_EVENTS = frozenset({"SessionStart", "PreToolUse"})
+# Events whose output carries `hookSpecificOutput.additionalContext` to the model: the two Codex
+# documents, and the two 0.171.0 was seen to deliver (a developer message after the prompt, and
+# one before the tool's output).
+CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"})
 # The tools whose paths the `files` lane matches: Codex edits files through `apply_patch` (its
 # patch names them); a shell command's paths are not read.
 FILE_TOOLS = frozenset({"apply_patch"})
 MAX_CONTEXT = 10_000
-DEFERS = True  # what the main agent's lanes match waits for the next PreToolUse
+DEFERS = False  # every event with lanes has a channel: nothing waits
 TOKENS = "codex"  # the rollout's `token_count` events give the context position
 SESSION_CHANNEL = None  # gfh puts nothing into the environment: Codex exports its own id
 

@@ -13,12 +13,15 @@ from tests.agent import kit
 from tests.helpers import CliRunner, read_events
 
 FIXTURES = [(e, p) for a, e, p in kit.fixture_files() if a == "codex"]
-# Codex's hooks: the events whose `hookSpecificOutput` carries `additionalContext`.
-PROTOCOL_CONTEXT = frozenset({"SessionStart", "PreToolUse"})
+# The events whose `hookSpecificOutput.additionalContext` reaches the model: Codex documents
+# SessionStart and PreToolUse; 0.171.0 delivers UserPromptSubmit's and PostToolUse's too
+# (tests/hosts/test_codex.py runs the real host).
+PROTOCOL_CONTEXT = frozenset({"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"})
 
 
-def test_context_goes_out_only_where_the_protocol_takes_it() -> None:
-    assert codex.CONTEXT_EVENTS <= PROTOCOL_CONTEXT
+def test_context_goes_out_where_the_host_takes_it() -> None:
+    assert codex.CONTEXT_EVENTS == PROTOCOL_CONTEXT
+    assert not codex.DEFERS  # every event with lanes has a channel
 
 
 @pytest.mark.parametrize(("event", "path"), FIXTURES, ids=[p.stem for _, p in FIXTURES])
@@ -110,9 +113,7 @@ def test_words_inside_a_patch_fire_no_commands_way(repo: Path, gfh: CliRunner) -
     data = kit.payload(
         "codex", "PostToolUse.Bash", repo, tool_name="apply_patch", tool_input={"command": PATCH}
     )
-    assert kit.hook(gfh, "codex", "PostToolUse", data).out == ""
-    pre = kit.hook(gfh, "codex", "PreToolUse", kit.payload("codex", "PreToolUse.Bash", repo))
-    assert kit.context(pre) == "Source."
+    assert kit.context(kit.hook(gfh, "codex", "PostToolUse", data)) == "Source."
     assert [(w, what) for w, what, _, _ in kit.decisions(repo)] == [("source", "fired")]
 
 

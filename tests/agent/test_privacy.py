@@ -158,6 +158,8 @@ def test_ids_read_from_transcripts_are_not_kept_verbatim(
         ("parser", "fired", 20000),
         ("parser", "fired", 20000),  # the boundary began a new episode
         ("parser", "suppressed", 20000),  # its drop was the same compaction: counted once
+        ("parser", "fired", 5000),  # Codex's own session, from its rollout's token count
+        ("parser", "fired", 5000),  # the `compacted` line began a new episode
     ]
     codex_state = SessionState("codex:0199a7c2-codex").read()
     assert codex_state["tokens"]["last"] == 5000

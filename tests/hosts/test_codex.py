@@ -81,7 +81,7 @@ def test_session_start_context_reaches_the_first_request(
     assert first.count(heading(repo, "workflow/end-of-turn")) == 1
 
 
-def test_a_way_a_command_matched_reaches_the_model_at_the_next_pre_tool_use(
+def test_a_way_a_command_matched_reaches_the_model_with_that_commands_output(
     codex_command: Path, responses: ModelServer, repo: Path
 ) -> None:
     responses.script(
@@ -94,10 +94,10 @@ def test_a_way_a_command_matched_reaches_the_model_at_the_next_pre_tool_use(
     assert run.statuses("PreToolUse") == ["Completed", "Completed"]
     assert run.statuses("PostToolUse") == ["Completed", "Completed"]
     commit_messages = heading(repo, "git/commit-messages")
-    # Matched after the commit ran (PostToolUse, no channel there): it waits, and comes with the
-    # next command, in the request that carries that command's output.
+    # Matched after the commit ran (PostToolUse): it comes in the very next request, beside the
+    # commit's output, and once only (the next command's request still holds it once).
     after_commit, after_log = responses.conversation[1], responses.conversation[2]
-    assert after_commit.count(commit_messages) == 0
+    assert after_commit.count(commit_messages) == 1
     assert after_log.count(commit_messages) == 1
     fired = {e["data"]["way"]: e["data"] for e in ours(repo, run, "way.fired")}
     assert fired["git/commit-messages"]["trigger"] == "command"
