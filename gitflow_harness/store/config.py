@@ -238,13 +238,23 @@ def default_config() -> Config:
     return _build({}, {}, None, None)
 
 
+MAX_CONFIG_BYTES = 256 * 1024
+
+
 def _read_toml(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
     import tomllib
 
+    from gitflow_harness.store.fsutil import TooLarge, read_bounded
+
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = read_bounded(path, MAX_CONFIG_BYTES).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text ({exc.reason}); save it as UTF-8") from None
+    except TooLarge:
+        raise ConfigError(
+            f"{path}: larger than {MAX_CONFIG_BYTES // 1024} KiB; a configuration is a few "
+            "dozen keys: shorten it"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read it: {exc.strerror}") from None
     try:

@@ -35,6 +35,19 @@ def open_private_append(path: Path) -> int:
     return fd
 
 
+class TooLarge(OSError):
+    """A file past the size its reader accepts."""
+
+
+def read_bounded(path: Path, limit: int) -> bytes:
+    """Return the bytes of `path`, or raise TooLarge when it holds more than `limit`."""
+    with open(path, "rb") as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise TooLarge(f"{path}: larger than {limit} bytes")
+    return data
+
+
 def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None) -> None:
     """Replace `path` with `data` atomically: a reader sees the old file or the new one.
 
