@@ -67,10 +67,17 @@ def main(
         )
         return EXIT_USAGE
     call = HookCall(importlib.import_module(ADAPTERS[adapter_name]), event_name, out, err)
+    from gitflow_harness.agent.budget import BudgetExceeded, arm
+
+    disarm = arm()
     try:
-        raw = _read(source)
-        return call.run(raw)
-    except Exception as exc:  # the fail-open boundary: nothing may escape to the host
+        try:
+            raw = _read(source)
+            return call.run(raw)
+        finally:
+            # Before the boundary: the fail-open below writes and records without an alarm.
+            disarm()
+    except (Exception, BudgetExceeded) as exc:  # the fail-open boundary: nothing may escape
         return call.fail_open(exc)
 
 
@@ -292,12 +299,15 @@ def _problem(exc: BaseException, what: str) -> str:
 def _own_message(exc: BaseException) -> str | None:
     """The first line of gfh's own error about its files (the configuration, the event log, the
     state directory), whose message holds only a path and the fix; None for any other error."""
+    from gitflow_harness.agent.budget import BudgetExceeded
     from gitflow_harness.errors import ConfigError
     from gitflow_harness.store.eventwrite import LogWriteError
     from gitflow_harness.store.state import StateDirError
 
     if isinstance(exc, ConfigError | LogWriteError | StateDirError):
         return exc.message.splitlines()[0]
+    if isinstance(exc, BudgetExceeded):
+        return str(exc)
     return None
 
 

@@ -16,7 +16,8 @@ from typing import Any
 
 from gitflow_harness.errors import ConfigError
 
-HOOK_TIMEOUT_S = 30  # postchecks are killed at ways.postcheck_timeout_s (default 5), far below
+# A hook call fails open at its own budget (agent/budget.py, 20 s by default), before this.
+HOOK_TIMEOUT_S = 30
 
 # The events each host gets, in the order they are added (docs/hooks.md: the ways' lanes, the
 # ritual at Stop).

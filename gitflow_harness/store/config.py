@@ -79,7 +79,12 @@ SECTIONS: Final[dict[str, Schema]] = {
         "ways",
         Field("floor", Float(min=0.0, max=1.0), 0.5, "re-fire a way when its salience drops below"),
         Field("budget_chars", Int(min=0), 9000, "most characters one hook call injects"),
-        Field("postcheck_timeout_s", Float(min=0.0), 5.0, "seconds before a postcheck is killed"),
+        Field(
+            "postcheck_timeout_s",
+            Float(min=0.0),
+            5.0,
+            "seconds all the postchecks and macros of one hook call get together",
+        ),
         Field(
             "default_half_life",
             Int(min=1, max=MAX_HALF_LIFE),
