@@ -13,7 +13,7 @@ import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
 from gitflow_harness import __version__, git
 from gitflow_harness.errors import GfhError

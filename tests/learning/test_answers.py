@@ -26,7 +26,7 @@ REQUEST = "2026-11-30-implementer__parser"
 def filed(repo: Path, put_pill: PutPill) -> Path:
     """A committed pill at 3 occurrences and its committed, open request."""
     put_pill(occurrences="3")
-    graduation.file_owed(git.discover(repo), default_config(), today=TODAY).filed
+    graduation.file_owed(git.discover(repo), default_config(), today=TODAY)
     run_git(repo, "add", "-A")
     run_git(repo, "commit", "-q", "-m", "pill and request")
     return repo / "requests" / f"{REQUEST}.md"
