@@ -270,7 +270,7 @@ def test_concurrent_accepts_of_one_branch_let_one_win_and_tell_the_others(
     assert len(winners) == 1
     assert "deleted branch feature/x" in winners[0][1]
     gone = "gfh: the current directory no longer exists (removed by `gfh accept`?): "
-    for code, out, err in losers:
+    for code, _out, err in losers:
         assert code in (1, 2)
         assert "fatal:" not in err
         [line] = err.splitlines()
