@@ -66,3 +66,16 @@ def test_the_tripwire_is_armed_in_this_process(
         assert conftest._trespasses == [f"open {str(tmp_path / 'runtime.json')!r}"]
     finally:
         conftest._trespasses.clear()
+
+
+def test_a_frozen_clock_leaves_pytests_own_clock_alone() -> None:
+    """If a test freezes the clock, then pytest still times it by the real one (`--durations`
+    read 1.8e9 s when freezegun stopped pytest's clock at the frozen instant)."""
+    import datetime as dt
+
+    from _pytest import timing
+    from freezegun import freeze_time
+
+    with freeze_time("2000-01-01T00:00:00Z"):
+        assert dt.date.today() == dt.date(2000, 1, 1)  # the test's own clock is frozen
+        assert timing.Instant().time > 1.7e9  # pytest's is not

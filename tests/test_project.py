@@ -34,3 +34,37 @@ def test_the_quick_run_measures_no_coverage() -> None:
     """`make test-fast` skips the slow tests, so its coverage is partial: it must not measure
     it, or the floor would fail a run that is incomplete on purpose."""
     assert "--cov" not in _recipe("test-fast")
+
+
+# The distribution that provides each import name the package uses.
+_DISTRIBUTIONS = {
+    "click": "click",
+    "filelock": "filelock",
+    "frontmatter": "python-frontmatter",
+    "git": "GitPython",
+    "platformdirs": "platformdirs",
+    "yaml": "PyYAML",
+}
+
+
+def test_every_third_party_import_is_a_declared_dependency() -> None:
+    """If the package imported a module no declared dependency provides, then an install that
+    resolves only what is declared would fail at that import (PyYAML came only through
+    python-frontmatter)."""
+    import ast
+    import sys
+
+    imported: set[str] = set()
+    for path in (ROOT / "gitflow_harness").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    third_party = {n for n in imported if n not in sys.stdlib_module_names} - {"gitflow_harness"}
+    assert third_party <= set(_DISTRIBUTIONS), third_party - set(_DISTRIBUTIONS)
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "dependencies"
+    ]
+    names = {re.split(r"[<>=!~\[; ]", spec, maxsplit=1)[0].lower() for spec in declared}
+    assert {_DISTRIBUTIONS[n].lower() for n in third_party} <= names
