@@ -212,6 +212,28 @@ def _check_expansion(root: yaml.Node) -> None:
     size(root, 0)
 
 
+def load_yaml(text: str, where: str) -> Any:
+    """Parse a whole YAML file (not a frontmatter) within the same bounds as documents: at most
+    `MAX_ALIASES` aliases and `MAX_EXPANDED_NODES` values, else DocumentError naming `where`.
+    Invalid YAML raises `yaml.YAMLError`, for the caller to report."""
+    if len(text.encode("utf-8")) > MAX_DOCUMENT_BYTES:
+        raise DocumentError(
+            [Problem(where, None, "error", f"larger than {MAX_DOCUMENT_BYTES // 1024} KiB")]
+        )
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_expansion(node)
+        return loader.construct_document(node)
+    except _Bounded as exc:
+        line = exc.mark.line + 1 if exc.mark is not None else None
+        raise DocumentError([Problem(where, line, "error", exc.reason)]) from None
+    finally:
+        loader.dispose()
+
+
 def _parse_yaml(
     fm_text: str, where: str, fm_offset: int, *, first_line: int
 ) -> tuple[dict[str, Any], dict[str, Span]]:
