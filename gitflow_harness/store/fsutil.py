@@ -12,6 +12,8 @@ from gitflow_harness.errors import GfhError
 
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # 0 where there is none (Windows): no symlinks to follow
+CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 class UnsafePathError(OSError):
@@ -46,8 +48,13 @@ def ensure_private_dir(path: Path, *, root: Path | None = None) -> Path:
     except FileExistsError:
         _require_directory(path, os.lstat(path))
         return path
-    # mkdir's mode is filtered by the umask; say exactly what we mean.
-    os.chmod(path, PRIVATE_DIR)
+    # mkdir's mode is filtered by the umask; say exactly what we mean, on the directory we
+    # made (opened without following a link swapped in since).
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | NOFOLLOW | CLOEXEC)
+    try:
+        os.fchmod(fd, PRIVATE_DIR)
+    finally:
+        os.close(fd)
     return path
 
 
@@ -97,10 +104,6 @@ def open_private_append(path: Path) -> int:
         os.close(fd)
         raise
     return fd
-
-
-NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 def require_private_root(path: Path) -> None:
@@ -176,10 +179,10 @@ def _write_temp(path: Path, payload: bytes, mode: int) -> str:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), mode)
             fh.write(payload)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
     except BaseException:
         _unlink_quietly(tmp)
         raise
