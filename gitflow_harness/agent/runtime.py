@@ -146,10 +146,18 @@ def _shown(arg: str) -> str:
 
 
 def _payload_cwd(source: IO[Any]) -> str | None:
-    """The working directory a payload names (Cursor: its first workspace root), if any."""
+    """The working directory a payload names (Cursor: its first workspace root), if any; None
+    too when stdin does not end within the call's budget."""
+    from gitflow_harness.agent.budget import BudgetExceeded, arm
+
+    disarm = arm()
     try:
-        payload = _decode(_read(source))
-    except (ev.InvalidPayload, OSError, ValueError):
+        try:
+            raw = _read(source)
+        finally:
+            disarm()
+        payload = _decode(raw)
+    except (ev.InvalidPayload, OSError, ValueError, BudgetExceeded):
         return None
     cwd = payload.get("cwd")
     roots = payload.get("workspace_roots")

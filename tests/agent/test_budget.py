@@ -84,3 +84,23 @@ def test_the_budget_comes_from_the_environment_when_it_is_a_positive_number(
 ) -> None:
     monkeypatch.setenv(budget.VARIABLE, value)
     assert budget.budget_s() == expected
+
+
+def test_a_mistyped_hook_whose_stdin_never_ends_still_records_its_error(repo: Path) -> None:
+    """If the hook command is wrong and the host never closes stdin, then the call still ends
+    at its budget, says what to fix and records the `hook.error` in the process's repository."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gitflow_harness", "hook", "claud", "Stop"],
+        cwd=repo,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, budget.VARIABLE: "0.5"},
+    )
+    out, err = _wait_keeping_stdin_open(proc)
+    assert proc.returncode == 0
+    assert out == ""
+    assert "unknown adapter 'claud'" in err
+    [error] = [e for e in read_events(repo) if e["type"] == "hook.error"]
+    assert error["data"]["error"].startswith("UsageError: unknown adapter")
