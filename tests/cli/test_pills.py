@@ -283,3 +283,11 @@ def test_check_refuses_a_name_too_long_to_become_a_request_file(repo: Path, gfh:
         "(`requests/<YYYY-MM-DD>-<name>-again-N.md` would take up to 262 bytes, over the 255 a "
         "file name may have): shorten the slug by 7 bytes"
     ]
+
+
+def test_new_refuses_a_slug_too_long_to_become_a_request_file(repo: Path, gfh: CliRunner) -> None:
+    result = gfh("pills", "new", "implementer", "x" * 240, "--trigger", "always")
+    assert result.code == 2
+    [line] = result.err.splitlines()
+    assert line.startswith(f"gfh: pill implementer/{'x' * 240}: the name is too long")
+    assert not (repo / "pills").exists() or not list((repo / "pills").rglob("*.md"))
