@@ -16,11 +16,7 @@ and none outlives what remains of the call's own budget (`budget`). Stderr is di
 too, unless the caller reads it (up to `MAX_OUTPUT` bytes).
 
 **Killing.** At the deadline, or once a script exited, what it started is killed: its process
-group, and on Linux every descendant, also one that made itself a session leader (`setsid`) to
-leave the group. While scripts run, the hook process is a child subreaper
-(`PR_SET_CHILD_SUBREAPER`), so a descendant orphaned by its parent's exit is re-parented to it
-rather than to init; the kill walks `/proc` for the descendants of the scripts and the new
-children of the hook process, kills them, and walks again until none is left.
+group, and on Linux every descendant, also one that left the group with `setsid` (`reaper`).
 
 **Hand-offs.** `$GFH_WAY_STATE` is the way's own directory in the session state, where a
 postcheck may leave its macro a finding. The runtime bounds it before and after each run:
@@ -39,6 +35,7 @@ import threading
 import time
 from pathlib import Path
 
+from gitflow_harness.agent.reaper import Reaper, descendants
 from gitflow_harness.git.tree import UNTRACKED, committed
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
@@ -109,7 +106,7 @@ def run_scripts(
     runs: dict[int, Run] = {}
     running: list[tuple[int, subprocess.Popen[bytes], _Reader | None, Path | None]] = []
     deadline = time.monotonic() + max(0.0, timeout_s)
-    reaper = _Reaper()
+    reaper = Reaper()
     try:
         for index, script in enumerate(scripts):
             content = allowed[script.path]
@@ -225,7 +222,7 @@ def feed_stdin(proc: subprocess.Popen[bytes], payload: bytes) -> None:
 def kill_group(proc: subprocess.Popen[bytes], *, wait: bool = True) -> None:
     """Kill what the script left running (it may have exited, its children may not have):
     its process group, and every descendant still in its tree."""
-    for pid in _descendants([proc.pid]):
+    for pid in descendants([proc.pid]):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -233,117 +230,6 @@ def kill_group(proc: subprocess.Popen[bytes], *, wait: bool = True) -> None:
     if wait:
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=5)
-
-
-class _Reaper:
-    """Makes the hook process a child subreaper while scripts run (Linux), then kills and reaps
-    every orphan re-parented to it and every descendant of the scripts it tracked."""
-
-    def __init__(self) -> None:
-        self.started = False
-        self.was: int | None = None
-        self.before: set[int] = set()
-        self.procs: list[subprocess.Popen[bytes]] = []
-
-    def start(self) -> None:
-        if self.started:
-            return
-        self.started = True
-        self.before = set(_children(os.getpid()))
-        self.was = _set_subreaper(1)
-
-    def track(self, proc: subprocess.Popen[bytes]) -> None:
-        self.procs.append(proc)
-
-    def finish(self) -> None:
-        if not self.started:
-            return
-        ours = {proc.pid for proc in self.procs}
-        for _ in range(_KILL_ROUNDS):
-            # A script already reaped is left out: its pid may name another process by now.
-            running = [proc.pid for proc in self.procs if proc.returncode is None]
-            orphans = [p for p in _children(os.getpid()) if p not in self.before | ours]
-            orphans = [p for p in orphans if not _reaped(p)]
-            alive = [p for p in _descendants([*running, *orphans]) if _alive(p)]
-            if not alive and not orphans:
-                break
-            for pid in alive:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-            time.sleep(0.01)  # let the kills land before the next look
-        if self.was == 0:
-            _set_subreaper(0)
-
-
-_KILL_ROUNDS = 8
-
-
-def _set_subreaper(value: int) -> int | None:
-    """Set PR_SET_CHILD_SUBREAPER on this process; return what it was (None off Linux)."""
-    if not os.path.isdir("/proc/self/task"):
-        return None
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        was = ctypes.c_int(0)
-        libc.prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(was), 0, 0, 0)
-        if libc.prctl(_PR_SET_CHILD_SUBREAPER, value, 0, 0, 0) != 0:
-            return None
-        return was.value
-    except (OSError, AttributeError):
-        return None
-
-
-_PR_SET_CHILD_SUBREAPER = 36
-_PR_GET_CHILD_SUBREAPER = 37
-
-
-def _children(pid: int) -> list[int]:
-    """The child processes of `pid` (Linux `/proc`); [] where that cannot be read."""
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return []
-    out: list[int] = []
-    for tid in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/children", encoding="ascii") as fh:
-                out.extend(int(p) for p in fh.read().split())
-        except (OSError, ValueError):
-            continue
-    return out
-
-
-def _descendants(roots: Sequence[int]) -> list[int]:
-    """`roots` and every process below them, parents before children."""
-    seen: list[int] = []
-    todo = list(roots)
-    while todo:
-        pid = todo.pop()
-        if pid in seen:
-            continue
-        seen.append(pid)
-        todo.extend(_children(pid))
-    return seen
-
-
-def _reaped(pid: int) -> bool:
-    """Reap `pid` if it is a child of ours that finished; True once it is gone."""
-    try:
-        done, _ = os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return done == pid
-
-
-def _alive(pid: int) -> bool:
-    """True while `pid` runs (a zombie has finished)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
-            return fh.read().rpartition(")")[2].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
 
 
 # -- hand-offs --------------------------------------------------------------------------------
