@@ -221,8 +221,10 @@ def feed_stdin(proc: subprocess.Popen[bytes], payload: bytes) -> None:
 
 def kill_group(proc: subprocess.Popen[bytes], *, wait: bool = True) -> None:
     """Kill what the script left running (it may have exited, its children may not have):
-    its process group, and every descendant still in its tree."""
-    for pid in descendants([proc.pid]):
+    its process group, and every descendant still in its tree (walked only while the script
+    is not reaped: a reaped pid may name another process by now; its orphans are the
+    reaper's)."""
+    for pid in descendants([proc.pid]) if proc.returncode is None else ():
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError, PermissionError):
