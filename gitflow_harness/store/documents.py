@@ -172,6 +172,9 @@ class _Loader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
+_TOO_DEEP = "values nested too deep; flatten them"
+
+
 class _Bounded(Exception):
     """A document past the loader's bounds, at a mark."""
 
@@ -190,7 +193,7 @@ def _check_expansion(root: yaml.Node) -> None:
         if known is not None:
             return known
         if depth > 100:
-            raise _Bounded(node.start_mark, "values nested more than 100 deep; flatten them")
+            raise _Bounded(node.start_mark, _TOO_DEEP + " (more than 100 levels)")
         total = 1
         if isinstance(node, yaml.SequenceNode):
             children: list[yaml.Node] = list(node.value)
@@ -230,6 +233,8 @@ def load_yaml(text: str, where: str) -> Any:
     except _Bounded as exc:
         line = exc.mark.line + 1 if exc.mark is not None else None
         raise DocumentError([Problem(where, line, "error", exc.reason)]) from None
+    except RecursionError:
+        raise DocumentError([Problem(where, None, "error", _TOO_DEEP)]) from None
     finally:
         loader.dispose()
 
@@ -247,6 +252,8 @@ def _parse_yaml(
     except _Bounded as exc:
         line = first_line + exc.mark.line if exc.mark is not None else first_line
         raise DocumentError([Problem(where, line, "error", exc.reason)]) from None
+    except RecursionError:  # PyYAML composes nested collections recursively
+        raise DocumentError([Problem(where, first_line, "error", _TOO_DEEP)]) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = first_line + mark.line if mark is not None else first_line

@@ -249,3 +249,10 @@ def test_a_file_over_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
     with pytest.raises(DocumentError, match="larger than 512 KiB") as info:
         docs.read_document(path)
     assert str(info.value).startswith(str(path))
+
+
+@pytest.mark.parametrize("depth", [150, 20000])
+def test_values_nested_too_deep_are_refused_not_a_crash(tmp_path: Path, depth: int) -> None:
+    path = _write(tmp_path, ("---\nid: [" + "[" * depth + "]" * depth + "]\n---\n").encode())
+    with pytest.raises(DocumentError, match="values nested too deep; flatten them"):
+        docs.read_document(path)
