@@ -264,6 +264,8 @@ def _read_toml(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
         raise ConfigError(f"{path}: cannot read it: {exc.strerror}") from None
     try:
         raw = tomllib.loads(text)
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise ConfigError(f"{path}: values nested too deep; flatten them") from None
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         match = re.search(r"\(at line (\d+), column \d+\)", message)

@@ -168,3 +168,11 @@ def test_a_configuration_over_the_size_limit_is_refused_naming_it(tmp_path: Path
     with pytest.raises(ConfigError, match="larger than 256 KiB") as info:
         load_config(tmp_path)
     assert info.value.message.startswith(str(tmp_path / CONFIG_FILE))
+
+
+def test_a_configuration_nested_too_deep_is_refused_not_a_crash(tmp_path: Path) -> None:
+    from gitflow_harness.errors import ConfigError
+
+    (tmp_path / CONFIG_FILE).write_text("[gate]\nprepare = " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(ConfigError, match="values nested too deep; flatten them"):
+        load_config(tmp_path)
