@@ -176,6 +176,10 @@ def _load(path: str, text: str | None) -> dict[str, Any]:
             f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); fix it, then run "
             "`gfh init` again"
         ) from None
+    except RecursionError:
+        raise ConfigError(
+            f"{path}: values nested too deep; fix it, then run `gfh init` again"
+        ) from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a JSON object at the top, found {_kind(data)}")
     return data
