@@ -209,5 +209,6 @@ def test_a_transcript_line_nested_past_the_stack_is_skipped(tmp_path: Path) -> N
     position comes from the other lines, not a RecursionError."""
     path = tmp_path / "t.jsonl"
     good = FIXTURE.read_text().splitlines(keepends=True)[:2]
-    path.write_text("".join(good) + "[" * 100_000 + "]" * 100_000 + "\n")
+    deep = '{"type": "assistant", "x": ' + "[" * 5000 + "]" * 5000 + "}\n"
+    path.write_text("".join(good) + deep)
     assert ticks.claude_position(path).tokens == 18000
