@@ -21,9 +21,20 @@ $(VENV)/.test: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.base
 	$(BIN)/gfh demo
 
+# Coverage measures every Python process itself (`patch = ["subprocess"]` in pyproject.toml):
+# pytest, its xdist workers and every `gfh` the tests run each write a `.coverage.*` file, and
+# they are combined once all of them have exited. (pytest-cov measured the workers a second
+# time, and combined before the last of them had written: stray files and a warning.) A file
+# combine cannot read (a process killed while it saved) is named by combine and then removed.
 test: $(VENV)/.test
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -p no:cacheprovider \
-		--cov --cov-branch --cov-report=term:skip-covered
+	@rm -f .coverage .coverage.*
+	$(BIN)/python -m coverage run -m pytest -n $(PYTEST_WORKERS) -p no:cacheprovider; \
+	tests=$$?; \
+	$(BIN)/python -m coverage combine --quiet; \
+	rm -f .coverage.*; \
+	$(BIN)/python -m coverage report; \
+	report=$$?; \
+	exit $$(( tests ? tests : report ))
 
 test-fast: $(VENV)/.test
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m "not slow"

@@ -21,6 +21,10 @@ class GfhError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def details(self) -> str | None:
+        """What the user may need beyond the one line (a program's whole output), or None."""
+        return None
+
 
 class UsageError(GfhError):
     """The command was called wrongly or in a place it cannot work."""

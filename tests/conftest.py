@@ -19,8 +19,12 @@ from tests.helpers import CliRunner, make_repo
 
 # freezegun skips modules whose name starts with any ignored prefix, and its defaults include
 # "gi" (PyGObject), which also matches "gitflow_harness": without this, time is never frozen.
+# pytest's and xdist's own clocks stay real (`--durations` read 1.8e9 s under a frozen clock).
+# Not all of `_pytest.`: freezegun also asks who calls, five frames up, and a test body's caller
+# is `_pytest.python` — the test itself would then get the real time.
 freezegun.configure(
-    default_ignore_list=[m for m in freezegun.config.DEFAULT_IGNORE_LIST if m != "gi"] + ["gi."]
+    default_ignore_list=[m for m in freezegun.config.DEFAULT_IGNORE_LIST if m != "gi"]
+    + ["gi.", "_pytest.timing", "pytest_", "xdist."]
 )
 # PyYAML finds representers by exact type. A frozen clock hands out freezegun's date subclasses,
 # which a YAML module imported before the freeze cannot write: teach it (order-independent tests).

@@ -75,3 +75,16 @@ def test_no_session_variable_reaches_a_test() -> None:
 
     for name in (VARIABLE, *(name for name, _ in HOST_VARIABLES), "CLAUDECODE"):
         assert name not in os.environ
+
+
+def test_a_frozen_clock_leaves_pytests_own_clock_alone() -> None:
+    """If a test freezes the clock, then pytest still times it by the real one (`--durations`
+    read 1.8e9 s when freezegun stopped pytest's clock at the frozen instant)."""
+    import datetime as dt
+
+    from _pytest import timing
+    from freezegun import freeze_time
+
+    with freeze_time("2000-01-01T00:00:00Z"):
+        assert dt.date.today() == dt.date(2000, 1, 1)  # the test's own clock is frozen
+        assert timing.Instant().time > 1.7e9  # pytest's is not

@@ -52,6 +52,8 @@ class HookContext:
         self._paths: tuple[str, ...] | None = None
         self._position: Position | None = None
         self._position_read = False
+        # When the scripts of this call must be done by (monotonic): set by the first to run.
+        self.scripts_deadline: float | None = None
 
     # -- facts -------------------------------------------------------------------------------
 

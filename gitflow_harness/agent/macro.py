@@ -3,10 +3,10 @@
 A macro runs only for a way that is about to be delivered, as every way script runs
 (`scripts`: only content committed at HEAD, the payload on stdin, the repository root as
 working directory, `GFH_WAY`, `GFH_SESSION`, `GFH_WAY_STATE` in its environment, in parallel,
-killed with everything it started at `ways.postcheck_timeout_s`). A ProgressiveStaircase's macro
-also gets `GFH_SALIENCE` (the step's salience). What it prints on exit 0 is used; a failure, a
-timeout or more than `MAX_OUTPUT` bytes leave the body alone. Its output goes to the agent
-only, never to disk.
+killed with everything it started once the call's script budget is spent). A
+ProgressiveStaircase's macro also gets `GFH_SALIENCE` (the step's salience). What it prints on
+exit 0 is used; a failure, a timeout or more than `MAX_OUTPUT` bytes leave the body alone. Its
+output goes to the agent only, never to disk.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 Each runs as every way script runs (`scripts`: only content committed at HEAD, the payload on
 stdin, the repository root as working directory, in parallel, killed with everything it started
-at `ways.postcheck_timeout_s`), its output discarded. Exit 0 requests firing through the same
-gate as every other lane. It may leave its macro a finding in `$GFH_WAY_STATE`; that finding is
-never an input to the firing decision.
+once the call's script budget, `ways.postcheck_timeout_s`, is spent), its output discarded.
+Exit 0 requests firing through the same gate as every other lane. It may leave its macro a
+finding in `$GFH_WAY_STATE`; that finding is never an input to the firing decision.
 """
 
 from __future__ import annotations

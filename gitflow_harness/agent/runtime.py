@@ -67,10 +67,17 @@ def main(
         )
         return EXIT_USAGE
     call = HookCall(importlib.import_module(ADAPTERS[adapter_name]), event_name, out, err)
+    from gitflow_harness.agent.budget import BudgetExceeded, arm
+
+    disarm = arm()
     try:
-        raw = _read(source)
-        return call.run(raw)
-    except Exception as exc:  # the fail-open boundary: nothing may escape to the host
+        try:
+            raw = _read(source)
+            return call.run(raw)
+        finally:
+            # Before the boundary: the fail-open below writes and records without an alarm.
+            disarm()
+    except (Exception, BudgetExceeded) as exc:  # the fail-open boundary: nothing may escape
         return call.fail_open(exc)
 
 
@@ -139,10 +146,18 @@ def _shown(arg: str) -> str:
 
 
 def _payload_cwd(source: IO[Any]) -> str | None:
-    """The working directory a payload names (Cursor: its first workspace root), if any."""
+    """The working directory a payload names (Cursor: its first workspace root), if any; None
+    too when stdin does not end within the call's budget."""
+    from gitflow_harness.agent.budget import BudgetExceeded, arm
+
+    disarm = arm()
     try:
-        payload = _decode(_read(source))
-    except (ev.InvalidPayload, OSError, ValueError):
+        try:
+            raw = _read(source)
+        finally:
+            disarm()
+        payload = _decode(raw)
+    except (ev.InvalidPayload, OSError, ValueError, BudgetExceeded):
         return None
     cwd = payload.get("cwd")
     roots = payload.get("workspace_roots")
@@ -291,12 +306,15 @@ def _problem(exc: BaseException, what: str) -> str:
 def _own_message(exc: BaseException) -> str | None:
     """The first line of gfh's own error about its files (the configuration, the event log, the
     state directory), whose message holds only a path and the fix; None for any other error."""
+    from gitflow_harness.agent.budget import BudgetExceeded
     from gitflow_harness.errors import ConfigError
     from gitflow_harness.store.eventwrite import LogWriteError
     from gitflow_harness.store.state import StateDirError
 
     if isinstance(exc, ConfigError | LogWriteError | StateDirError):
         return exc.message.splitlines()[0]
+    if isinstance(exc, BudgetExceeded):
+        return str(exc)
     return None
 
 

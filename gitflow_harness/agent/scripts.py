@@ -9,9 +9,14 @@ HEAD, and that script then runs, like the branch's code would.
 
 **Running.** Each script gets the hook payload on stdin, the repository root as its working
 directory, and `GFH_WAY`, `GFH_SESSION` and `GFH_WAY_STATE` (the way's hand-off directory) in
-its environment. The scripts of one call run in parallel, each in its own process group, and
-each is killed with everything it started at the deadline. Stderr is discarded; stdout too,
-unless the caller reads it (up to `MAX_OUTPUT` bytes).
+its environment. The scripts of one call run in parallel, each in its own process group.
+`ways.postcheck_timeout_s` is the budget of all the scripts of a hook call together: the macros
+that run after the postchecks get what the postchecks left (and none start once it is spent),
+and none outlives what remains of the call's own budget (`budget`). Stderr is discarded; stdout
+too, unless the caller reads it (up to `MAX_OUTPUT` bytes).
+
+**Killing.** At the deadline, or once a script exited, what it started is killed: its process
+group, and on Linux every descendant, also one that left the group with `setsid` (`reaper`).
 
 **Hand-offs.** `$GFH_WAY_STATE` is the way's own directory in the session state, where a
 postcheck may leave its macro a finding. The runtime bounds it before and after each run:
@@ -30,6 +35,7 @@ import threading
 import time
 from pathlib import Path
 
+from gitflow_harness.agent.reaper import Reaper, descendants
 from gitflow_harness.git.tree import UNTRACKED, committed
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
@@ -43,6 +49,7 @@ HANDOFF = "handoff"
 HANDOFF_MAX_ENTRIES = 32
 HANDOFF_MAX_BYTES = 256 * 1024
 HANDOFF_TTL_S = 24 * 3600
+CALL_RESERVE_S = 2.0  # of the call's budget, kept to answer and record after the scripts
 MAX_OUTPUT = 64 * 1024  # more than any host takes as context: a script this loud is broken
 
 # What became of a script.
@@ -94,70 +101,96 @@ def run_scripts(
     read_output: bool = False,
 ) -> list[Run]:
     """Run the committed scripts in parallel until the deadline; return one `Run` per script,
-    in order."""
+    in order. With no time left, none starts (each is a `TIMEOUT`)."""
     allowed = committed(top, [s.path for s in scripts])
     runs: dict[int, Run] = {}
     running: list[tuple[int, subprocess.Popen[bytes], _Reader | None, Path | None]] = []
-    for index, script in enumerate(scripts):
-        content = allowed[script.path]
-        if not isinstance(content, bytes):
-            runs[index] = Run(script.way, content)
-            continue
-        env = dict(os.environ)
-        env.pop("GFH_SALIENCE", None)  # only a staircase's macro is told one
-        env["GFH_WAY"] = script.way
-        if session:
-            env["GFH_SESSION"] = session
-        handoff = None
-        if session_directory is not None:
-            handoff = handoff_dir(session_directory, script.way)
-            prune_handoff(handoff)
-            env["GFH_WAY_STATE"] = str(handoff)
-        env.update(script.env)
-        try:
-            proc = subprocess.Popen(
-                script_argv(top / script.path, content),
-                cwd=top,
-                env=env,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE if read_output else subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,  # its own process group: the deadline kills all of it
-            )
-        except OSError:
-            runs[index] = Run(script.way, FAILED)
-            continue
-        threading.Thread(target=feed_stdin, args=(proc, payload), daemon=True).start()
-        reader = _Reader(proc) if read_output else None
-        if reader is not None:
-            reader.start()
-        running.append((index, proc, reader, handoff))
     deadline = time.monotonic() + max(0.0, timeout_s)
-    for index, proc, reader, handoff in running:
-        way = scripts[index].way
-        try:
-            code = proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-            runs[index] = Run(way, EXITED, code)
-        except subprocess.TimeoutExpired:
-            runs[index] = Run(way, TIMEOUT)
-        kill_group(proc)
-        if reader is not None:
-            reader.join(timeout=1.0)
-            runs[index].output = reader.data
-        if handoff is not None:
-            prune_handoff(handoff)
+    reaper = Reaper()
+    try:
+        for index, script in enumerate(scripts):
+            content = allowed[script.path]
+            if not isinstance(content, bytes):
+                runs[index] = Run(script.way, content)
+                continue
+            if timeout_s <= 0:
+                runs[index] = Run(script.way, TIMEOUT)
+                continue
+            env = dict(os.environ)
+            env.pop("GFH_SALIENCE", None)  # only a staircase's macro is told one
+            env["GFH_WAY"] = script.way
+            if session:
+                env["GFH_SESSION"] = session
+            handoff = None
+            if session_directory is not None:
+                handoff = handoff_dir(session_directory, script.way)
+                prune_handoff(handoff)
+                env["GFH_WAY_STATE"] = str(handoff)
+            env.update(script.env)
+            reaper.start()
+            try:
+                proc = subprocess.Popen(
+                    script_argv(top / script.path, content),
+                    cwd=top,
+                    env=env,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE if read_output else subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,  # its own process group: the deadline kills all of it
+                )
+            except OSError:
+                runs[index] = Run(script.way, FAILED)
+                continue
+            reaper.track(proc)
+            threading.Thread(target=feed_stdin, args=(proc, payload), daemon=True).start()
+            reader = _Reader(proc) if read_output else None
+            if reader is not None:
+                reader.start()
+            running.append((index, proc, reader, handoff))
+        for index, proc, reader, handoff in running:
+            way = scripts[index].way
+            try:
+                code = proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+                runs[index] = Run(way, EXITED, code)
+            except subprocess.TimeoutExpired:
+                runs[index] = Run(way, TIMEOUT)
+            kill_group(proc)
+            if reader is not None:
+                reader.join(timeout=1.0)
+                runs[index].output = reader.data
+            if handoff is not None:
+                prune_handoff(handoff)
+    finally:
+        # Also when the call's budget interrupts the wait: nothing a script started outlives it.
+        for _, proc, _, _ in running:
+            kill_group(proc, wait=False)
+        reaper.finish()
+        for _, proc, _, _ in running:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=5)
     return [runs[i] for i in range(len(scripts))]
 
 
 def run_for(ctx: HookContext, scripts: Sequence[Script], *, read_output: bool = False) -> list[Run]:
-    """Run scripts for a hook call: its payload, its session, `ways.postcheck_timeout_s`."""
+    """Run scripts for a hook call: its payload, its session, and what is left of the call's
+    script budget (`ways.postcheck_timeout_s` for all its scripts together)."""
     if ctx.repo is None or not scripts:
         return [Run(s.way, UNTRACKED) for s in scripts]
+    now = time.monotonic()
+    if ctx.scripts_deadline is None:
+        ctx.scripts_deadline = now + float(ctx.setting("ways", "postcheck_timeout_s"))
+    timeout_s = ctx.scripts_deadline - now
+    from gitflow_harness.agent.budget import remaining
+
+    left = remaining()
+    if left is not None:
+        # Leave the call time to answer and record once its scripts are killed.
+        timeout_s = min(timeout_s, left - CALL_RESERVE_S)
     return run_scripts(
         ctx.repo.top,
         scripts,
         ctx.event.raw,
-        timeout_s=float(ctx.setting("ways", "postcheck_timeout_s")),
+        timeout_s=timeout_s,
         session=ctx.session,
         session_directory=ctx.store.directory if ctx.store is not None else None,
         read_output=read_output,
@@ -186,12 +219,19 @@ def feed_stdin(proc: subprocess.Popen[bytes], payload: bytes) -> None:
             stdin.close()
 
 
-def kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """Kill what the script left running (it may have exited, its children may not have)."""
+def kill_group(proc: subprocess.Popen[bytes], *, wait: bool = True) -> None:
+    """Kill what the script left running (it may have exited, its children may not have):
+    its process group, and every descendant still in its tree (walked only while the script
+    is not reaped: a reaped pid may name another process by now; its orphans are the
+    reaper's)."""
+    for pid in descendants([proc.pid]) if proc.returncode is None else ():
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=5)
+    if wait:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=5)
 
 
 # -- hand-offs --------------------------------------------------------------------------------

@@ -195,7 +195,7 @@ def _usage(usage: object) -> int | None:
 def _json(raw: bytes) -> dict[str, Any] | None:
     try:
         obj = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # the host's file: a line nested past the stack too
         return None
     return obj if isinstance(obj, dict) else None
 

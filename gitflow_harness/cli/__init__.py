@@ -59,10 +59,28 @@ class LazyGroup(click.Group):
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
+# Whether this run was asked for `--verbose`: read by the error boundary, after Click parsed it.
+_verbose = {"on": False}
+
+
+def _set_verbose(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        _verbose["on"] = True
+
 
 @click.group(cls=LazyGroup, lazy=COMMANDS, context_settings=CONTEXT_SETTINGS)
 @click.version_option(
     __version__, "-V", "--version", prog_name="gfh", message="%(prog)s %(version)s"
+)
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_set_verbose,
+    help="On a failure, also print what the failing program said (git's command, exit code "
+    "and whole output) after the one-line error.",
 )
 def cli() -> None:
     """gitflow-harness: a git-native harness for coding agents.
@@ -75,10 +93,14 @@ def cli() -> None:
 
 def run(argv: Sequence[str]) -> int:
     """Run the CLI with `argv`, turning every known failure into one line and an exit code."""
+    _verbose["on"] = False
     try:
         rv = cli.main(args=list(argv), prog_name="gfh", standalone_mode=False)
     except GfhError as exc:
         click.echo(f"gfh: {exc.message}", err=True)
+        details = exc.details()
+        if details and _verbose["on"]:
+            click.echo(details.rstrip("\n"), err=True)
         return exc.exit_code
     except click.exceptions.UsageError as exc:
         exc.show()

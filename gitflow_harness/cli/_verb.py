@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, ExitStack
 
 import click
 
@@ -28,8 +29,31 @@ def run_verb(
     as_json: bool,
     flags: Iterable[str],
     render: Render,
+    guard: Callable[[], AbstractContextManager[None]] | None = None,
 ) -> int:
-    """Run `action` as the verb `verb`, print its result, record its `verb` event."""
+    """Run `action` as the verb `verb`, print its result, record its `verb` event.
+
+    `guard`, when given, is entered before anything else (a lock the whole run holds); a
+    refusal it raises is reported as every other refusal."""
+    with ExitStack() as stack:
+        if guard is not None:
+            try:
+                stack.enter_context(guard())
+            except GfhError as exc:
+                if as_json:
+                    echo_json(VerbResult(verb, "refused", {"error": exc.message}).envelope())
+                raise
+        return _run_verb(verb, action, as_json=as_json, flags=flags, render=render)
+
+
+def _run_verb(
+    verb: str,
+    action: Action,
+    *,
+    as_json: bool,
+    flags: Iterable[str],
+    render: Render,
+) -> int:
     from gitflow_harness.workflow.facts import Facts
     from gitflow_harness.workspace import open_workspace
 

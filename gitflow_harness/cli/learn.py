@@ -35,12 +35,13 @@ def learn(file_owed: bool, days: int | None, as_json: bool) -> int:
         from gitflow_harness.learning.graduation import not_added
         from gitflow_harness.learning.report import evidence
 
-        filed = do_file(
+        filing = do_file(
             ws.repo,
             ws.config,
             today=dt.date.today(),
             evidence=evidence(ws.repo, ws.config, ws.log, now=now),
         )
+        filed = filing.filed
         new = {f.rel for f in filed}
         waiting = [rel for rel in not_added(ws.repo, ws.config) if rel not in new]
         if as_json:
@@ -56,6 +57,10 @@ def learn(file_owed: bool, days: int | None, as_json: bool) -> int:
                         for f in filed
                     ],
                     "not_added": waiting,
+                    "not_filed": [
+                        {"pill": f.owed.pill.key, "path": f.owed.pill.rel, "problem": f.problem}
+                        for f in filing.failed
+                    ],
                 }
             )
         else:
@@ -70,9 +75,11 @@ def learn(file_owed: bool, days: int | None, as_json: bool) -> int:
                     f"fails until git tracks them): git add {paths} && git commit",
                     err=True,
                 )
-            else:
+            elif not filing.failed:
                 click.echo("nothing owed")
-        return 1 if filed or waiting else 0
+        for failure in filing.failed:
+            click.echo(f"gfh: {failure.problem}", err=True)
+        return 1 if filed or waiting or filing.failed else 0
     from gitflow_harness.learning.report import analyze, collect, render_text, to_dict
 
     report = analyze(ws.repo, ws.config, collect(ws.log), now=now, days=days)

@@ -143,11 +143,14 @@ def accept(as_json: bool) -> int:
     Requires a green receipt from `gfh done` for the current (committed, clean) tree.
     """
     from gitflow_harness.workflow.accept import accept as run
+    from gitflow_harness.workflow.accept import accepting
 
     def action(ws: Workspace, console: Console) -> VerbResult:
         return run(ws)
 
-    return run_verb("accept", action, as_json=as_json, flags=[], render=_render_accept)
+    return run_verb(
+        "accept", action, as_json=as_json, flags=[], render=_render_accept, guard=accepting
+    )
 
 
 def _render_accept(result: VerbResult) -> list[str]:

@@ -25,7 +25,7 @@ class GitError(GfhError):
         super().__init__(f"`git {' '.join(args)}` failed with exit code {returncode}: {first}")
 
     def details(self) -> str:
-        """Return the command, exit code and both streams in full."""
+        """Return the command, exit code and both streams in full (`gfh -v`, crash reports)."""
         return (
             f"command: git {' '.join(self.args_)}\nexit code: {self.returncode}\n"
             f"stdout:\n{self.stdout}\nstderr:\n{self.stderr}"

@@ -89,6 +89,11 @@ def new_pill(
         )
     if not is_name(slug):
         raise UsageError(f"{slug!r} is not a slug (letters, digits, '_', '.', '-')")
+    from gitflow_harness.learning.requests import name_problem
+
+    too_long = name_problem(f"{role}/{slug}")
+    if too_long is not None:
+        raise UsageError(f"pill {role}/{slug}: {too_long}")
     if severity not in SEVERITIES:
         raise UsageError(f"severity must be one of {', '.join(SEVERITIES)}")
     if not trigger.strip():

@@ -13,16 +13,21 @@ import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
 from gitflow_harness import __version__, git
 from gitflow_harness.errors import GfhError
 from gitflow_harness.learning.lock import held
 from gitflow_harness.learning.pills import SHARED, Catalog, Pill, load_catalog
-from gitflow_harness.learning.requests import Ledger, Request, candidates, load_ledger
+from gitflow_harness.learning.requests import (
+    MAX_AGAIN,
+    Ledger,
+    Request,
+    candidates,
+    load_ledger,
+    name_problem,
+)
 from gitflow_harness.store.config import Config
-
-MAX_AGAIN: Final = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +138,22 @@ class Filed:
     rel: str  # repo-relative path of the new request
 
 
+@dataclass(frozen=True, slots=True)
+class NotFiled:
+    """An owed request that could not be filed, and why (one line naming the pill)."""
+
+    owed: Owed
+    problem: str
+
+
+@dataclass(frozen=True, slots=True)
+class Filing:
+    """What one `learn --check` filed, and what it could not: one pill never stops the rest."""
+
+    filed: list[Filed]
+    failed: list[NotFiled]
+
+
 Evidence = Callable[[Sequence[Owed]], dict[str, list[str]]]
 
 
@@ -142,8 +163,9 @@ def file_owed(
     *,
     today: dt.date,
     evidence: Evidence | None = None,
-) -> list[Filed]:
-    """File every owed request and reopening, under the learning lock; return what was filed."""
+) -> Filing:
+    """File every owed request and reopening, under the learning lock; return what was filed
+    and what could not be (each with its reason), the one never stopping the others."""
     top = repo.worktree()
     with held(repo):
         # Read everything again under the lock: another check may have filed a moment ago.
@@ -156,12 +178,27 @@ def file_owed(
                 "nothing was filed; fix it (`gfh requests check`) and run again"
             )
         due = owed(catalog, ledger, config.learning.graduation_at)
+        failed: list[NotFiled] = []
+        for item in due:
+            problem = name_problem(item.pill.key)
+            if problem is not None:
+                failed.append(NotFiled(item, f"{item.pill.rel}: not filed: {problem}"))
+        due = [o for o in due if all(f.owed is not o for f in failed)]
         if not due:
-            return []
+            return Filing([], failed)
         lines = evidence(due) if evidence is not None else {}
         core = {"gfh": __version__, "ways": git.tree_short(repo, config.paths.ways)}
         ledger.root.mkdir(parents=True, exist_ok=True)
-        return [_file_one(o, ledger, config, core, today, lines.get(o.pill.key, [])) for o in due]
+        filed: list[Filed] = []
+        for item in due:
+            try:
+                filed.append(
+                    _file_one(item, ledger, config, core, today, lines.get(item.pill.key, []))
+                )
+            except (OSError, GfhError) as exc:
+                reason = exc.message if isinstance(exc, GfhError) else exc.strerror or str(exc)
+                failed.append(NotFiled(item, f"{item.pill.rel}: not filed: {reason}"))
+        return Filing(filed, failed)
 
 
 def not_added(repo: git.Repo, config: Config) -> list[str]:

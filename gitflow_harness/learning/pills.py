@@ -286,6 +286,11 @@ def check_rules(pill: Pill, *, today: dt.date, root_rel: str) -> list[Problem]:
         out.append(Problem(pill.rel, pill.line(key) if key else 1, severity, message))
 
     place = pill.place
+    from gitflow_harness.learning.requests import name_problem
+
+    too_long = name_problem(place.key)
+    if too_long is not None:
+        add(None, "error", too_long)
     if pill.id != place.id:
         add("id", "error", f"id {pill.id!r} does not match its place: expected {place.id!r}")
     if pill.date > today:

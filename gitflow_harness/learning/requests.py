@@ -132,6 +132,27 @@ def again_of(request: str, pill_key: str) -> int | None:
     return again if request_id(match["date"], pill_key, again) == request else None
 
 
+MAX_AGAIN: Final = 1000  # names tried for one pill on one day: plain, -again … -again-999
+NAME_MAX: Final = 255  # bytes in one file name on the common file systems
+
+
+def name_problem(pill_key: str) -> str | None:
+    """Say why a request of `pill_key` could not be given a file name, or None when the
+    longest name filing may try (`<date>-<name>-again-999.md`) fits in `NAME_MAX` bytes."""
+    longest = f"{request_id('YYYY-MM-DD', pill_key, MAX_AGAIN - 1)}.md"
+    size = len(longest.encode("utf-8"))
+    if size <= NAME_MAX:
+        return None
+    return (
+        f"the name is too long to become a request file (`{REQUESTS_NAME}` would take up to "
+        f"{size} bytes, over the {NAME_MAX} a file name may have): shorten the slug by "
+        f"{size - NAME_MAX} bytes"
+    )
+
+
+REQUESTS_NAME = "requests/<YYYY-MM-DD>-<name>-again-N.md"
+
+
 def candidates(day: dt.date, pill_key: str) -> Iterable[str]:
     """Yield the file names to try for a new request, in order: plain, -again, -again-2, …"""
     again = 0

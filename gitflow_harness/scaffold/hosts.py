@@ -16,7 +16,8 @@ from typing import Any
 
 from gitflow_harness.errors import ConfigError
 
-HOOK_TIMEOUT_S = 30  # postchecks are killed at ways.postcheck_timeout_s (default 5), far below
+# A hook call fails open at its own budget (agent/budget.py, 20 s by default), before this.
+HOOK_TIMEOUT_S = 30
 
 # The events each host gets, in the order they are added (docs/hooks.md: the ways' lanes, the
 # ritual at Stop).
@@ -174,6 +175,10 @@ def _load(path: str, text: str | None) -> dict[str, Any]:
         raise ConfigError(
             f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); fix it, then run "
             "`gfh init` again"
+        ) from None
+    except RecursionError:
+        raise ConfigError(
+            f"{path}: values nested too deep; fix it, then run `gfh init` again"
         ) from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a JSON object at the top, found {_kind(data)}")

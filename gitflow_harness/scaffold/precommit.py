@@ -74,7 +74,7 @@ def merge(text: str | None, wanted: list[dict[str, Any]]) -> tuple[str, list[str
         prefix = text or ""
         return prefix + body, [w["id"] for w in wanted]
     try:
-        parsed = yaml.safe_load(text)
+        parsed = _load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{PATH}:{mark.line + 1}" if mark is not None else PATH
@@ -98,7 +98,7 @@ def merge(text: str | None, wanted: list[dict[str, Any]]) -> tuple[str, list[str
         return text, []
     new_lines = _insert(text.splitlines(), missing, has_repos="repos" in parsed)
     new_text = "\n".join(new_lines) + "\n" if new_lines is not None else ""
-    after = yaml.safe_load(new_text) if new_lines is not None else None
+    after = _load(new_text) if new_lines is not None else None
     if not (
         isinstance(after, dict)
         and after.get("repos", [])[: len(repos)] == repos
@@ -150,9 +150,8 @@ def ensure_install_types(text: str, wanted: list[str]) -> tuple[str, list[str]]:
     is added before `repos:`. Lines are inserted or extended, never re-dumped, and the result is
     parsed again to prove nothing else moved.
     """
-    import yaml
 
-    parsed = yaml.safe_load(text) or {}
+    parsed = _load(text) or {}
     current = parsed.get(INSTALL_KEY, [])
     if not isinstance(current, list):
         raise ConfigError(f"{PATH}: `{INSTALL_KEY}` must be a list of git hook types")
@@ -165,7 +164,7 @@ def ensure_install_types(text: str, wanted: list[str]) -> tuple[str, list[str]]:
     if INSTALL_KEY not in parsed:
         at = next((i for i, line in enumerate(lines) if _REPOS_KEY.match(line)), len(lines))
         edited = [*lines[:at], f"{INSTALL_KEY}: [{', '.join(missing)}]{cr}", *lines[at:]]
-    after = yaml.safe_load("\n".join(edited)) if edited is not None else None
+    after = _load("\n".join(edited)) if edited is not None else None
     expected = {**parsed, INSTALL_KEY: [*current, *missing]}
     if after != expected:
         raise ConfigError(
@@ -240,6 +239,16 @@ def _trim(lines: list[str]) -> list[str]:
     while lines and not lines[-1].strip():
         lines = lines[:-1]
     return lines
+
+
+def _load(text: str) -> Any:
+    """Parse the project's `.pre-commit-config.yaml`, bounded as every file gfh reads."""
+    from gitflow_harness.store.documents import DocumentError, load_yaml
+
+    try:
+        return load_yaml(text, PATH)
+    except DocumentError as exc:
+        raise ConfigError(f"{exc}; fix it, then run gfh again") from None
 
 
 def _yaml(value: Any) -> str:

@@ -79,7 +79,12 @@ SECTIONS: Final[dict[str, Schema]] = {
         "ways",
         Field("floor", Float(min=0.0, max=1.0), 0.5, "re-fire a way when its salience drops below"),
         Field("budget_chars", Int(min=0), 9000, "most characters one hook call injects"),
-        Field("postcheck_timeout_s", Float(min=0.0), 5.0, "seconds before a postcheck is killed"),
+        Field(
+            "postcheck_timeout_s",
+            Float(min=0.0),
+            5.0,
+            "seconds all the postchecks and macros of one hook call get together",
+        ),
         Field(
             "default_half_life",
             Int(min=1, max=MAX_HALF_LIFE),
@@ -253,17 +258,29 @@ def default_config() -> Config:
     return _build({}, {}, None, None)
 
 
+MAX_CONFIG_BYTES = 256 * 1024
+
+
 def _read_toml(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
     import tomllib
 
+    from gitflow_harness.store.fsutil import TooLarge, read_bounded
+
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = read_bounded(path, MAX_CONFIG_BYTES).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text ({exc.reason}); save it as UTF-8") from None
+    except TooLarge:
+        raise ConfigError(
+            f"{path}: larger than {MAX_CONFIG_BYTES // 1024} KiB; a configuration is a few "
+            "dozen keys: shorten it"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read it: {exc.strerror}") from None
     try:
         raw = tomllib.loads(text)
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise ConfigError(f"{path}: values nested too deep; flatten them") from None
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         match = re.search(r"\(at line (\d+), column \d+\)", message)

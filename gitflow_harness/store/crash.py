@@ -25,8 +25,27 @@ def write_crash_report(exc: BaseException, argv: Sequence[str]) -> Path | str:
     text = f"gfh {__version__} command: {command}\n\n" + "".join(
         traceback.format_exception(type(exc), exc, exc.__traceback__)
     )
+    for detail in _details(exc):
+        text += f"\n{detail.rstrip()}\n"
     try:
         write_private(path, text)
     except OSError:
         return "(could not be written)"
     return path
+
+
+def _details(exc: BaseException) -> list[str]:
+    """The details (a failing program's whole output) of `exc` and of the errors it came from."""
+    from gitflow_harness.errors import GfhError
+
+    found: list[str] = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, GfhError):
+            detail = current.details()
+            if detail:
+                found.append(detail)
+        current = current.__cause__ or current.__context__
+    return found

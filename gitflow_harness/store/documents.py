@@ -1,8 +1,11 @@
 """Markdown files with YAML frontmatter: parse against a declared schema, edit by line surgery.
 
 Parsing tolerates a BOM, CRLF line ends and YAML comments, and reports every problem as
-`path:line: message`. Edits change the characters they must (a value, a key's block) and leave
-every other byte of the file, its newline style and its BOM, as it was.
+`path:line: message`. It is bounded: a file over `MAX_DOCUMENT_BYTES`, more than `MAX_ALIASES`
+aliases, or aliases that expand past `MAX_EXPANDED_NODES` values are refused before anything
+walks the data (an alias chain of a few lines expands to billions of values).
+Edits change the characters they must (a value, a key's block) and leave every other byte of
+the file, its newline style and its BOM, as it was.
 """
 
 from __future__ import annotations
@@ -15,10 +18,13 @@ import yaml
 
 from gitflow_harness.errors import GfhError
 from gitflow_harness.store import frontmatter
-from gitflow_harness.store.fsutil import atomic_write, create_exclusive
+from gitflow_harness.store.fsutil import TooLarge, atomic_write, create_exclusive, read_bounded
 from gitflow_harness.store.schema import Problem, Schema
 
 BOM = "\ufeff"
+MAX_DOCUMENT_BYTES = 512 * 1024  # ways, pills and requests are a page of prose, not data
+MAX_ALIASES = 32
+MAX_EXPANDED_NODES = 10_000
 
 
 class DocumentError(GfhError):
@@ -65,10 +71,22 @@ class Document:
 def read_text(path: Path) -> tuple[str, bool]:
     """Read a UTF-8 file; return its text without BOM and whether it had one."""
     try:
-        data = path.read_bytes()
+        data = read_bounded(path, MAX_DOCUMENT_BYTES)
+    except TooLarge:
+        raise DocumentError(
+            [
+                Problem(
+                    str(path),
+                    None,
+                    "error",
+                    f"larger than {MAX_DOCUMENT_BYTES // 1024} KiB; a document is a page of "
+                    "prose: shorten it",
+                )
+            ]
+        ) from None
     except OSError as exc:
         raise DocumentError(
-            [Problem(str(path), None, "error", f"cannot read it: {exc.strerror}")]
+            [Problem(str(path), None, "error", f"cannot read it: {exc.strerror or exc}")]
         ) from None
     try:
         text = data.decode("utf-8")
@@ -137,7 +155,88 @@ def check(doc: Document, schema: Schema) -> tuple[dict[str, Any], list[Problem]]
 
 
 class _Loader(yaml.SafeLoader):
-    """The pure-Python loader: its marks are character offsets, which line surgery needs."""
+    """The pure-Python loader: its marks are character offsets, which line surgery needs.
+
+    It counts aliases as it composes and refuses more than `MAX_ALIASES`."""
+
+    aliases = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        if self.check_event(yaml.AliasEvent):
+            self.aliases += 1
+            if self.aliases > MAX_ALIASES:
+                raise _Bounded(
+                    self.peek_event().start_mark,  # type: ignore[no-untyped-call]
+                    f"more than {MAX_ALIASES} aliases (`*name`); write the values out",
+                )
+        return super().compose_node(parent, index)
+
+
+_TOO_DEEP = "values nested too deep; flatten them"
+
+
+class _Bounded(Exception):
+    """A document past the loader's bounds, at a mark."""
+
+    def __init__(self, mark: yaml.Mark | None, reason: str) -> None:
+        super().__init__(reason)
+        self.mark = mark
+        self.reason = reason
+
+
+def _check_expansion(root: yaml.Node) -> None:
+    """Refuse a node graph whose aliases expand past `MAX_EXPANDED_NODES` values."""
+    sizes: dict[int, int] = {}
+
+    def size(node: yaml.Node, depth: int) -> int:
+        known = sizes.get(id(node))
+        if known is not None:
+            return known
+        if depth > 100:
+            raise _Bounded(node.start_mark, _TOO_DEEP + " (more than 100 levels)")
+        total = 1
+        if isinstance(node, yaml.SequenceNode):
+            children: list[yaml.Node] = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        else:
+            children = []
+        for child in children:
+            total += size(child, depth + 1)
+            if total > MAX_EXPANDED_NODES:
+                raise _Bounded(
+                    node.start_mark,
+                    f"aliases expand to more than {MAX_EXPANDED_NODES} values; write the "
+                    "values out",
+                )
+        sizes[id(node)] = total
+        return total
+
+    size(root, 0)
+
+
+def load_yaml(text: str, where: str) -> Any:
+    """Parse a whole YAML file (not a frontmatter) within the same bounds as documents: at most
+    `MAX_ALIASES` aliases and `MAX_EXPANDED_NODES` values, else DocumentError naming `where`.
+    Invalid YAML raises `yaml.YAMLError`, for the caller to report."""
+    if len(text.encode("utf-8")) > MAX_DOCUMENT_BYTES:
+        raise DocumentError(
+            [Problem(where, None, "error", f"larger than {MAX_DOCUMENT_BYTES // 1024} KiB")]
+        )
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_expansion(node)
+        return loader.construct_document(node)
+    except _Bounded as exc:
+        line = exc.mark.line + 1 if exc.mark is not None else None
+        raise DocumentError([Problem(where, line, "error", exc.reason)]) from None
+    except RecursionError:
+        raise DocumentError([Problem(where, None, "error", _TOO_DEEP)]) from None
+    finally:
+        loader.dispose()
 
 
 def _parse_yaml(
@@ -147,7 +246,14 @@ def _parse_yaml(
     node: yaml.Node | None = None
     try:
         node = loader.get_single_node()
+        if node is not None:
+            _check_expansion(node)
         data = loader.construct_document(node) if node is not None else {}
+    except _Bounded as exc:
+        line = first_line + exc.mark.line if exc.mark is not None else first_line
+        raise DocumentError([Problem(where, line, "error", exc.reason)]) from None
+    except RecursionError:  # PyYAML composes nested collections recursively
+        raise DocumentError([Problem(where, first_line, "error", _TOO_DEEP)]) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = first_line + mark.line if mark is not None else first_line

@@ -8,13 +8,15 @@ one encoder and one appender.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import time
 from pathlib import Path
 
 from gitflow_harness.errors import GfhError
-from gitflow_harness.store.fsutil import ensure_private_dir, open_private_append
+from gitflow_harness.store.fsutil import UnsafePathError, ensure_private_dir, open_private_append
 from gitflow_harness.store.locks import exclusive
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
@@ -89,35 +91,64 @@ def log_directory(common_dir: Path) -> Path:
 
 
 class LogWriteError(GfhError):
-    """The event log cannot be written (a file where its directory should be, permissions)."""
+    """The event log cannot be written (a file or a symlink where its directory or file should
+    be, permissions, a full disk)."""
 
 
 def append_line(directory: Path, at: str, line: bytes) -> None:
     """Append one encoded line to the monthly file of `at`, under the lock, with one write."""
     try:
         _append_line(directory, at, line)
+    except UnsafePathError as exc:
+        raise LogWriteError(f"cannot write the event log: {exc}") from None
     except OSError as exc:
+        if exc.errno in _FULL:
+            raise LogWriteError(
+                f"cannot write the event log in {directory}: {exc.strerror or exc}; the log was "
+                "left as it was: free some space"
+            ) from None
         raise LogWriteError(
             f"cannot write the event log in {directory}: {exc.strerror or exc}; it must be a "
             "directory you can write to (move aside whatever stands in its place)"
         ) from None
 
 
+_FULL = frozenset({errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)})
+
+
 def _append_line(directory: Path, at: str, line: bytes) -> None:
-    ensure_private_dir(directory)
+    # Below the git common dir, no directory of the log may be a planted symlink.
+    ensure_private_dir(directory, root=directory.parent.parent)
     path = directory / f"{at[:7]}.jsonl"
     with exclusive(directory / ".lock"):
         fd = open_private_append(path)
         try:
             size = os.fstat(fd).st_size
-            if size and _last_byte(path, size) != b"\n":
+            if size and os.pread(fd, 1, size - 1) != b"\n":
                 # A writer died mid-line: start ours on a fresh line so only theirs is torn.
                 line = b"\n" + line
-            written = os.write(fd, line)
+            try:
+                written = os.write(fd, line)
+            except OSError:
+                _restore(fd, size)
+                raise
             if written != len(line):
-                raise OSError(f"short write to {path}: {written} of {len(line)} bytes")
+                # A full disk or a file size limit: take back the part that landed, so the log
+                # holds whole lines only.
+                _restore(fd, size)
+                raise OSError(
+                    errno.ENOSPC,
+                    f"only {written} of {len(line)} bytes could be written to {path.name} "
+                    "(disk full?)",
+                )
         finally:
             os.close(fd)
+
+
+def _restore(fd: int, size: int) -> None:
+    """Cut the file back to `size`, its length before this append (under the lock)."""
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, size)
 
 
 def append_event(
@@ -133,9 +164,3 @@ def append_event(
     obj = envelope(type, data, surface=surface, session=session, branch=branch)
     append_line(log_directory(common_dir), obj["at"], encode_line(obj))
     return obj
-
-
-def _last_byte(path: Path, size: int) -> bytes:
-    with open(path, "rb") as fh:
-        fh.seek(size - 1)
-        return fh.read(1)

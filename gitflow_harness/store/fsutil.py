@@ -3,36 +3,134 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 from pathlib import Path
 
 from gitflow_harness.errors import GfhError
 
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # 0 where there is none (Windows): no symlinks to follow
+CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
-def ensure_private_dir(path: Path) -> Path:
-    """Create `path` (and parents) as 0700 directories; return it."""
-    if path.is_dir():
+class UnsafePathError(OSError):
+    """A place gfh writes private data that is not what it must be: a symlink where a
+    directory or file should be, or a directory others can write to."""
+
+
+def ensure_private_dir(path: Path, *, root: Path | None = None) -> Path:
+    """Create `path` (and parents) as 0700 directories; return it.
+
+    `path` itself, and with `root` every directory below `root` down to it, must be a real
+    directory: a symlink planted there is refused (`UnsafePathError`), never followed. What
+    lies above (the user's home, `/tmp`) is taken as it is.
+    """
+    path = Path(path)
+    inside = root is not None and Path(root) in path.parents
+    try:
+        st: os.stat_result | None = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None:
+        _require_directory(path, st)
+        if inside and path.parent != root:
+            ensure_private_dir(path.parent, root=root)
         return path
-    if not path.parent.exists():
-        ensure_private_dir(path.parent)
+    if inside and path.parent != root:
+        ensure_private_dir(path.parent, root=root)
+    elif not path.parent.is_dir():
+        _make_dirs(path.parent)
     try:
         os.mkdir(path, PRIVATE_DIR)
     except FileExistsError:
+        _require_directory(path, os.lstat(path))
         return path
-    # mkdir's mode is filtered by the umask; say exactly what we mean.
-    os.chmod(path, PRIVATE_DIR)
+    # mkdir's mode is filtered by the umask; say exactly what we mean, on the directory we
+    # made (opened without following a link swapped in since).
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | NOFOLLOW | CLOEXEC)
+    try:
+        os.fchmod(fd, PRIVATE_DIR)
+    finally:
+        os.close(fd)
     return path
 
 
+def _make_dirs(path: Path) -> None:
+    """Create `path` and its missing parents as 0700 directories (existing ones as they are)."""
+    if path.is_dir():
+        return
+    if not path.parent.exists():
+        _make_dirs(path.parent)
+    try:
+        os.mkdir(path, PRIVATE_DIR)
+    except FileExistsError:
+        return
+    os.chmod(path, PRIVATE_DIR)
+
+
+def _require_directory(path: Path, st: os.stat_result) -> None:
+    if stat.S_ISLNK(st.st_mode):
+        raise UnsafePathError(
+            f"{path} is a symlink; gfh writes there only to a real directory: remove the link"
+        )
+    if not stat.S_ISDIR(st.st_mode):
+        raise FileExistsError(f"{path} is not a directory")
+
+
 def open_private_append(path: Path) -> int:
-    """Open `path` for appending, creating it 0600 whatever the umask; return the fd."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, PRIVATE_FILE)
-    if os.fstat(fd).st_mode & 0o077:
-        os.fchmod(fd, PRIVATE_FILE)
+    """Open `path` for appending (and reading), creating it 0600 whatever the umask; return the fd.
+
+    A symlink in its place is refused, never followed (`O_NOFOLLOW`), and so is anything that
+    is not a regular file; the permissions are fixed on the descriptor, not the path."""
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | NOFOLLOW | os.O_NONBLOCK | CLOEXEC
+    try:
+        fd = os.open(path, flags, PRIVATE_FILE)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafePathError(
+                f"{path} is a symlink; gfh appends only to a real file: remove the link"
+            ) from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafePathError(f"{path} is not a regular file: move it aside")
+        if st.st_mode & 0o077:
+            os.fchmod(fd, PRIVATE_FILE)
+    except BaseException:
+        os.close(fd)
+        raise
     return fd
+
+
+def require_private_root(path: Path) -> None:
+    """Refuse a directory others may write to (group or world write bit): a state root whose
+    entries another user could replace. Nothing is refused while it does not exist."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return
+    if st.st_mode & 0o022:
+        raise UnsafePathError(
+            f"{path} is writable by others (mode {stat.S_IMODE(st.st_mode):04o}); gfh keeps "
+            f"private state there: `chmod go-w {path}`, or point $GFH_STATE_HOME elsewhere"
+        )
+
+
+class TooLarge(OSError):
+    """A file past the size its reader accepts."""
+
+
+def read_bounded(path: Path, limit: int) -> bytes:
+    """Return the bytes of `path`, or raise TooLarge when it holds more than `limit`."""
+    with open(path, "rb") as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise TooLarge(f"{path}: larger than {limit} bytes")
+    return data
 
 
 def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None) -> None:
@@ -81,10 +179,10 @@ def _write_temp(path: Path, payload: bytes, mode: int) -> str:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), mode)
             fh.write(payload)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
     except BaseException:
         _unlink_quietly(tmp)
         raise

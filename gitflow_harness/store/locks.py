@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from gitflow_harness.store.fsutil import PRIVATE_FILE
+from gitflow_harness.store.fsutil import CLOEXEC, NOFOLLOW, PRIVATE_FILE
 
 try:
     import fcntl
@@ -29,7 +29,8 @@ def exclusive(path: Path) -> Iterator[None]:
         with filelock.FileLock(str(path)):
             yield
         return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
+    # Never through a symlink planted in the lock's place (ELOOP: an OSError the caller names).
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | NOFOLLOW | CLOEXEC, PRIVATE_FILE)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

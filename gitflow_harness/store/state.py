@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from gitflow_harness.errors import GfhError
-from gitflow_harness.store.fsutil import ensure_private_dir
+from gitflow_harness.store.fsutil import UnsafePathError, ensure_private_dir, require_private_root
 
 APP = "gitflow-harness"
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -52,8 +52,14 @@ class StateDirError(GfhError):
 
 
 def _ensure(path: Path) -> None:
+    """Create a directory below the state root: no symlink on the way, a root no one else can
+    write to (they could swap its entries)."""
+    root = state_home()
     try:
-        ensure_private_dir(path)
+        require_private_root(root)
+        ensure_private_dir(path, root=root)
+    except UnsafePathError as exc:
+        raise StateDirError(f"refusing the state directory: {exc}") from None
     except OSError as exc:
         raise StateDirError(
             f"cannot create the state directory {path}: {exc.strerror or exc}; point "

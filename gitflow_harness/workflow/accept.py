@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from gitflow_harness import git
+from gitflow_harness.errors import RepoStateError
 from gitflow_harness.hints import ACCEPT_DIRTY_REMEDIES, Hint, hint
 from gitflow_harness.workflow.facts import Facts, require_trunk
 from gitflow_harness.workflow.gate_index import read_gate
@@ -143,6 +146,45 @@ def accept(ws: Workspace) -> VerbResult:
         + _dropped_note(dropped)
         + ("" if not left else "; " + "; ".join(left)),
     )
+
+
+LOCK_NAME = "accept.lock"
+
+
+@contextmanager
+def accepting(cwd: Path | None = None) -> Iterator[None]:
+    """Hold the repository's accept lock (in the git common dir) around one `gfh accept`.
+
+    Two accepts at once would both fast-forward the trunk and remove the same worktree; the
+    second would then run git in a directory that is gone. Under the lock the second finds
+    what the first left: a worktree that was removed while it waited is refused in one line.
+    """
+    from gitflow_harness.store.fsutil import ensure_private_dir
+    from gitflow_harness.store.locks import exclusive
+
+    repo = git.discover(cwd)
+    branch = _branch_file(repo)
+    directory = repo.common_dir / "gitflow-harness"
+    ensure_private_dir(directory, root=repo.common_dir)
+    with exclusive(directory / LOCK_NAME):
+        gone = repo.top is not None and not (repo.top.is_dir() and repo.git_dir.is_dir())
+        if gone:
+            what = f"{branch} was" if branch else "this branch was"
+            main = f" ({repo.main_top})" if repo.main_top is not None else ""
+            raise RepoStateError(
+                f"already accepted by another run: {what} accepted while this one waited, and "
+                f"its worktree {repo.top} is gone; cd to the main checkout{main}"
+            )
+        yield
+
+
+def _branch_file(repo: git.Repo) -> str | None:
+    """The branch HEAD names, read from the file (no git: the worktree may be going away)."""
+    try:
+        content = (repo.git_dir / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return content.removeprefix("ref: refs/heads/") if content.startswith("ref: ") else None
 
 
 def _refuse_dirty(ws: Workspace, facts: Facts, refuse: Callable[..., VerbResult]) -> VerbResult:

@@ -216,3 +216,24 @@ def _prompt(repo: Path) -> dict[str, Any]:
 
 def _fired(repo: Path) -> list[dict[str, Any]]:
     return [e["data"] for e in read_events(repo) if e["type"] == "way.fired"]
+
+
+def test_postchecks_and_macros_of_one_call_share_one_budget(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    """If the call's postchecks spend all of `ways.postcheck_timeout_s`, then the macro of a
+    way that fires in the same call never starts, and the way fires with its body alone."""
+    started = tmp_path / "macro-started"
+    write(repo, ".gitflow-harness.toml", "[ways]\npostcheck_timeout_s = 0.5\n")
+    kit.way(
+        repo, "hangs", "when: {files: ['*.nothing']}\n" + kit.EXPONENTIAL, postcheck="sleep 60\n"
+    )
+    kit.way(
+        repo, "edits", "when: {files: ['*.py']}\n" + kit.EXPONENTIAL, macro=f"touch {started}\n"
+    )
+    data = kit.payload(
+        "claude", "PostToolUse.Write", repo, tool_input={"file_path": str(repo / "a.py")}
+    )
+    result = kit.hook(gfh, "claude", "PostToolUse", data)
+    assert kit.context(result) == "Guidance of edits."
+    assert not started.exists()

@@ -316,3 +316,45 @@ def test_a_new_response_ends_a_signalled_compaction(
         out.write(kit.boundary_line("b1") + kit.transcript_line("m2", 9000))
     kit.hook(gfh, "claude", "PostCompact", post)
     assert _epoch(session) == 2
+
+
+def test_a_planted_log_symlink_is_refused_and_its_target_untouched(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    """If the month's event log is a symlink to a victim file, then a hook lets the agent
+    through with one line, and the victim gets no line and keeps its mode."""
+    from gitflow_harness.store.eventwrite import log_directory, now_at
+
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    victim.chmod(0o644)
+    directory = log_directory(repo / ".git")
+    directory.mkdir(parents=True)
+    (directory / f"{now_at()[:7]}.jsonl").symlink_to(victim)
+    data = kit.payload("claude", "UserPromptSubmit", repo)
+    result = kit.hook(gfh, "claude", "UserPromptSubmit", data)
+    assert result.code == 0
+    [line] = result.err.splitlines()
+    assert "is a symlink; gfh appends only to a real file: remove the link" in line
+    assert victim.read_text() == "precious\n"
+    assert victim.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_planted_session_dir_symlink_fails_open_and_is_recorded(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    from gitflow_harness.store.state import session_key, state_home
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    data = kit.payload("claude", "UserPromptSubmit", repo)
+    sessions = state_home() / "sessions"
+    sessions.mkdir(parents=True)
+    (sessions / session_key(f"claude:{data['session_id']}")).symlink_to(elsewhere)
+    result = kit.hook(gfh, "claude", "UserPromptSubmit", data)
+    assert result.code == 0
+    [line] = result.err.splitlines()
+    assert "refusing the state directory: " in line
+    assert list(elsewhere.iterdir()) == []
+    [error] = [e for e in read_events(repo) if e["type"] == "hook.error"]
+    assert error["data"]["error"].startswith("StateDirError: refusing the state directory: ")

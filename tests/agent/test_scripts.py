@@ -203,3 +203,57 @@ def test_a_script_runs_directly_only_when_executable_with_an_interpreter_line(
     assert argv(bare, bare.read_bytes()) == ["sh", str(bare)]  # as a shell runs it
     assert argv(shebang, shebang.read_bytes()) == [str(shebang)]
     assert argv(plain, plain.read_bytes()) == ["sh", str(plain)]  # not executable
+
+
+def _wait_for_pid(pidfile: Path) -> int:
+    for _ in range(600):
+        if pidfile.exists() and pidfile.read_text().strip():
+            return int(pidfile.read_text())
+        time.sleep(0.05)
+    raise AssertionError("the script never started its child")
+
+
+def _dead_soon(pid: int) -> bool:
+    for _ in range(100):
+        if not _alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # hangs, its child a session leader of its own
+        "setsid sleep 300 & echo $! > {pidfile}; wait\n",
+        # exits at once, leaving a session leader behind (orphaned to the hook process)
+        "setsid sleep 300 & echo $! > {pidfile}; exit 0\n",
+        # a daemon: setsid forks, its parent exits, the grandchild is orphaned
+        "setsid -f sh -c 'echo $$ > {pidfile}; exec sleep 300'; sleep 300\n",
+    ],
+    ids=["hanging", "exited", "daemon"],
+)
+def test_a_child_that_made_itself_a_session_leader_is_killed_too(
+    repo: Path, tmp_path: Path, body: str
+) -> None:
+    """If a script's child leaves the process group with `setsid`, then it is killed all the
+    same, whether the script hangs or exited."""
+    pidfile = tmp_path / "child.pid"
+    commit(repo, "escape", {"ways/esc/postcheck.sh": body.format(pidfile=pidfile)})
+    items = [Script("esc", "ways/esc/postcheck.sh")]
+    # Give the script long enough to start its child; a script that exits ends the run early.
+    timeout = 0.5
+    while True:
+        _run(repo, items, tmp_path, timeout)
+        if (pidfile.exists() and pidfile.read_text().strip()) or timeout > 60:
+            break
+        timeout *= 2
+    child = _wait_for_pid(pidfile)
+    assert _dead_soon(child)
+
+
+def test_scripts_given_no_time_never_start(repo: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    commit(repo, "script", {"ways/a/macro.sh": f"touch {marker}\n"})
+    assert _run(repo, [Script("a", "ways/a/macro.sh")], tmp_path, timeout=0) == [scripts.TIMEOUT]
+    assert not marker.exists()

@@ -202,3 +202,13 @@ def test_codex_rollout_token_count_is_the_position(tmp_path: Path) -> None:
     with open(path, "a") as out:
         out.write(_rollout({"timestamp": "t5", "type": "compacted", "payload": {"message": ""}}))
     assert ticks.codex_position(path).boundary == ticks._id("t5")
+
+
+def test_a_transcript_line_nested_past_the_stack_is_skipped(tmp_path: Path) -> None:
+    """If the host's transcript holds a line nested deeper than Python can parse, then the
+    position comes from the other lines, not a RecursionError."""
+    path = tmp_path / "t.jsonl"
+    good = FIXTURE.read_text().splitlines(keepends=True)[:2]
+    deep = '{"type": "assistant", "x": ' + "[" * 5000 + "]" * 5000 + "}\n"
+    path.write_text("".join(good) + deep)
+    assert ticks.claude_position(path).tokens == 18000

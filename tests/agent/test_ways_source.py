@@ -747,3 +747,25 @@ def test_every_match_of_parallel_calls_is_recorded_once_fired_or_suppressed(
     suppressed = [d for d in _decided(repo) if "reason" in d]
     assert len(suppressed) == calls - 1
     assert {(d["kind"], d["reason"]) for d in suppressed} == {("refire", "salience")}
+
+
+def test_an_untracked_way_with_an_alias_bomb_is_refused_and_the_others_fire(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If an untracked way's frontmatter chains aliases nine deep, then the prompt hook names
+    its file in one line and the other ways fire: the chain is never expanded."""
+    kit.way(repo, "good", "when:\n  keywords: [parser]\n" + ALWAYS)
+    chain = ["l0: &l0 [" + ", ".join(["x"] * 9) + "]"]
+    chain += [f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]" for i in range(1, 9)]
+    kit.way(
+        repo,
+        "bomb",
+        "when:\n  keywords: [parser]\n" + ALWAYS + "\n".join(chain) + "\n",
+        track=False,
+    )
+    result = kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo))
+    assert result.code == 0
+    assert kit.context(result) == "Guidance of good."
+    [line] = result.err.splitlines()
+    assert line.startswith("gfh hook claude UserPromptSubmit: WayProblem: hooks/ways/bomb/bomb.md:")
+    assert "more than 32 aliases" in line

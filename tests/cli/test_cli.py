@@ -139,3 +139,48 @@ def test_spine_does_not_import_heavy_modules(tmp_path: Path) -> None:
     imported = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in proc.stderr.splitlines()}
     assert imported.isdisjoint({"git", "yaml", "frontmatter", "filelock"})
     assert "gitflow_harness" in imported
+
+
+def test_a_git_failure_is_one_line_and_verbose_adds_gits_own_words(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If git fails under a command, then the default is gfh's one line; with `-v` the
+    command, exit code and git's whole stderr follow it."""
+    (repo / ".git" / "index").write_bytes(b"garbage\n")
+    quiet = gfh("status")
+    assert quiet.code == 1
+    [line] = quiet.err.splitlines()
+    assert line.startswith("gfh: `git status ")
+    assert line.endswith("index file smaller than expected")
+    loud = gfh("-v", "status")
+    assert loud.code == 1
+    lines = loud.err.splitlines()
+    assert lines[0] == line
+    assert lines[1].startswith("command: git status ")
+    assert "exit code: 128" in lines
+    assert lines[lines.index("stderr:") + 1].endswith("index file smaller than expected")
+    assert gfh("--verbose", "status").err == loud.err
+    assert gfh("status").err == quiet.err  # not carried over to the next run
+
+
+def test_a_crash_report_carries_the_git_failure_it_came_from(
+    repo: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If an unexpected error follows a git failure, then the crash report holds git's
+    command, exit code and whole stderr."""
+    from gitflow_harness import git as gitmod
+
+    def broken(*args: object, **kwargs: object) -> None:
+        try:
+            gitmod.run(["rev-parse", "--verify", "no-such-ref-xyz"], cwd=repo)
+        except gitmod.GitError:
+            raise RuntimeError("lost its way") from None
+
+    monkeypatch.setattr("gitflow_harness.workspace.load_config", broken)
+    result = gfh("events", "tail")
+    match = re.search(r"\(full report: (.+)\)", result.err)
+    assert match, result.err
+    text = Path(match.group(1)).read_text()
+    assert "command: git rev-parse --verify no-such-ref-xyz" in text
+    assert "exit code: 128" in text
+    assert "fatal: Needed a single revision" in text

@@ -52,6 +52,7 @@ def test_check_files_then_finds_nothing(repo: Path, gfh: CliRunner) -> None:
     assert gfh("learn", "--check", "--json").json() == {
         "filed": [],
         "not_added": ["requests/2026-11-30-implementer__parser.md"],
+        "not_filed": [],
     }
     run_git(repo, "add", "requests")
     third = gfh("learn", "--check")
@@ -72,6 +73,7 @@ def test_check_json(repo: Path, gfh: CliRunner) -> None:
             }
         ],
         "not_added": [],
+        "not_filed": [],
     }
 
 
@@ -222,3 +224,33 @@ def test_days_beyond_a_century_are_a_usage_error(repo: Path, gfh: CliRunner) -> 
     result = gfh("learn", "--days", "100000000")
     assert result.code == 2
     assert "100000000 is not in the range 1<=x<=36500" in result.err
+
+
+def test_a_pill_whose_name_cannot_be_a_request_file_never_stops_the_others(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If one owed pill's name is too long for a request file, then the other owed pills are
+    filed all the same, and the long one is reported in one line naming its file."""
+    long_key = "implementer/" + "x" * 240
+    put(repo, occurrences="3")
+    put(repo, long_key, occurrences="3")
+    result = gfh("learn", "--check")
+    assert result.code == 1
+    assert result.out == (
+        "filed requests/2026-11-30-implementer__parser.md "
+        "(request: implementer/parser recurred 3 times)\n"
+    )
+    [*_, last] = result.err.splitlines()
+    assert last.startswith(f"gfh: pills/{long_key}.md: not filed: the name is too long")
+    assert "Traceback" not in result.err
+    assert sorted(p.name for p in (repo / "requests").glob("*.md")) == [
+        "2026-11-30-implementer__parser.md"
+    ]
+    assert gfh("learn", "--check", "--json").json()["not_filed"] == [
+        {
+            "pill": long_key,
+            "path": f"pills/{long_key}.md",
+            "problem": f"pills/{long_key}.md: not filed: "
+            + gfh("pills", "check").out.split(": error: ", 1)[1].splitlines()[0],
+        }
+    ]

@@ -268,3 +268,26 @@ def test_tidy_refuses_when_a_file_stands_where_retired_pills_go(repo: Path, gfh:
         "gfh: pills/retired is a file, but the pill moves into a folder there: move the file away\n"
     )
     assert (repo / "pills/implementer/parser.md").exists()
+
+
+def test_check_refuses_a_name_too_long_to_become_a_request_file(repo: Path, gfh: CliRunner) -> None:
+    """If a pill's name would make a request file name past 255 bytes (with room for
+    `-again-999`), then `pills check` says so and by how much to shorten it."""
+    long_key = "implementer/" + "x" * 225
+    put(repo, long_key)
+    put(repo, "implementer/" + "y" * 200)  # fits: 10 + 1 + 13 + 200 + 10 + 3 = 237 bytes
+    result = gfh("pills", "check")
+    assert result.code == 1
+    assert result.out.splitlines() == [
+        f"pills/{long_key}.md:1: error: the name is too long to become a request file "
+        "(`requests/<YYYY-MM-DD>-<name>-again-N.md` would take up to 262 bytes, over the 255 a "
+        "file name may have): shorten the slug by 7 bytes"
+    ]
+
+
+def test_new_refuses_a_slug_too_long_to_become_a_request_file(repo: Path, gfh: CliRunner) -> None:
+    result = gfh("pills", "new", "implementer", "x" * 240, "--trigger", "always")
+    assert result.code == 2
+    [line] = result.err.splitlines()
+    assert line.startswith(f"gfh: pill implementer/{'x' * 240}: the name is too long")
+    assert not (repo / "pills").exists() or not list((repo / "pills").rglob("*.md"))

@@ -276,3 +276,24 @@ def test_simulate_refuses_numbers_that_are_not_finite(
     result = gfh("ways", "simulate", "any", "--ticks", "1", option, value)
     assert result.code == 2
     assert f"{value!r} is not a finite number" in result.err
+
+
+def _alias_bomb(levels: int = 9, width: int = 9) -> str:
+    lines = ["l0: &l0 [" + ", ".join(["x"] * width) + "]"]
+    for level in range(1, levels):
+        lines.append(f"l{level}: &l{level} [" + ", ".join([f"*l{level - 1}"] * width) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def test_lint_refuses_an_untracked_alias_bomb_in_one_line(repo: Path, gfh: CliRunner) -> None:
+    """If a way (even an untracked one) chains aliases, then lint names its file and line and
+    the other ways are still checked."""
+    root = repo / "hooks" / "ways"
+    write_way(root, "good", "description: fine\nwhen: {keywords: [x]}\n" + EXP)
+    bomb = write_way(root, "bomb", "description: b\nwhen: {keywords: [x]}\n" + EXP + _alias_bomb())
+    result = gfh("ways", "lint", "--check")
+    assert result.code == 1
+    assert result.out.splitlines() == [
+        f"{bomb.relative_to(repo)}:9: error: more than 32 aliases (`*name`); write the values out"
+    ]
+    assert "2 way file(s) checked: 1 error(s)" in result.err

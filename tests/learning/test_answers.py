@@ -130,7 +130,7 @@ def test_answering_a_reopening_keeps_the_pill_retired_in_place(repo: Path, filed
     run_git(repo, "commit", "-q", "-m", "answered")
     pill_path = repo / "pills/retired/implementer/parser.md"
     pill_path.write_text(pill_path.read_text().replace("occurrences: 3", "occurrences: 4"))
-    [reopening] = graduation.file_owed(git.discover(repo), default_config(), today=TODAY)
+    [reopening] = graduation.file_owed(git.discover(repo), default_config(), today=TODAY).filed
     run_git(repo, "add", "-A")
     run_git(repo, "commit", "-q", "-m", "reopened")
     commit(repo, "better rule", {RULE: "a better rule\n"})
@@ -155,7 +155,7 @@ def _bump(repo: Path, times: int = 1) -> None:
 
 
 def _owed(repo: Path) -> list[str]:
-    filed = graduation.file_owed(git.discover(repo), default_config(), today=TODAY)
+    filed = graduation.file_owed(git.discover(repo), default_config(), today=TODAY).filed
     return [f"{f.owed.kind}:{f.rel}" for f in filed]
 
 

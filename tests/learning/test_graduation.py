@@ -23,7 +23,7 @@ TODAY = dt.date(2026, 11, 30)
 
 
 def check(repo: Path, **kwargs: Any) -> list[graduation.Filed]:
-    return graduation.file_owed(git.discover(repo), default_config(), today=TODAY, **kwargs)
+    return graduation.file_owed(git.discover(repo), default_config(), today=TODAY, **kwargs).filed
 
 
 def request_files(repo: Path) -> list[str]:

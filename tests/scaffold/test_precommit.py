@@ -218,3 +218,13 @@ def test_a_plain_pre_commit_install_then_installs_every_stage_gfh_uses(
     hooks = {p.name for p in (repo / ".git" / "hooks").iterdir()}
     expected = {"pre-commit", "pre-merge-commit", "post-commit", "post-merge", "post-rewrite"}
     assert expected | {"pre-push"} <= hooks
+
+
+def test_an_alias_bomb_in_the_users_file_is_refused_in_one_line() -> None:
+    """If `.pre-commit-config.yaml` chains aliases, then init refuses it naming the file, before
+    comparing anything (which would walk billions of values)."""
+    lines = ["x0: &x0 [" + ", ".join(["a"] * 9) + "]"]
+    lines += [f"x{i}: &x{i} [" + ", ".join([f"*x{i - 1}"] * 9) + "]" for i in range(1, 9)]
+    text = "repos: []\n" + "\n".join(lines) + "\n"
+    with pytest.raises(ConfigError, match=r"^\.pre-commit-config\.yaml:\d+: error: more than 32"):
+        precommit.merge(text, WANTED)

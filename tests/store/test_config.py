@@ -158,3 +158,21 @@ def test_a_wrong_typed_prepare_is_reported_not_a_crash(repo: Path, gfh: CliRunne
         assert result.code == 2, result.err
         assert "internal error" not in result.err
         assert f"{CONFIG_FILE}:2: gate.prepare: expected a list" in result.err
+
+
+def test_a_configuration_over_the_size_limit_is_refused_naming_it(tmp_path: Path) -> None:
+    from gitflow_harness.errors import ConfigError
+    from gitflow_harness.store.config import MAX_CONFIG_BYTES
+
+    (tmp_path / CONFIG_FILE).write_text("# padding\n" * (MAX_CONFIG_BYTES // 10 + 1))
+    with pytest.raises(ConfigError, match="larger than 256 KiB") as info:
+        load_config(tmp_path)
+    assert info.value.message.startswith(str(tmp_path / CONFIG_FILE))
+
+
+def test_a_configuration_nested_too_deep_is_refused_not_a_crash(tmp_path: Path) -> None:
+    from gitflow_harness.errors import ConfigError
+
+    (tmp_path / CONFIG_FILE).write_text("[gate]\nprepare = " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(ConfigError, match="values nested too deep; flatten them"):
+        load_config(tmp_path)

@@ -209,3 +209,50 @@ def test_set_field_on_an_empty_value_keeps_its_comment(tmp_path: Path) -> None:
     assert docs.set_field(doc, "last_seen", 3) == text.replace(
         "last_seen:   # when it came back", "last_seen: 3   # when it came back"
     )
+
+
+def _alias_chain(levels: int, width: int) -> str:
+    """YAML whose last key expands to `width ** levels` values through a chain of aliases."""
+    lines = ["l0: &l0 [" + ", ".join(["x"] * width) + "]"]
+    for level in range(1, levels):
+        lines.append(f"l{level}: &l{level} [" + ", ".join([f"*l{level - 1}"] * width) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def test_alias_bomb_is_refused_naming_the_file(tmp_path: Path) -> None:
+    """If a frontmatter chains aliases nine deep, then it is refused, one problem on the line
+    of the alias that passed the count, before anything walks the billions of values."""
+    path = _write(tmp_path, f"---\nid: x\n{_alias_chain(9, 9)}---\n".encode())
+    with pytest.raises(DocumentError) as info:
+        docs.read_document(path)
+    assert len(info.value.problems) == 1
+    assert str(info.value).startswith(f"{path}:")
+    assert "more than 32 aliases" in str(info.value)
+
+
+def test_few_aliases_that_expand_too_far_are_refused(tmp_path: Path) -> None:
+    """If a handful of aliases double a long list level by level, the expanded size refuses it."""
+    base = "l0: &l0 [" + ", ".join(["x"] * 2000) + "]\n"
+    rest = "".join(f"l{i}: &l{i} [*l{i - 1}, *l{i - 1}]\n" for i in range(1, 5))
+    path = _write(tmp_path, f"---\n{base}{rest}---\n".encode())
+    with pytest.raises(DocumentError, match="expand to more than 10000 values"):
+        docs.read_document(path)
+
+
+def test_a_few_plain_aliases_still_parse(tmp_path: Path) -> None:
+    path = _write(tmp_path, b"---\nid: &who shared-x\nowner: *who\n---\n")
+    assert docs.read_document(path).meta == {"id": "shared-x", "owner": "shared-x"}
+
+
+def test_a_file_over_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
+    path = _write(tmp_path, b"---\nid: x\n---\n" + b"a" * docs.MAX_DOCUMENT_BYTES)
+    with pytest.raises(DocumentError, match="larger than 512 KiB") as info:
+        docs.read_document(path)
+    assert str(info.value).startswith(str(path))
+
+
+@pytest.mark.parametrize("depth", [150, 20000])
+def test_values_nested_too_deep_are_refused_not_a_crash(tmp_path: Path, depth: int) -> None:
+    path = _write(tmp_path, ("---\nid: [" + "[" * depth + "]" * depth + "]\n---\n").encode())
+    with pytest.raises(DocumentError, match="values nested too deep; flatten them"):
+        docs.read_document(path)

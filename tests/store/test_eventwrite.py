@@ -18,6 +18,7 @@ from gitflow_harness.store.eventwrite import (
     new_id,
     now_at,
 )
+from tests.helpers import unmeasured_env
 
 
 def test_ids_are_random_version_4_uuids_in_hex() -> None:
@@ -59,3 +60,122 @@ def test_unknown_surfaces_and_oversized_lines_are_refused(tmp_path: Path) -> Non
     assert json.loads(line)["data"] == {"t": "é"}
     assert line.endswith(b"\n")
     assert line.count(b"\n") == 1
+
+
+# -- what stands where the log should be ------------------------------------------------------
+
+
+def _month_file(common: Path) -> Path:
+    from gitflow_harness.store.eventwrite import log_directory, now_at
+
+    return log_directory(common) / f"{now_at()[:7]}.jsonl"
+
+
+def test_a_log_file_planted_as_a_symlink_is_refused_and_its_target_untouched(
+    tmp_path: Path,
+) -> None:
+    """If the month's log file is a symlink to another file, then an append refuses it: the
+    target gets no line and keeps its mode."""
+    from gitflow_harness.store.eventwrite import LogWriteError
+
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    victim.chmod(0o644)
+    month = _month_file(tmp_path)
+    month.parent.mkdir(parents=True)
+    month.symlink_to(victim)
+    with pytest.raises(LogWriteError, match="is a symlink; gfh appends only to a real file"):
+        append_event(tmp_path, "verb", {}, surface="cli", session=None, branch=None)
+    assert victim.read_text() == "precious\n"
+    assert (victim.stat().st_mode & 0o777) == 0o644
+
+
+@pytest.mark.parametrize("which", ["gitflow-harness", "gitflow-harness/events"])
+def test_a_log_directory_planted_as_a_symlink_is_refused(tmp_path: Path, which: str) -> None:
+    from gitflow_harness.store.eventwrite import LogWriteError
+
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "events").mkdir(parents=True)
+    common = tmp_path / "common"
+    planted = common / which
+    planted.parent.mkdir(parents=True, exist_ok=True)
+    planted.symlink_to(elsewhere if which == "gitflow-harness" else elsewhere / "events")
+    with pytest.raises(LogWriteError, match="is a symlink"):
+        append_event(common, "verb", {}, surface="cli", session=None, branch=None)
+    assert list(elsewhere.rglob("*.jsonl")) == []
+
+
+def test_a_lock_file_planted_as_a_symlink_is_refused(tmp_path: Path) -> None:
+    from gitflow_harness.store.eventwrite import LogWriteError, log_directory
+
+    victim = tmp_path / "victim"
+    victim.write_text("")
+    log_directory(tmp_path).mkdir(parents=True)
+    (log_directory(tmp_path) / ".lock").symlink_to(victim)
+    with pytest.raises(LogWriteError):
+        append_event(tmp_path, "verb", {}, surface="cli", session=None, branch=None)
+
+
+# -- a full disk --------------------------------------------------------------------------------
+
+_FSIZE_APPEND = """
+import os, resource, signal, sys
+from pathlib import Path
+from gitflow_harness.store.eventwrite import LogWriteError, append_line
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails, not the process
+directory, at, limit = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+try:
+    append_line(directory, at, b'{"big": "' + b"x" * 4000 + b'"}\\n')
+except LogWriteError as exc:
+    print(exc.message)
+    sys.exit(3)
+"""
+
+
+def test_an_append_that_hits_the_file_size_limit_leaves_the_log_as_it_was(
+    tmp_path: Path,
+) -> None:
+    """If the file system takes only part of a line (here RLIMIT_FSIZE, as a full disk would),
+    then the part that landed is taken back and the writer gets gfh's one-line error."""
+    import subprocess
+    import sys
+
+    from gitflow_harness.store.eventwrite import append_line, log_directory
+
+    directory = log_directory(tmp_path)
+    at = "2026-11-30T09:15:02.123Z"
+    first = b'{"first": 1}\n'
+    append_line(directory, at, first)
+    path = directory / "2026-11.jsonl"
+    limit = len(first) + 100  # room for part of the next line only
+    proc = subprocess.run(
+        [sys.executable, "-c", _FSIZE_APPEND, str(directory), at, str(limit)],
+        capture_output=True,
+        text=True,
+        # Not measured: under the size limit, coverage could write only a torn data file.
+        env=unmeasured_env(),
+    )
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stdout.startswith(f"cannot write the event log in {directory}: only 100 of 4012")
+    assert "the log was left as it was: free some space" in proc.stdout
+    assert path.read_bytes() == first
+
+
+def test_a_short_write_is_taken_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from gitflow_harness.store import eventwrite
+
+    directory = eventwrite.log_directory(tmp_path)
+    at = "2026-11-30T09:15:02.123Z"
+    eventwrite.append_line(directory, at, b'{"first": 1}\n')
+    real_write = os.write
+
+    def short(fd: int, data: bytes) -> int:
+        return real_write(fd, data[:5])
+
+    monkeypatch.setattr(eventwrite.os, "write", short)
+    with pytest.raises(eventwrite.LogWriteError, match="only 5 of 14 bytes"):
+        eventwrite.append_line(directory, at, b'{"second": 2}\n')
+    assert (directory / "2026-11.jsonl").read_bytes() == b'{"first": 1}\n'

@@ -52,3 +52,34 @@ def test_atomic_write_keeps_the_files_mode(tmp_path: Path) -> None:
     atomic_write(target, "new")
     assert target.read_text() == "new"
     assert stat.S_IMODE(target.stat().st_mode) == 0o755
+
+
+def test_a_session_dir_planted_as_a_symlink_is_refused(hermetic: Path, tmp_path: Path) -> None:
+    """If a session's directory is a symlink to elsewhere, then it is refused, not followed."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    sessions = hermetic / "gfh-state" / "sessions"
+    sessions.mkdir(parents=True)
+    (sessions / state.session_key("claude:s1")).symlink_to(elsewhere)
+    with pytest.raises(state.StateDirError, match="is a symlink") as info:
+        state.session_dir("claude:s1")
+    assert info.value.message.startswith("refusing the state directory: ")
+
+
+def test_a_sessions_dir_planted_as_a_symlink_is_refused(hermetic: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (hermetic / "gfh-state").mkdir()
+    (hermetic / "gfh-state" / "sessions").symlink_to(elsewhere)
+    with pytest.raises(state.StateDirError, match="sessions is a symlink"):
+        state.session_dir("claude:s1")
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_state_root_others_can_write_is_refused_with_the_fix(hermetic: Path) -> None:
+    root = hermetic / "gfh-state"
+    root.mkdir()
+    root.chmod(0o777)
+    with pytest.raises(state.StateDirError, match=r"writable by others \(mode 0777\)") as info:
+        state.session_dir("claude:s1")
+    assert f"`chmod go-w {root}`" in info.value.message

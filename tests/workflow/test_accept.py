@@ -242,3 +242,41 @@ def test_accept_that_cannot_remove_the_worktree_is_partial(
     assert git(repo, "branch", "--list", "feature/x").strip() == "+ feature/x"
     [event] = verb_events(repo, "accept")
     assert event["data"]["outcome"] == "partial"
+
+
+def test_concurrent_accepts_of_one_branch_let_one_win_and_tell_the_others(
+    repo: Path, feature: Path, gfh: CliRunner
+) -> None:
+    """If six `gfh accept` run at once in the branch's worktree, then one fast-forwards and
+    tidies up, and each other one says in gfh's one line that another run accepted it — never
+    git's own words."""
+    import subprocess
+    import sys
+
+    head = green(feature, gfh)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "gitflow_harness", "accept"],
+            cwd=feature,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(6)
+    ]
+    results = [(p.wait(), *p.communicate()) for p in procs]
+    winners = [r for r in results if r[0] == 0]
+    losers = [r for r in results if r[0] != 0]
+    assert len(winners) == 1
+    assert "deleted branch feature/x" in winners[0][1]
+    gone = "gfh: the current directory no longer exists (removed by `gfh accept`?): "
+    for code, _out, err in losers:
+        assert code in (1, 2)
+        assert "fatal:" not in err
+        [line] = err.splitlines()
+        assert line.startswith(
+            ("gfh: already accepted by another run: feature/x was accepted while this one", gone)
+        ), line
+    assert git(repo, "rev-parse", "main").strip() == head
+    assert git(repo, "branch", "--list", "feature/x") == ""
+    assert not feature.exists()
