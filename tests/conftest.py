@@ -145,6 +145,12 @@ def hermetic(
         "CURSOR_VERSION",
         "PRE_COMMIT",
         "SKIP",
+        # What marks an agent's shell (workflow/protect.py): the tests say when they are one.
+        "CLAUDE_CODE_SESSION_ID",
+        "CLAUDECODE",
+        "CODEX_SESSION_ID",
+        "CODEX_CI",
+        "CURSOR_AGENT",
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(home))

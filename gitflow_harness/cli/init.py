@@ -17,6 +17,13 @@ from gitflow_harness.cli._common import echo_json, json_option
     "else claude.",
 )
 @click.option("--pre-commit", "pre_commit", is_flag=True, help="Add gfh's checks to pre-commit.")
+@click.option(
+    "--git-hooks",
+    "git_hooks",
+    is_flag=True,
+    help="Install plain git hooks running gfh's git-stage checks (no hook manager needed); "
+    "a hook already there is kept and runs first.",
+)
 @click.option("--way", "ways", multiple=True, metavar="ID", help="Copy a starter way (repeatable).")
 @click.option("--all-ways", is_flag=True, help="Copy every starter way.")
 @click.option("--list-ways", is_flag=True, help="List the starter ways and exit.")
@@ -25,6 +32,7 @@ from gitflow_harness.cli._common import echo_json, json_option
 def init(
     adapters: tuple[str, ...],
     pre_commit: bool,
+    git_hooks: bool,
     ways: tuple[str, ...],
     all_ways: bool,
     list_ways: bool,
@@ -53,7 +61,12 @@ def init(
         return 0
     top = git.discover().worktree()
     result = scaffold.plan(
-        top, adapters=list(adapters), pre_commit=pre_commit, ways=list(ways), all_ways=all_ways
+        top,
+        adapters=list(adapters),
+        pre_commit=pre_commit,
+        git_hooks=git_hooks,
+        ways=list(ways),
+        all_ways=all_ways,
     )
     if not dry_run:
         scaffold.apply(result)
@@ -76,7 +89,12 @@ def init(
     else:
         click.echo(f"adapters: {', '.join(result.adapters)} ({result.adapters_reason})")
         for change in result.changes:
-            verb = {"create": "created", "update": "updated", "unchanged": "unchanged"}
+            verb = {
+                "create": "created",
+                "update": "updated",
+                "unchanged": "unchanged",
+                "remove": "removed",
+            }
             note = f" ({change.note})" if change.note else ""
             click.echo(f"  {verb[change.action]:9} {change.path}{note}")
     for note in result.notes:

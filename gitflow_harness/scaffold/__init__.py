@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gitflow_harness.errors import UsageError
 from gitflow_harness.scaffold import hosts, precommit, project
 from gitflow_harness.store.fsutil import atomic_write
 
@@ -23,14 +24,16 @@ HOST_NAMES = {"claude": "Claude Code", "cursor": "Cursor", "codex": "Codex"}
 class Change:
     """One file gfh init creates or rewrites (None before: it does not exist yet)."""
 
-    path: str  # repo-relative
+    path: str  # repo-relative, or absolute outside the working tree (git's hooks folder)
     before: bytes | None
-    after: bytes
+    after: bytes | None  # None: remove the file (`gfh deinit`)
     executable: bool = False
     note: str = ""
 
     @property
     def action(self) -> str:
+        if self.after is None:
+            return "remove" if self.before is not None else "unchanged"
         if self.before is None:
             return "create"
         return "update" if self.before != self.after else "unchanged"
@@ -65,6 +68,7 @@ def plan(
     *,
     adapters: list[str] | None = None,
     pre_commit: bool = False,
+    git_hooks: bool = False,
     ways: list[str] | None = None,
     all_ways: bool = False,
     starter: project.Tree | None = None,
@@ -120,6 +124,8 @@ def plan(
             "pre-commit: run `pre-commit install` once; it installs the git hooks gfh's checks "
             f"run at ({', '.join(types)}), as `{precommit.INSTALL_KEY}` says"
         )
+    if git_hooks:
+        _plan_git_hooks(result)
     import shutil
 
     if shutil.which("gfh") is None:
@@ -129,6 +135,47 @@ def plan(
             "put the bin folder of the venv it is installed in on PATH)"
         )
     return result
+
+
+def _plan_git_hooks(result: Plan) -> None:
+    """A shim per stage; a hook that is not ours moves beside it, chained."""
+    from gitflow_harness.scaffold import githooks
+
+    folder = githooks.hooks_dir(result.top)
+    written = 0
+    for stage in githooks.STAGES:
+        path = folder / stage
+        before = _read(path)
+        wanted = githooks.shim(stage).encode()
+        rel = _display(result.top, path)
+        if before is not None and not githooks.is_shim(before):
+            chained = path.with_name(stage + githooks.CHAINED)
+            if chained.exists():
+                raise UsageError(
+                    f"{rel} and {_display(result.top, chained)} both exist and neither is "
+                    "gfh's; merge them by hand, then run `gfh init --git-hooks` again"
+                )
+            runs = os.access(path, os.X_OK)
+            note = f"your {stage} hook, run first by gfh's"
+            result.changes.append(
+                Change(_display(result.top, chained), None, before, executable=runs, note=note)
+            )
+        change = Change(rel, before, wanted, executable=True)
+        if change.action != "unchanged":
+            written += 1
+        result.changes.append(change)
+    if written:
+        result.notes.append(
+            f"git hooks: gfh's checks run from {_display(result.top, folder)} (a hook that was "
+            "there runs first); `gfh deinit` removes them"
+        )
+
+
+def _display(top: Path, path: Path) -> str:
+    try:
+        return path.relative_to(top).as_posix()
+    except ValueError:
+        return str(path)
 
 
 # The starter way that teaches an agent the end-of-turn ritual.
@@ -169,9 +216,12 @@ def render_diff(result: Plan) -> str:
     chunks: list[str] = []
     for change in result.pending:
         old = [] if change.before is None else _lines(change.before)
-        new = _lines(change.after)
+        new = [] if change.after is None else _lines(change.after)
         fromfile = "/dev/null" if change.before is None else f"a/{change.path}"
-        chunks.extend(difflib.unified_diff(old, new, fromfile, f"b/{change.path}"))
+        tofile = "/dev/null" if change.after is None else f"b/{change.path}"
+        chunks.extend(difflib.unified_diff(old, new, fromfile, tofile))
+        if change.after is None and change.before == b"":
+            chunks.append(f"--- a/{change.path}\n+++ /dev/null\n")  # an empty file removed
         if change.after == b"" and change.before is None:
             chunks.append(f"--- /dev/null\n+++ b/{change.path}\n")  # an empty new file
     return "".join(line if line.endswith("\n") else line + "\n" for line in chunks)
@@ -185,10 +235,12 @@ def apply(result: Plan) -> list[Change]:
         path = result.top / change.path
         if path.is_symlink():
             path = Path(os.path.realpath(path))
+        if change.after is None:
+            path.unlink(missing_ok=True)
+            done.append(change)
+            continue
         path.parent.mkdir(parents=True, exist_ok=True)
-        mode = None
-        if change.before is None:
-            mode = 0o777 & ~_umask() if change.executable else None
+        mode = 0o777 & ~_umask() if change.executable else None
         atomic_write(path, change.after, mode=mode)
         done.append(change)
     return done
