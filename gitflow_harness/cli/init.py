@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from gitflow_harness.cli._common import echo_json, json_option
+
+if TYPE_CHECKING:
+    from gitflow_harness.scaffold.precommit import Source
 
 
 @click.command()
@@ -16,7 +21,27 @@ from gitflow_harness.cli._common import echo_json, json_option
     help="Host to install hooks for (repeatable). Default: the hosts whose folder exists, "
     "else claude.",
 )
-@click.option("--pre-commit", "pre_commit", is_flag=True, help="Add gfh's checks to pre-commit.")
+@click.option(
+    "--pre-commit",
+    "pre_commit",
+    is_flag=True,
+    help="Add gfh's hooks to .pre-commit-config.yaml in the published form: gfh's repository "
+    "at a pinned rev, so pre-commit installs gfh for everyone who commits.",
+)
+@click.option(
+    "--hooks-repo",
+    metavar="URL",
+    help="The repository pre-commit fetches gfh from (default: where this gfh was installed "
+    "from). Needs --hooks-rev.",
+)
+@click.option("--hooks-rev", metavar="REV", help="The tag or commit of --hooks-repo to pin.")
+@click.option(
+    "--pre-commit-local",
+    "pre_commit_local",
+    is_flag=True,
+    help="Add gfh's hooks as `repo: local` instead, running the gfh on each committer's PATH "
+    "(everyone who commits needs gfh installed).",
+)
 @click.option(
     "--git-hooks",
     "git_hooks",
@@ -32,6 +57,9 @@ from gitflow_harness.cli._common import echo_json, json_option
 def init(
     adapters: tuple[str, ...],
     pre_commit: bool,
+    hooks_repo: str | None,
+    hooks_rev: str | None,
+    pre_commit_local: bool,
     git_hooks: bool,
     ways: tuple[str, ...],
     all_ways: bool,
@@ -47,6 +75,7 @@ def init(
     entry of your own in place. Running it again changes nothing.
     """
     from gitflow_harness import git, scaffold
+    from gitflow_harness.errors import UsageError
     from gitflow_harness.scaffold import project
 
     if list_ways:
@@ -60,14 +89,23 @@ def init(
             click.echo(f"{way_id}  {project.describe(tree)}")
         return 0
     top = git.discover().worktree()
+    source, source_warning = None, None
+    if pre_commit and not pre_commit_local:
+        source, source_warning = _hooks_source(hooks_repo, hooks_rev)
+    elif hooks_repo or hooks_rev:
+        raise UsageError("--hooks-repo and --hooks-rev go with --pre-commit")
     result = scaffold.plan(
         top,
         adapters=list(adapters),
         pre_commit=pre_commit,
+        pre_commit_local=pre_commit_local,
+        hooks_source=source,
         git_hooks=git_hooks,
         ways=list(ways),
         all_ways=all_ways,
     )
+    if source_warning:
+        result.warnings.append(source_warning)
     if not dry_run:
         scaffold.apply(result)
     if as_json:
@@ -102,3 +140,16 @@ def init(
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     return 0
+
+
+def _hooks_source(repo: str | None, rev: str | None) -> tuple[Source, str | None]:
+    """Where pre-commit fetches gfh from: the flags, else where this gfh was installed from."""
+    from gitflow_harness.errors import UsageError
+    from gitflow_harness.scaffold import source
+    from gitflow_harness.scaffold.precommit import Source
+
+    if repo and rev:
+        return Source(repo, rev), None
+    if repo or rev:
+        raise UsageError("--hooks-repo and --hooks-rev go together: the repository and its rev")
+    return source.installed_source()

@@ -10,10 +10,14 @@ import difflib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gitflow_harness.errors import UsageError
 from gitflow_harness.scaffold import hosts, precommit, project
 from gitflow_harness.store.fsutil import atomic_write
+
+if TYPE_CHECKING:
+    from gitflow_harness.store.config import Config
 
 ADAPTERS = ("claude", "cursor", "codex")
 HOST_DIRS = {"claude": ".claude", "cursor": ".cursor", "codex": ".codex"}
@@ -68,6 +72,8 @@ def plan(
     *,
     adapters: list[str] | None = None,
     pre_commit: bool = False,
+    pre_commit_local: bool = False,
+    hooks_source: precommit.Source | None = None,
     git_hooks: bool = False,
     ways: list[str] | None = None,
     all_ways: bool = False,
@@ -108,22 +114,8 @@ def plan(
             "codex: review and trust the new hooks with `/hooks` in Codex; older builds also "
             "need `[features] codex_hooks = true` in config.toml"
         )
-    if pre_commit:
-        before = _read(top / precommit.PATH)
-        wanted = precommit.hooks(config.paths.ways, config.paths.pills, config.paths.requests)
-        text, ids = precommit.merge(_decode(precommit.PATH, before), wanted)
-        types = precommit.install_types(wanted)
-        text, added_types = precommit.ensure_install_types(text, types)
-        done = [f"added {', '.join(ids)}"] if ids else ["gfh hooks already there"]
-        if added_types:
-            done.append(f"{precommit.INSTALL_KEY} += {', '.join(added_types)}")
-        result.changes.append(
-            Change(precommit.PATH, before, text.encode("utf-8"), note="; ".join(done))
-        )
-        result.notes.append(
-            "pre-commit: run `pre-commit install` once; it installs the git hooks gfh's checks "
-            f"run at ({', '.join(types)}), as `{precommit.INSTALL_KEY}` says"
-        )
+    if pre_commit or pre_commit_local:
+        _plan_pre_commit(result, config, None if pre_commit_local else hooks_source)
     if git_hooks:
         _plan_git_hooks(result)
     import shutil
@@ -135,6 +127,44 @@ def plan(
             "put the bin folder of the venv it is installed in on PATH)"
         )
     return result
+
+
+def _plan_pre_commit(result: Plan, config: Config, source: precommit.Source | None) -> None:
+    """gfh's hooks in `.pre-commit-config.yaml`: published from `source` (None: `repo: local`).
+
+    Nothing else in the file changes: not `default_install_hook_types`, not a project's hook.
+    """
+    before = _read(result.top / precommit.PATH)
+    text = _decode(precommit.PATH, before)
+    wanted = precommit.hooks(config.paths.ways, config.paths.pills, config.paths.requests)
+    new, ids = precommit.merge(text, wanted, source)
+    if source is not None and ids:
+        note = f"added {', '.join(ids)} from {source.repo} at {source.rev[:12]}"
+    elif ids:
+        note = f"added {', '.join(ids)} as `repo: local` (runs the gfh on PATH)"
+    else:
+        note = "gfh hooks already there"
+    result.changes.append(Change(precommit.PATH, before, new.encode("utf-8"), note=note))
+    types = precommit.install_types(wanted)
+    install = precommit.install_command(types)
+    result.notes.append(
+        f"pre-commit: every clone installs gfh's git hooks once with `{install}`; a hook of "
+        "yours without `stages:` then runs at those stages too (`default_stages: "
+        "[pre-commit]` keeps such hooks to commits)"
+    )
+    stale = precommit.stale_install_types(text)
+    if stale:
+        result.notes.append(
+            f"pre-commit: `{precommit.INSTALL_KEY}` makes a plain `pre-commit install` install "
+            f"{', '.join(stale)} as well, where every hook without `stages:` also runs; if an "
+            "older `gfh init --pre-commit` added that line rather than you, delete it and install "
+            "gfh's stages with the command above"
+        )
+    if source is None:
+        result.notes.append(
+            "pre-commit: the `repo: local` hooks run `gfh` from each committer's PATH: everyone "
+            "who commits here needs gfh installed"
+        )
 
 
 def _plan_git_hooks(result: Plan) -> None:
