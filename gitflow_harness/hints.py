@@ -143,6 +143,18 @@ HINTS: Final[Mapping[str, HintDef]] = _define(
     # -- start -------------------------------------------------------------------------
     HintDef("start-created", "next-step", "all", "work in the new worktree: `cd {path}`"),
     HintDef(
+        "start-adopted",
+        "next-step",
+        "all",
+        "branch {branch} existed without a worktree; it has one now: `cd {path}`",
+    ),
+    HintDef(
+        "start-existing",
+        "next-step",
+        "all",
+        "branch {branch} already has its worktree: `cd {path}`",
+    ),
+    HintDef(
         "start-branch-exists",
         "guardrail",
         "all",
