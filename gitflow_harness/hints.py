@@ -223,6 +223,15 @@ HINTS: Final[Mapping[str, HintDef]] = _define(
         ".gitflow-harness.toml",
     ),
     HintDef(
+        "gate-environment",
+        "next-step",
+        "all",
+        "`{program}` has no module {module}, so `{command}` could not run and the tree was not "
+        "judged: that is this environment, not the work (a virtualenv's {program} first on PATH "
+        "hides the one that has it; put only `gfh` on PATH, or install {module} there), then "
+        "run `gfh {verb}` again",
+    ),
+    HintDef(
         "gate-left-files",
         "notice",
         "all",
