@@ -98,11 +98,14 @@ def plan(
             result.changes.append(Change(f"{folder}/{project.KEEP}", None, b""))
     if ways or all_ways:
         _plan_ways(result, config.paths.ways, ways or [], all_ways, starter)
+    enforcing = [a for a in chosen if a in config.ritual.enforce and a != "codex"]
+    taught = not enforcing or _teach_ritual(result, config.paths.ways, starter)
     enforced = []
     for adapter in chosen:
         rel = hosts.FILES[adapter]
         before = _read(top / rel)
-        text, added = hosts.merge(adapter, rel, _decode(rel, before))
+        skip = frozenset() if taught or adapter not in enforcing else hosts.STOP_EVENTS
+        text, added = hosts.merge(adapter, rel, _decode(rel, before), skip=skip)
         note = f"{added} hook(s) added" if added else "every hook already there"
         result.changes.append(Change(rel, before, text.encode("utf-8"), note=note))
         if added and adapter in config.ritual.enforce:
@@ -210,6 +213,7 @@ def _display(top: Path, path: Path) -> str:
 
 # The starter way that teaches an agent the end-of-turn ritual.
 RITUAL_WAY = "workflow/end-of-turn"
+TEACHES = "teaches the end-of-turn ritual the Stop hook enforces"
 
 
 def _ritual_note(result: Plan, adapters: list[str], ways_root: str) -> str:
@@ -222,10 +226,30 @@ def _ritual_note(result: Plan, adapters: list[str], ways_root: str) -> str:
         "(see docs/ritual.md)"
     )
     way = f"{ways_root}/{RITUAL_WAY}"
-    copied = any(c.path.startswith(way + "/") for c in result.changes)
-    if not copied and not (result.top / way).exists():
-        note += f"; `gfh init --way {RITUAL_WAY}` teaches it to the agent"
+    if any(c.note == TEACHES for c in result.changes):
+        note += f"; the starter way {way}, copied now, teaches it to the agent"
     return note
+
+
+def _teach_ritual(result: Plan, ways_root: str, starter: project.Tree | None) -> bool:
+    """Make sure the way that teaches the ritual is there for a host whose Stop enforces it:
+    without it every first tool turn of a session is blocked. False when this installation has
+    no such way (then the Stop hook is left out, and a warning says why)."""
+    way = f"{ways_root}/{RITUAL_WAY}"
+    if (result.top / way).exists() or any(c.path.startswith(way + "/") for c in result.changes):
+        return True
+    available = project.starter_ways(starter)
+    if RITUAL_WAY not in available:
+        result.warnings.append(
+            f"this installation has no starter way {RITUAL_WAY}, which teaches the end-of-turn "
+            "ritual: the Stop hook that enforces it was left out"
+        )
+        return False
+    for rel, content, executable in project.way_files(available[RITUAL_WAY], way):
+        result.changes.append(
+            Change(rel, None, content, executable=executable, note=TEACHES)
+        )
+    return True
 
 
 def _plan_ways(

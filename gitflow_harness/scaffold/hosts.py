@@ -93,14 +93,19 @@ def is_ours(value: object, adapter: str, event: str) -> bool:
     )
 
 
-def merge(adapter: str, path: str, text: str | None) -> tuple[str, int]:
-    """Return the file's new text and how many entries were added."""
+STOP_EVENTS = frozenset({"Stop", "stop"})  # the events whose hook enforces the ritual
+
+
+def merge(
+    adapter: str, path: str, text: str | None, *, skip: frozenset[str] = frozenset()
+) -> tuple[str, int]:
+    """Return the file's new text and how many entries were added (none for `skip` events)."""
     data = _load(path, text)
     original = _load(path, text)
     if adapter == "cursor":
-        added = _merge_cursor(path, data)
+        added = _merge_cursor(path, data, skip)
     else:
-        added = _merge_grouped(path, data, adapter)
+        added = _merge_grouped(path, data, adapter, skip)
     if not added and text is not None:
         return text, 0
     if text and text.strip():
@@ -112,11 +117,11 @@ def merge(adapter: str, path: str, text: str | None) -> tuple[str, int]:
     return _dump(data, text), added
 
 
-def _merge_grouped(path: str, data: dict[str, Any], adapter: str) -> int:
+def _merge_grouped(path: str, data: dict[str, Any], adapter: str, skip: frozenset[str]) -> int:
     """Claude Code and Codex: `{"hooks": {Event: [{"matcher"?, "hooks": [handler]}]}}`."""
     hooks = _table(path, data, "hooks")
     added = 0
-    for event in EVENTS[adapter]:
+    for event in (e for e in EVENTS[adapter] if e not in skip):
         groups = _list(path, hooks, event)
         present = any(
             is_ours(handler.get("command"), adapter, event)
@@ -144,7 +149,7 @@ def _handlers(group: object) -> list[dict[str, Any]]:
     return [h for h in handlers if isinstance(h, dict)] if isinstance(handlers, list) else []
 
 
-def _merge_cursor(path: str, data: dict[str, Any]) -> int:
+def _merge_cursor(path: str, data: dict[str, Any], skip: frozenset[str]) -> int:
     """Cursor: `{"version": 1, "hooks": {event: [{"command", ...}]}}`."""
     version = data.setdefault("version", 1)
     if version != 1:
@@ -155,7 +160,7 @@ def _merge_cursor(path: str, data: dict[str, Any]) -> int:
         )
     hooks = _table(path, data, "hooks")
     added = 0
-    for event in CURSOR_EVENTS:
+    for event in (e for e in CURSOR_EVENTS if e not in skip):
         entries = _list(path, hooks, event)
         if not any(
             isinstance(e, dict) and is_ours(e.get("command"), "cursor", event) for e in entries
