@@ -9,6 +9,7 @@ import click
 from gitflow_harness.cli._common import echo_json, json_option
 
 if TYPE_CHECKING:
+    from gitflow_harness.scaffold import Plan
     from gitflow_harness.scaffold.precommit import Source
 
 
@@ -108,37 +109,7 @@ def init(
         result.warnings.append(source_warning)
     if not dry_run:
         scaffold.apply(result)
-    if as_json:
-        echo_json(
-            {
-                "dry_run": dry_run,
-                "adapters": result.adapters,
-                "files": [
-                    {"path": c.path, "action": c.action, "note": c.note} for c in result.changes
-                ],
-                "notes": result.notes,
-                "warnings": result.warnings,
-            }
-        )
-        return 0
-    if dry_run:
-        diff = scaffold.render_diff(result)
-        click.echo(diff.rstrip("\n") if diff else "# nothing to change")
-    else:
-        click.echo(f"adapters: {', '.join(result.adapters)} ({result.adapters_reason})")
-        for change in result.changes:
-            verb = {
-                "create": "created",
-                "update": "updated",
-                "unchanged": "unchanged",
-                "remove": "removed",
-            }
-            note = f" ({change.note})" if change.note else ""
-            click.echo(f"  {verb[change.action]:9} {change.path}{note}")
-    for note in result.notes:
-        click.echo(f"note: {note}", err=dry_run)
-    for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+    _report(result, dry_run=dry_run, as_json=as_json)
     return 0
 
 
@@ -153,3 +124,64 @@ def _hooks_source(repo: str | None, rev: str | None) -> tuple[Source, str | None
     if repo or rev:
         raise UsageError("--hooks-repo and --hooks-rev go together: the repository and its rev")
     return source.installed_source()
+
+
+@click.command()
+@click.option("--dry-run", is_flag=True, help="Print the changes as a unified diff; write nothing.")
+@json_option
+def deinit(dry_run: bool, as_json: bool) -> int:
+    """Remove what `gfh init` added, and nothing of yours.
+
+    Takes gfh's hook entries out of .claude/settings.json, .cursor/hooks.json and
+    .codex/hooks.json (a file left empty is deleted), the .pre-commit-config.yaml entry that
+    holds only gfh's hooks, and the git hooks of `gfh init --git-hooks` (a hook they chained
+    is put back). Keeps .gitflow-harness.toml, the ways, pills and requests. Running it again
+    changes nothing.
+    """
+    from gitflow_harness import git, scaffold
+    from gitflow_harness.scaffold import deinit as plan_deinit
+
+    result = plan_deinit.plan(git.discover().worktree())
+    if not dry_run:
+        scaffold.apply(result)
+    _report(result, dry_run=dry_run, as_json=as_json, removing=True)
+    return 0
+
+
+def _report(result: Plan, *, dry_run: bool, as_json: bool, removing: bool = False) -> None:
+    """Print what init or deinit did (or would do, under --dry-run)."""
+    from gitflow_harness import scaffold
+
+    if as_json:
+        echo_json(
+            {
+                "dry_run": dry_run,
+                "adapters": result.adapters,
+                "files": [
+                    {"path": c.path, "action": c.action, "note": c.note} for c in result.changes
+                ],
+                "notes": result.notes,
+                "warnings": result.warnings,
+            }
+        )
+        return
+    if dry_run:
+        diff = scaffold.render_diff(result)
+        click.echo(diff.rstrip("\n") if diff else "# nothing to change")
+    elif removing:
+        if not result.pending:
+            click.echo("nothing of gfh's to remove")
+        for change in result.pending:
+            verb = "removed" if change.action == "remove" else "updated"
+            note = f" ({change.note})" if change.note else ""
+            click.echo(f"  {verb:9} {change.path}{note}")
+    else:
+        click.echo(f"adapters: {', '.join(result.adapters)} ({result.adapters_reason})")
+        verbs = {"create": "created", "update": "updated", "unchanged": "unchanged"}
+        for change in result.changes:
+            note = f" ({change.note})" if change.note else ""
+            click.echo(f"  {verbs.get(change.action, change.action):9} {change.path}{note}")
+    for note in result.notes:
+        click.echo(f"note: {note}", err=dry_run)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)

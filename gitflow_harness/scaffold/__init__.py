@@ -125,9 +125,10 @@ def plan(
 
     if shutil.which("gfh") is None:
         result.warnings.append(
-            "`gfh` is not on PATH: the hooks run `gfh hook …` and will fail until it is "
-            "(install gitflow-harness with `pipx install <path or URL of its repository>`, or "
-            "put the bin folder of the venv it is installed in on PATH)"
+            "`gfh` is not on PATH: the agent hooks run `gfh hook …` and will fail until it is "
+            "(install gitflow-harness with `pipx install <path or URL of its repository>` or "
+            "`uv tool install …`, or link only the `gfh` of the venv it is installed in onto "
+            "PATH, never the venv's whole bin folder)"
         )
     return result
 
@@ -246,9 +247,7 @@ def _teach_ritual(result: Plan, ways_root: str, starter: project.Tree | None) ->
         )
         return False
     for rel, content, executable in project.way_files(available[RITUAL_WAY], way):
-        result.changes.append(
-            Change(rel, None, content, executable=executable, note=TEACHES)
-        )
+        result.changes.append(Change(rel, None, content, executable=executable, note=TEACHES))
     return True
 
 

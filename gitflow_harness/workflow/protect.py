@@ -78,7 +78,7 @@ def check_commit(ws: Workspace, env: Mapping[str, str]) -> TrunkCheck:
     # The first commit of a repository is made on the trunk: there is nothing to branch from.
     if trunk is None or head.branch != trunk or head.sha is None:
         return TrunkCheck(True, policy, trunk, "", agent, "")
-    return _verdict(policy, trunk, "commit", agent, f"committing on the trunk {trunk}")
+    return _verdict(policy, trunk, "commit", agent, f"commit on the trunk {trunk}")
 
 
 def check_push(
@@ -93,7 +93,7 @@ def check_push(
     if not any(r.remote_ref in (f"refs/heads/{trunk}", trunk) for r in refs):
         return TrunkCheck(True, policy, trunk, "", agent, "")
     where = f" on {remote}" if remote else ""
-    return _verdict(policy, trunk, "push", agent, f"pushing to the trunk {trunk}{where}")
+    return _verdict(policy, trunk, "push", agent, f"push to the trunk {trunk}{where}")
 
 
 def _verdict(policy: str, trunk: str, action: str, agent: str | None, doing: str) -> TrunkCheck:
@@ -111,7 +111,7 @@ def _verdict(policy: str, trunk: str, action: str, agent: str | None, doing: str
     setting = f'repository.protect_trunk = "{policy}"'
     if refused:
         why = f"an agent session ({agent}) and {setting}" if policy == "agents" else setting
-        message = f"refusing {doing}: {why}; {way_out}"
+        message = f"refusing to {doing}: {why}; {way_out}"
     else:
-        message = f"warning: {doing} ({setting}); {way_out}"
+        message = f"warning: a {doing} ({setting}); {way_out}"
     return TrunkCheck(not refused, policy, trunk, action, agent, message)

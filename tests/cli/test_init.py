@@ -135,9 +135,10 @@ def test_it_warns_when_gfh_is_not_on_path(
     result = gfh("init", "--dry-run")
     assert result.code == 0
     assert result.err.endswith(
-        "warning: `gfh` is not on PATH: the hooks run `gfh hook …` and will fail until it is "
-        "(install gitflow-harness with `pipx install <path or URL of its repository>`, or put "
-        "the bin folder of the venv it is installed in on PATH)\n"
+        "warning: `gfh` is not on PATH: the agent hooks run `gfh hook …` and will fail until it "
+        "is (install gitflow-harness with `pipx install <path or URL of its repository>` or "
+        "`uv tool install …`, or link only the `gfh` of the venv it is installed in onto PATH, "
+        "never the venv's whole bin folder)\n"
     )
     # It names no package index name: gitflow-harness installs from its repository.
     assert "pipx install gitflow-harness" not in result.err
@@ -371,3 +372,6 @@ def test_the_readme_shows_the_way_into_a_repository_with_real_options() -> None:
     assert {"--adapter", "--all-ways", "--pre-commit"} <= named
     for step in ("pipx install <path or URL of this repository>", "pre-commit install", "/hooks"):
         assert step in section
+    # The venv recipe links only `gfh` onto PATH: its bin/ on PATH would shadow python3 and pip.
+    assert "ln -s ~/.gfh/bin/gfh" in section
+    assert 'export PATH="$HOME/.gfh/bin' not in section

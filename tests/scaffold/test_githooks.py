@@ -114,10 +114,10 @@ def test_the_shims_refuse_an_agents_commit_on_the_trunk_and_no_verify_skips_them
     assert gfh("init", "--git-hooks", "--adapter", "claude").code == 0
     refused = run_git(repo, "commit", "-q", "--allow-empty", "-m", "on main", env=AGENT)
     assert refused.returncode == 1
-    assert "refusing committing on the trunk main" in refused.stderr
+    assert "refusing to commit on the trunk main" in refused.stderr
     person = run_git(repo, "commit", "-q", "--allow-empty", "-m", "by a person")
     assert person.returncode == 0
-    assert "warning: committing on the trunk main" in person.stderr
+    assert "warning: a commit on the trunk main" in person.stderr
     # git's design: --no-verify runs no client hook; only the server can protect then.
     skipped = run_git(repo, "commit", "-q", "--no-verify", "--allow-empty", "-m", "x", env=AGENT)
     assert skipped.returncode == 0
@@ -130,7 +130,7 @@ def test_the_shims_refuse_an_agents_push_to_the_remote_trunk(
     commit(repo, "a person's commit", {"p.txt": "p\n"})
     pushed = run_git(repo, "push", "-q", "origin", "main", env=AGENT)
     assert pushed.returncode == 1
-    assert "refusing pushing to the trunk main on origin" in pushed.stderr
+    assert "refusing to push to the trunk main on origin" in pushed.stderr
 
 
 def test_accept_still_lands_the_branch_with_the_shims_installed(

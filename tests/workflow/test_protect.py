@@ -22,7 +22,7 @@ def test_a_commit_on_the_trunk_is_refused_in_an_agent_session_with_the_way_out(
     result = gfh("git-hook", "protect-trunk", env=AGENT)
     assert result.code == 1
     assert result.err.count("\n") == 1
-    assert result.err.startswith("gfh: refusing committing on the trunk main: an agent session")
+    assert result.err.startswith("gfh: refusing to commit on the trunk main: an agent session")
     assert "`gfh start NAME`" in result.err
     assert "`gfh accept`" in result.err
 
@@ -39,7 +39,7 @@ def test_a_hosts_own_variable_marks_an_agent_session(
 def test_a_person_is_warned_and_the_commit_goes(repo: Path, gfh: CliRunner) -> None:
     result = gfh("git-hook", "protect-trunk")
     assert result.code == 0
-    assert result.err.startswith("gfh: warning: committing on the trunk main")
+    assert result.err.startswith("gfh: warning: a commit on the trunk main")
 
 
 def test_off_the_trunk_there_is_nothing_to_say(repo: Path, gfh: CliRunner) -> None:
@@ -69,7 +69,7 @@ def test_a_push_that_updates_the_remote_trunk_is_refused_for_an_agent(
     args = ("git-hook", "protect-trunk", "origin", "/srv/remote.git")
     to_trunk = gfh(*args, stdin=push_line(repo, "feature", "main"), env=AGENT)
     assert to_trunk.code == 1
-    assert "refusing pushing to the trunk main on origin" in to_trunk.err
+    assert "refusing to push to the trunk main on origin" in to_trunk.err
     assert gfh(*args, stdin=push_line(repo, "feature", "feature"), env=AGENT).code == 0
 
 
