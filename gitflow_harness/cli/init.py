@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from gitflow_harness.cli._common import echo_json, json_option
+from gitflow_harness.cli._common import echo_json, json_option, table
 
 if TYPE_CHECKING:
     from gitflow_harness.scaffold import Plan
@@ -86,8 +86,9 @@ def init(
             echo_json({"ways": listed})
         elif not available:
             click.echo("no starter ways in this installation")
-        for way_id, tree in available.items() if not as_json else ():
-            click.echo(f"{way_id}  {project.describe(tree)}")
+        rows = [[way_id, project.describe(tree)] for way_id, tree in available.items()]
+        for line in table(rows) if not as_json else ():
+            click.echo(line)
         return 0
     top = git.discover().worktree()
     source, source_warning = None, None

@@ -157,7 +157,7 @@ def test_starter_ways_are_copied_with_their_modes(
     monkeypatch.setattr("gitflow_harness.ways.starter_ways_root", lambda: starter)
     listed = gfh("init", "--list-ways")
     assert listed.out.splitlines() == [
-        "branch-first  Work on a branch",
+        "branch-first      Work on a branch",  # the descriptions line up
         "shared/big-files  Files past 500 lines",
     ]
     result = gfh("init", "--way", "shared/big-files")
