@@ -69,6 +69,21 @@ def test_a_teammate_without_gfh_commits_and_pushes_in_a_repository_set_up_by_ini
     assert pushed.returncode == 0, pushed.stdout + pushed.stderr
     assert git(remote, "branch", "--list", "feature/notes").strip() == "feature/notes"
 
+    # The trunk is protected by gfh-protect-trunk: an agent's commit on it is refused, with
+    # the way out; a person's goes ahead with a warning pre-commit shows.
+    git(mate, "switch", "-q", "main")
+    agent = {**env, "GFH_SESSION": "claude:51aa-session"}
+    refused = run_git(mate, "commit", "-q", "--allow-empty", "-m", "on main", env=agent)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "refusing to commit on the trunk main" in refused.stderr  # git: hooks' output
+    assert "`gfh start NAME`" in refused.stderr
+    person = run_git(mate, "commit", "-q", "--allow-empty", "-m", "by a person", env=env)
+    assert person.returncode == 0, person.stdout + person.stderr
+    assert "warning: a commit on the trunk main" in person.stderr
+    to_trunk = run_git(mate, "push", "-q", "origin", "main", env=agent)
+    assert to_trunk.returncode == 1, to_trunk.stdout + to_trunk.stderr
+    assert "refusing to push to the trunk main" in to_trunk.stdout + to_trunk.stderr
+
 
 def test_a_project_hook_without_stages_stays_off_the_push_and_the_install_types_untouched(
     repo: Path, gfh: CliRunner
