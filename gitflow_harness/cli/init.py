@@ -73,7 +73,10 @@ def init(
     Creates .gitflow-harness.toml (every default, commented) and the ways, pills and requests
     folders when missing, and merges gfh's hooks into .claude/settings.json,
     .cursor/hooks.json and .codex/hooks.json — adding only what is missing, keeping every
-    entry of your own in place. Running it again changes nothing.
+    entry of your own in place. A host whose Stop enforces the end-of-turn ritual also gets the
+    starter way workflow/end-of-turn that teaches it. --pre-commit adds gfh's hooks to
+    .pre-commit-config.yaml and prints the one `pre-commit install` line they need; --git-hooks
+    writes plain git hooks instead. Running it again changes nothing; `gfh deinit` undoes it.
     """
     from gitflow_harness import git, scaffold
     from gitflow_harness.errors import UsageError
