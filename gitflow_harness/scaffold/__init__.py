@@ -203,6 +203,12 @@ def _plan_git_hooks(result: Plan) -> None:
             f"git hooks: gfh's checks run from {_display(result.top, folder)} (a hook that was "
             "there runs first); `gfh deinit` removes them"
         )
+    config = _read(result.top / precommit.PATH) or b""
+    if written and any(f"id: {h['id']}".encode() in config for h in precommit.manifest()):
+        result.warnings.append(
+            f"{precommit.PATH} runs gfh's hooks too: where pre-commit is installed, each check "
+            "would run twice; keep one of the two"
+        )
 
 
 def _display(top: Path, path: Path) -> str:

@@ -65,20 +65,42 @@ def pushed_refs(stdin_text: str, env: Mapping[str, str]) -> list[PushedRef] | No
     return [single] if single is not None else None
 
 
-def read_stdin(stream: IO[str] | None) -> str:
+WAIT_S: Final = 1.0  # git writes a hook's stdin as it starts it, then closes it
+
+
+def read_stdin(stream: IO[str] | None, wait_s: float = WAIT_S) -> str:
     """Read what git wrote to the hook's stdin; nothing from a terminal.
 
-    Call this only in hooks git feeds (pre-push, post-rewrite): git closes the pipe after
-    writing, so the read ends. Elsewhere stdin is whatever the caller had, and may never end.
+    Git writes the lines and closes the pipe, so the read ends. Run by hand, stdin is whatever
+    the caller had: a pipe nobody writes to (an agent's shell) would block a plain read
+    forever, so a pipe that has neither data nor its end within `wait_s` counts as empty.
     """
     if stream is None:
         return ""
     try:
         if stream.isatty():
             return ""
+        if not _ready(stream, wait_s):
+            return ""
         return stream.read()
     except (OSError, ValueError):  # closed, or not readable
         return ""
+
+
+def _ready(stream: IO[str], wait_s: float) -> bool:
+    """True when reading `stream` would not block (data, or its end); True where that cannot
+    be asked (no file descriptor, or a platform whose select takes no pipes)."""
+    import select
+
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):  # an in-memory stream: never blocks
+        return True
+    try:
+        readable, _, _ = select.select([fd], [], [], wait_s)
+    except (OSError, ValueError):
+        return True
+    return bool(readable)
 
 
 def is_pre_push(args: Sequence[str], env: Mapping[str, str]) -> bool:

@@ -95,3 +95,11 @@ def test_a_config_init_wrote_alone_is_removed(repo: Path, gfh: CliRunner) -> Non
     assert gfh("deinit").code == 0
     assert not (repo / ".pre-commit-config.yaml").exists()
     assert not (repo / ".claude/settings.json").exists()
+
+
+def test_git_hooks_beside_gfhs_pre_commit_hooks_warn_of_running_twice(
+    repo: Path, gfh: CliRunner
+) -> None:
+    assert gfh("init", "--adapter", "claude", "--pre-commit", *SOURCE).code == 0
+    result = gfh("init", "--adapter", "claude", "--git-hooks")
+    assert "each check would run twice" in result.err

@@ -46,3 +46,30 @@ def test_the_stage_comes_from_gits_argument_or_pre_commits_variables() -> None:
     assert is_pre_push(("origin", "/srv/r.git"), {})
     assert is_pre_push((), {"PRE_COMMIT_REMOTE_NAME": "origin"})
     assert not is_pre_push((), {})
+
+
+def test_a_pipe_nobody_writes_to_reads_as_empty_instead_of_blocking() -> None:
+    """If gate-push is run by hand from a shell whose stdin is a pipe that stays open (an
+    agent's tool), then reading git's input returns nothing after a short wait."""
+    import os
+
+    from gitflow_harness.workflow.hook_input import read_stdin
+
+    read_end, write_end = os.pipe()
+    try:
+        with os.fdopen(read_end, "r") as stream:
+            assert read_stdin(stream, wait_s=0.05) == ""
+    finally:
+        os.close(write_end)
+
+
+def test_what_git_wrote_and_closed_is_read_whole() -> None:
+    import os
+
+    from gitflow_harness.workflow.hook_input import read_stdin
+
+    read_end, write_end = os.pipe()
+    os.write(write_end, f"refs/heads/x {A} refs/heads/x {ZERO}\n".encode())
+    os.close(write_end)
+    with os.fdopen(read_end, "r") as stream:
+        assert read_stdin(stream, wait_s=0.05).startswith("refs/heads/x ")
