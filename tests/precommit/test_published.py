@@ -103,6 +103,13 @@ def test_a_project_hook_without_stages_stays_off_the_push_and_the_install_types_
     assert text.startswith(mine)
     assert "default_install_hook_types" not in text
     assert "a hook of yours without `stages:` then runs at those stages too" in result.out
+    # The real pre-commit agrees: a plain install installs the commit hook only, so the
+    # project's hook is not run at push or after a merge behind the user's back.
+    installed = pre_commit(repo, "install")
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    hooks = {p.name for p in (repo / ".git" / "hooks").iterdir()}
+    assert "pre-commit" in hooks
+    assert not hooks & {"pre-push", "post-merge", "post-rewrite", "post-commit"}
 
 
 def test_an_older_gfhs_install_types_are_named_with_how_to_remove_them(
