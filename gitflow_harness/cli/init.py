@@ -109,8 +109,8 @@ def init(
         ways=list(ways),
         all_ways=all_ways,
     )
-    if source_warning:
-        result.warnings.append(source_warning)
+    if source_warning and any(c.path == ".pre-commit-config.yaml" for c in result.pending):
+        result.warnings.append(source_warning)  # only when it writes that source
     if not dry_run:
         scaffold.apply(result)
     _report(result, dry_run=dry_run, as_json=as_json)
