@@ -103,9 +103,9 @@ def plan(
     enforced = []
     for adapter in chosen:
         rel = hosts.FILES[adapter]
-        before = _read(top / rel)
+        before = read_bytes(top / rel)
         skip = frozenset() if taught or adapter not in enforcing else hosts.STOP_EVENTS
-        text, added = hosts.merge(adapter, rel, _decode(rel, before), skip=skip)
+        text, added = hosts.merge(adapter, rel, decode(rel, before), skip=skip)
         note = f"{added} hook(s) added" if added else "every hook already there"
         result.changes.append(Change(rel, before, text.encode("utf-8"), note=note))
         if added and adapter in config.ritual.enforce:
@@ -138,8 +138,8 @@ def _plan_pre_commit(result: Plan, config: Config, source: precommit.Source | No
 
     Nothing else in the file changes: not `default_install_hook_types`, not a project's hook.
     """
-    before = _read(result.top / precommit.PATH)
-    text = _decode(precommit.PATH, before)
+    before = read_bytes(result.top / precommit.PATH)
+    text = decode(precommit.PATH, before)
     wanted = precommit.hooks(config.paths.ways, config.paths.pills, config.paths.requests)
     new, ids = precommit.merge(text, wanted, source)
     if source is not None and ids:
@@ -179,20 +179,20 @@ def _plan_git_hooks(result: Plan) -> None:
     written = 0
     for stage in githooks.STAGES:
         path = folder / stage
-        before = _read(path)
+        before = read_bytes(path)
         wanted = githooks.shim(stage).encode()
-        rel = _display(result.top, path)
+        rel = display(result.top, path)
         if before is not None and not githooks.is_shim(before):
             chained = path.with_name(stage + githooks.CHAINED)
             if chained.exists():
                 raise UsageError(
-                    f"{rel} and {_display(result.top, chained)} both exist and neither is "
+                    f"{rel} and {display(result.top, chained)} both exist and neither is "
                     "gfh's; merge them by hand, then run `gfh init --git-hooks` again"
                 )
             runs = os.access(path, os.X_OK)
             note = f"your {stage} hook, run first by gfh's"
             result.changes.append(
-                Change(_display(result.top, chained), None, before, executable=runs, note=note)
+                Change(display(result.top, chained), None, before, executable=runs, note=note)
             )
         change = Change(rel, before, wanted, executable=True)
         if change.action != "unchanged":
@@ -200,10 +200,10 @@ def _plan_git_hooks(result: Plan) -> None:
         result.changes.append(change)
     if written:
         result.notes.append(
-            f"git hooks: gfh's checks run from {_display(result.top, folder)} (a hook that was "
+            f"git hooks: gfh's checks run from {display(result.top, folder)} (a hook that was "
             "there runs first); `gfh deinit` removes them"
         )
-    config = _read(result.top / precommit.PATH) or b""
+    config = read_bytes(result.top / precommit.PATH) or b""
     if written and any(f"id: {h['id']}".encode() in config for h in precommit.manifest()):
         result.warnings.append(
             f"{precommit.PATH} runs gfh's hooks too: where pre-commit is installed, each check "
@@ -211,7 +211,8 @@ def _plan_git_hooks(result: Plan) -> None:
         )
 
 
-def _display(top: Path, path: Path) -> str:
+def display(top: Path, path: Path) -> str:
+    """`path` relative to `top` when it is inside it, else in full."""
     try:
         return path.relative_to(top).as_posix()
     except ValueError:
@@ -305,7 +306,8 @@ def apply(result: Plan) -> list[Change]:
     return done
 
 
-def _read(path: Path) -> bytes | None:
+def read_bytes(path: Path) -> bytes | None:
+    """The file's bytes, None when it does not exist; a directory there is a usage error."""
     try:
         return path.read_bytes()
     except FileNotFoundError:
@@ -316,7 +318,7 @@ def _read(path: Path) -> bytes | None:
         raise UsageError(f"{path} is a directory; gfh init expected a file there") from None
 
 
-def _decode(rel: str, data: bytes | None) -> str | None:
+def decode(rel: str, data: bytes | None) -> str | None:
     """Return a host file's text; a file that is not UTF-8 is a configuration error naming
     where the first bad byte is."""
     if data is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gitflow_harness.scaffold import Change, Plan, _decode, _display, _read, githooks, hosts
+from gitflow_harness.scaffold import Change, Plan, decode, display, githooks, hosts, read_bytes
 from gitflow_harness.scaffold import precommit as pc
 
 
@@ -20,8 +20,8 @@ def plan(top: Path) -> Plan:
     """Compute every removal `gfh deinit` makes in the repository at `top`."""
     result = Plan(top=top, adapters=[], adapters_reason="")
     for adapter, rel in hosts.FILES.items():
-        before = _read(top / rel)
-        text = _decode(rel, before)
+        before = read_bytes(top / rel)
+        text = decode(rel, before)
         if text is None:
             continue
         after, removed = _strip_host(adapter, rel, text)
@@ -40,7 +40,7 @@ def plan(top: Path) -> Plan:
 
 def _strip_host(adapter: str, rel: str, text: str) -> tuple[bytes | None, int]:
     """The host file without gfh's entries (None: nothing else was in it), and how many."""
-    data = hosts._load(rel, text)
+    data = hosts.load(rel, text)
     table = data.get("hooks")
     if not isinstance(table, dict):
         return text.encode("utf-8"), 0
@@ -80,12 +80,12 @@ def _strip_host(adapter: str, rel: str, text: str) -> tuple[bytes | None, int]:
         del data["hooks"]
     if not data or (adapter == "cursor" and data == {"version": 1}):
         return None, removed
-    return hosts._dump(data, text).encode("utf-8"), removed
+    return hosts.dump(data, text).encode("utf-8"), removed
 
 
 def _plan_pre_commit(result: Plan) -> None:
-    before = _read(result.top / pc.PATH)
-    text = _decode(pc.PATH, before)
+    before = read_bytes(result.top / pc.PATH)
+    text = decode(pc.PATH, before)
     if text is None:
         return
     after, ids, mixed = strip_pre_commit(text)
@@ -151,7 +151,7 @@ def strip_pre_commit(text: str) -> tuple[str | None, list[str], list[str]]:
 
 def _item_spans(lines: list[str]) -> list[tuple[int, int]] | None:
     """The line spans `[start, end)` of each item of the block list under `repos:`."""
-    start = next((i for i, line in enumerate(lines) if pc._REPOS.match(line)), None)
+    start = next((i for i, line in enumerate(lines) if pc.REPOS_LINE.match(line)), None)
     if start is None:
         return None
     spans: list[list[int]] = []
@@ -186,12 +186,12 @@ def _plan_shims(result: Plan) -> None:
         return  # husky's folder: init never wrote there
     for stage in githooks.STAGES:
         path = folder / stage
-        before = _read(path)
+        before = read_bytes(path)
         if not githooks.is_shim(before):
             continue
         chained = path.with_name(stage + githooks.CHAINED)
-        kept = _read(chained)
-        rel = _display(result.top, path)
+        kept = read_bytes(chained)
+        rel = display(result.top, path)
         if kept is None:
             result.changes.append(Change(rel, before, None, note="gfh's shim"))
             continue
@@ -200,4 +200,4 @@ def _plan_shims(result: Plan) -> None:
         runs = os.access(chained, os.X_OK)
         note = f"your {stage} hook put back"
         result.changes.append(Change(rel, before, kept, executable=runs, note=note))
-        result.changes.append(Change(_display(result.top, chained), kept, None))
+        result.changes.append(Change(display(result.top, chained), kept, None))

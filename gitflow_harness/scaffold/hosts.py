@@ -100,8 +100,8 @@ def merge(
     adapter: str, path: str, text: str | None, *, skip: frozenset[str] = frozenset()
 ) -> tuple[str, int]:
     """Return the file's new text and how many entries were added (none for `skip` events)."""
-    data = _load(path, text)
-    original = _load(path, text)
+    data = load(path, text)
+    original = load(path, text)
     if adapter == "cursor":
         added = _merge_cursor(path, data, skip)
     else:
@@ -114,7 +114,7 @@ def merge(
         edited = add_missing(text, original, data)
         if edited is not None:
             return edited, added
-    return _dump(data, text), added
+    return dump(data, text), added
 
 
 def _merge_grouped(path: str, data: dict[str, Any], adapter: str, skip: frozenset[str]) -> int:
@@ -170,7 +170,8 @@ def _merge_cursor(path: str, data: dict[str, Any], skip: frozenset[str]) -> int:
     return added
 
 
-def _load(path: str, text: str | None) -> dict[str, Any]:
+def load(path: str, text: str | None) -> dict[str, Any]:
+    """Parse a host file's JSON object; malformed JSON is a configuration error at its line."""
     if text is None or not text.strip():
         return {}
     try:
@@ -199,7 +200,8 @@ def _list(path: str, table: dict[str, Any], key: str) -> list[Any]:
     return value
 
 
-def _dump(data: dict[str, Any], original: str | None) -> str:
+def dump(data: dict[str, Any], original: str | None) -> str:
+    """Write `data` as JSON indented like `original`, ending as it ended."""
     indent: str | int = 2
     if original:
         match = re.search(r"^([ \t]+)\S", original, re.M)

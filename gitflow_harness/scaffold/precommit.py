@@ -186,14 +186,14 @@ def stale_install_types(text: str | None) -> list[str]:
     return [t for t in listed if t in HOOK_TYPES and t not in ("pre-commit", "pre-merge-commit")]
 
 
-_REPOS = re.compile(r"^repos\s*:\s*(?:#.*)?$")
+REPOS_LINE = re.compile(r"^repos\s*:\s*(?:#.*)?$")
 
 
 def _insert(
     lines: list[str], items: list[dict[str, Any]], *, has_repos: bool, source: Source | None
 ) -> list[str] | None:
     """Return the lines with the entry inserted, or None when the layout is not editable."""
-    start = next((i for i, line in enumerate(lines) if _REPOS.match(line)), None)
+    start = next((i for i, line in enumerate(lines) if REPOS_LINE.match(line)), None)
     if start is None:
         if has_repos:  # e.g. `repos: []`: a flow style this does not edit
             return None
