@@ -143,6 +143,18 @@ HINTS: Final[Mapping[str, HintDef]] = _define(
     # -- start -------------------------------------------------------------------------
     HintDef("start-created", "next-step", "all", "work in the new worktree: `cd {path}`"),
     HintDef(
+        "start-adopted",
+        "next-step",
+        "all",
+        "branch {branch} existed without a worktree; it has one now: `cd {path}`",
+    ),
+    HintDef(
+        "start-existing",
+        "next-step",
+        "all",
+        "branch {branch} already has its worktree: `cd {path}`",
+    ),
+    HintDef(
         "start-branch-exists",
         "guardrail",
         "all",
@@ -209,6 +221,15 @@ HINTS: Final[Mapping[str, HintDef]] = _define(
         "all",
         "`{program}` {problem} (exit {code}): install it, or change [gate] {stage} in "
         ".gitflow-harness.toml",
+    ),
+    HintDef(
+        "gate-environment",
+        "next-step",
+        "all",
+        "`{program}` has no module {module}, so `{command}` could not run and the tree was not "
+        "judged: that is this environment, not the work (a virtualenv's {program} first on PATH "
+        "hides the one that has it; put only `gfh` on PATH, or install {module} there), then "
+        "run `gfh {verb}` again",
     ),
     HintDef(
         "gate-left-files",

@@ -154,6 +154,9 @@ def hermetic(
         "CURSOR_VERSION",
         "PRE_COMMIT",
         "SKIP",
+        # What else marks an agent's shell (workflow/protect.py): the tests say when they are one.
+        "CODEX_CI",
+        "CURSOR_AGENT",
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(home))

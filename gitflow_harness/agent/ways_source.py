@@ -388,7 +388,7 @@ def _texts(ctx: HookContext, fires: list[tuple[Match, dict[str, Any], Decision]]
         rel = sibling(ctx, m.way, MACRO_FILE) if m.way.has_macro else None
         if rel is not None:
             staircase = isinstance(m.way.curve, ProgressiveStaircase)
-            wanted.append((m.way.id, rel, decision.salience if staircase else None))
+            wanted.append((m.way.id, rel, decision.level if staircase else None))
     outputs: dict[str, str] = {}
     if wanted:  # `macro` imports subprocess: only when there is a macro to run
         from gitflow_harness.agent.macro import Macro, run_for

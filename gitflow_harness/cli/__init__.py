@@ -32,6 +32,8 @@ COMMANDS: dict[str, str] = {
     "ways": "gitflow_harness.cli.ways:ways",
     "hook": "gitflow_harness.cli.hook:hook",
     "init": "gitflow_harness.cli.init:init",
+    "deinit": "gitflow_harness.cli.init:deinit",
+    "doctor": "gitflow_harness.cli.doctor:doctor",
     "git-hook": "gitflow_harness.cli.git_hook:git_hook",
 }
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import click
@@ -11,6 +11,22 @@ import click
 F = TypeVar("F", bound=Callable[..., Any])
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+
+
+def table(rows: Sequence[Sequence[str]], gap: str = "  ", least: Sequence[int] = ()) -> list[str]:
+    """Return `rows` as lines whose columns line up: every column but the last is padded to
+    its widest cell (at least `least[i]`). A cell's own line breaks and tabs become spaces, so
+    one row stays one line."""
+    cells = [[" ".join(str(c).split()) for c in row] for row in rows]
+    if not cells:
+        return []
+    widths = [max(len(row[i]) for row in cells if i < len(row)) for i in range(len(cells[0]))]
+    widths = [max(w, least[i] if i < len(least) else 0) for i, w in enumerate(widths)]
+    lines = []
+    for row in cells:
+        padded = [c.ljust(widths[i]) for i, c in enumerate(row[:-1])] + row[-1:]
+        lines.append(gap.join(padded).rstrip())
+    return lines
 
 
 def echo_json(obj: Any) -> None:

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from gitflow_harness.cli._common import echo_json, json_option
+from gitflow_harness.cli._common import echo_json, json_option, table
 from gitflow_harness.store.events import Event
 
 
@@ -38,16 +38,16 @@ def tail(count: int, as_json: bool) -> int:
     if as_json:
         echo_json([ev.to_dict() for ev in found])
         return 0
-    for ev in found:
-        click.echo(_line(ev))
+    for line in table([_row(ev) for ev in found]):
+        click.echo(line)
     return 0
 
 
-def _line(ev: Event) -> str:
+def _row(ev: Event) -> list[str]:
     data = json.dumps(ev.data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     if len(data) > 160:
         data = data[:157] + "..."
-    return f"{ev.at}  {ev.type:<22} {ev.surface:<4} {ev.session or '-'}  {ev.branch or '-'}  {data}"
+    return [ev.at, ev.type, ev.surface, ev.session or "-", ev.branch or "-", data]
 
 
 @events.command("verify")

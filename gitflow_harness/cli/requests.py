@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from gitflow_harness.cli._common import echo_json, json_option
+from gitflow_harness.cli._common import echo_json, json_option, table
 
 
 @click.group()
@@ -60,15 +60,19 @@ def list_(status: str | None, as_json: bool) -> int:
         click.echo(
             f"no requests in {ledger.root_rel}/" if status is None else f"no {status} requests"
         )
+    rows = []
     for r in found:
-        extra = ""
+        notes = []
         if r.status == "closed":
-            extra = f"  rule in {r.rule_in} ({r.answered_in})"
+            notes.append(f"rule in {r.rule_in} ({r.answered_in})")
         elif r.status == "declined":
-            extra = f"  declined: {r.declined}"
+            notes.append(f"declined: {r.declined}")
         if r.reopens:
-            extra += f"  reopens {r.reopens}"
-        click.echo(f"{r.id}  {r.status:<8}  {r.pill} x{r.occurrences}{extra}")
+            notes.append(f"reopens {r.reopens}")
+        rows.append([r.id, r.status, f"{r.pill} x{r.occurrences}", "; ".join(notes)])
+    # The status column is as wide as its longest value ("declined") whatever is listed.
+    for line in table(rows, least=(0, 8)):
+        click.echo(line)
     for problem in ledger.problems:
         click.echo(str(problem), err=True)
     return 0

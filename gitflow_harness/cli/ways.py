@@ -207,12 +207,17 @@ def simulate(way_id: str, ticks: str, magnitude: float, floor: float | None, as_
 @ways.command("lint")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--fix", is_flag=True, help="Remove unknown fields (line surgery, nothing else).")
-@click.option("--check", is_flag=True, help="Exit 1 when any error remains.")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Exit 1 when any error remains (what lint always does; kept for scripts and hooks).",
+)
 def lint(paths: tuple[Path, ...], fix: bool, check: bool) -> int:
-    """Check way files: `path:line: error|warning: message` for every problem.
+    """Check way files: `path:line: error|warning: message` for every problem; exit 1 on an
+    error.
 
     PATHS are way files, their macro.sh/postcheck.sh, or directories (default: the whole ways
-    root). Without --check the exit code is 0 whatever was found.
+    root). Warnings alone exit 0.
     """
     from gitflow_harness.ways.index import ways_root
     from gitflow_harness.ways.lint import lint as run_lint
@@ -233,7 +238,7 @@ def lint(paths: tuple[Path, ...], fix: bool, check: bool) -> int:
         f"{report.warnings} warning(s)",
         err=True,
     )
-    return 1 if check and report.errors else 0
+    return 1 if report.errors else 0
 
 
 @ways.command("migrate")

@@ -37,9 +37,10 @@ def run(demo: Demo) -> None:
     python = "python3" if shutil.which("python3") else shlex.quote(sys.executable)
 
     demo.section("pre-commit hooks: the agent merges the trunk with git itself")
-    demo.say("`gfh init --pre-commit` adds gfh's checks to .pre-commit-config.yaml, as local hooks")
-    demo.say("that run the `gfh` you installed:")
-    demo.gfh("init", "--pre-commit")
+    demo.say("`gfh init --pre-commit-local` adds gfh's checks to .pre-commit-config.yaml as local")
+    demo.say("hooks that run the `gfh` you installed (`--pre-commit` writes the published form,")
+    demo.say("which pre-commit installs for everyone who commits):")
+    demo.gfh("init", "--pre-commit-local")
     config = (demo.repo / ".pre-commit-config.yaml").read_text(encoding="utf-8")
     demo.say("--- .pre-commit-config.yaml ---")
     for line in config.splitlines():

@@ -44,6 +44,7 @@ def run(demo: Demo) -> None:
 
     demo.section("Lint and migrate an old way file")
     demo.write("hooks/ways/testing/evidence/evidence.md", LEGACY_WAY)
+    demo.say("lint fails on the old format and the unknown field; migrate fixes the first")
     demo.gfh("ways", "lint")
     demo.gfh("ways", "migrate")
     demo.gfh("ways", "migrate", "--apply")

@@ -29,16 +29,25 @@ FIRED_KINDS = frozenset({FIRST, REFIRE, STEP})
 
 
 class Decision(Record):
-    """What a match does: its kind, the salience it saw (or carries), and the multiplier."""
+    """What a match does: its kind, the salience the outward gate saw, the multiplier, and for
+    a staircase's fire the salience of the step it fires (its macro's `GFH_SALIENCE`).
 
-    FIELDS = ("kind", "salience", "multiplier")
+    The salience seen is 0.0 at every first fire, whatever the curve: the way was not in the
+    context yet. A staircase's step level is another quantity (how strongly to say it), so it
+    has a field of its own rather than standing in for the salience.
+    """
+
+    FIELDS = ("kind", "salience", "multiplier", "level")
     __slots__ = FIELDS
     kind: str
     salience: float
     multiplier: float
+    level: float | None
 
-    def __init__(self, kind: str, salience: float, multiplier: float) -> None:
-        self._init(kind=kind, salience=salience, multiplier=multiplier)
+    def __init__(
+        self, kind: str, salience: float, multiplier: float, level: float | None = None
+    ) -> None:
+        self._init(kind=kind, salience=salience, multiplier=multiplier, level=level)
 
     @property
     def fired(self) -> bool:
@@ -125,13 +134,15 @@ class EngagementState(Record):
         multiplier = self.multiplier(now)
         inward = self.should_fire(now, magnitude)
         if self.last_fire is None or self.episode_start is None:
-            salience = curve.steps[0][1] if isinstance(curve, ProgressiveStaircase) else 0.0
-            return Decision(FIRST if inward else REFRACTORY, salience, multiplier)
+            level = curve.steps[0][1] if isinstance(curve, ProgressiveStaircase) else None
+            return Decision(FIRST if inward else REFRACTORY, 0.0, multiplier, level)
         salience = self.current_salience(now)
         if isinstance(curve, ProgressiveStaircase):
             reached = curve.step_index(now - self.episode_start)
             fired = curve.step_index(self.last_fire - self.episode_start)
-            return Decision(STEP if reached > fired else SUPPRESSED, salience, multiplier)
+            if reached > fired:
+                return Decision(STEP, salience, multiplier, salience)
+            return Decision(SUPPRESSED, salience, multiplier)
         if isinstance(curve, ActionPotential):
             return Decision(REFIRE if inward else REFRACTORY, salience, multiplier)
         if salience < floor:

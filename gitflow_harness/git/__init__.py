@@ -74,6 +74,7 @@ from gitflow_harness.git.tree import (
     tracked_at_head,
     tree_identity,
     worktree_add,
+    worktree_checkout,
     worktree_remove,
     worktrees,
 )
@@ -135,6 +136,7 @@ __all__ = [
     "update_branch",
     "valid_branch_name",
     "worktree_add",
+    "worktree_checkout",
     "worktree_remove",
     "worktrees",
 ]

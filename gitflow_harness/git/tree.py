@@ -115,6 +115,11 @@ def worktree_add(repo: Repo, path: Path, branch: str, base: str) -> None:
     run(["worktree", "add", "-q", "-b", branch, str(path), base], cwd=_cwd(repo))
 
 
+def worktree_checkout(repo: Repo, path: Path, branch: str) -> None:
+    """Check the existing branch `branch` out in a new worktree at `path`."""
+    run(["worktree", "add", "-q", str(path), branch], cwd=_cwd(repo))
+
+
 def ignored(top: Path) -> list[str]:
     """Return the ignored files of the worktree at `top`, a wholly ignored folder as one entry
     (`.venv/`): what `git worktree remove` deletes without a word."""

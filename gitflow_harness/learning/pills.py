@@ -340,6 +340,7 @@ def check_rules(pill: Pill, *, today: dt.date, root_rel: str) -> list[Problem]:
             "note",
             f"active but under {root_rel}/{RETIRED}/: `gfh pills tidy` moves it back",
         )
+    out.extend(_empty_sections(pill))
     missing = [s for s in SECTIONS if not _has_section(pill.body, s)]
     if missing:
         out.append(
@@ -351,6 +352,33 @@ def check_rules(pill: Pill, *, today: dt.date, root_rel: str) -> list[Problem]:
             )
         )
     return out
+
+
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$", re.MULTILINE)
+
+
+def _empty_sections(pill: Pill) -> list[Problem]:
+    """An error for a pill with no text of its own (the template `gfh pills new` wrote, its
+    `<!-- -->` prompts still the only content), a note naming each section left empty."""
+    body = _COMMENT.sub("", pill.body)
+    parts = _HEADING.split(body)  # [before, title1, text1, title2, text2, ...]
+    texts = {parts[i].strip().lower(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+    if not parts[0].strip() and not any(texts.values()):
+        return [
+            Problem(
+                pill.rel,
+                pill.body_line,
+                "error",
+                "the lesson has no text yet: write each section (the <!-- --> comments say what "
+                "goes there), or delete the file",
+            )
+        ]
+    empty = [s for s in SECTIONS if s.lower() in texts and not texts[s.lower()]]
+    if not empty:
+        return []
+    named = ", ".join(f"'## {s}'" for s in empty)
+    return [Problem(pill.rel, pill.body_line, "note", f"section(s) {named} left empty")]
 
 
 def _has_section(body: str, title: str) -> bool:

@@ -10,9 +10,14 @@ import difflib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from gitflow_harness.errors import UsageError
 from gitflow_harness.scaffold import hosts, precommit, project
 from gitflow_harness.store.fsutil import atomic_write
+
+if TYPE_CHECKING:
+    from gitflow_harness.store.config import Config
 
 ADAPTERS = ("claude", "cursor", "codex")
 HOST_DIRS = {"claude": ".claude", "cursor": ".cursor", "codex": ".codex"}
@@ -23,14 +28,16 @@ HOST_NAMES = {"claude": "Claude Code", "cursor": "Cursor", "codex": "Codex"}
 class Change:
     """One file gfh init creates or rewrites (None before: it does not exist yet)."""
 
-    path: str  # repo-relative
+    path: str  # repo-relative, or absolute outside the working tree (git's hooks folder)
     before: bytes | None
-    after: bytes
+    after: bytes | None  # None: remove the file (`gfh deinit`)
     executable: bool = False
     note: str = ""
 
     @property
     def action(self) -> str:
+        if self.after is None:
+            return "remove" if self.before is not None else "unchanged"
         if self.before is None:
             return "create"
         return "update" if self.before != self.after else "unchanged"
@@ -65,6 +72,9 @@ def plan(
     *,
     adapters: list[str] | None = None,
     pre_commit: bool = False,
+    pre_commit_local: bool = False,
+    hooks_source: precommit.Source | None = None,
+    git_hooks: bool = False,
     ways: list[str] | None = None,
     all_ways: bool = False,
     starter: project.Tree | None = None,
@@ -88,11 +98,14 @@ def plan(
             result.changes.append(Change(f"{folder}/{project.KEEP}", None, b""))
     if ways or all_ways:
         _plan_ways(result, config.paths.ways, ways or [], all_ways, starter)
+    enforcing = [a for a in chosen if a in config.ritual.enforce and a != "codex"]
+    taught = not enforcing or _teach_ritual(result, config.paths.ways, starter)
     enforced = []
     for adapter in chosen:
         rel = hosts.FILES[adapter]
-        before = _read(top / rel)
-        text, added = hosts.merge(adapter, rel, _decode(rel, before))
+        before = read_bytes(top / rel)
+        skip = frozenset() if taught or adapter not in enforcing else hosts.STOP_EVENTS
+        text, added = hosts.merge(adapter, rel, decode(rel, before), skip=skip)
         note = f"{added} hook(s) added" if added else "every hook already there"
         result.changes.append(Change(rel, before, text.encode("utf-8"), note=note))
         if added and adapter in config.ritual.enforce:
@@ -104,35 +117,111 @@ def plan(
             "codex: review and trust the new hooks with `/hooks` in Codex; older builds also "
             "need `[features] codex_hooks = true` in config.toml"
         )
-    if pre_commit:
-        before = _read(top / precommit.PATH)
-        wanted = precommit.hooks(config.paths.ways, config.paths.pills, config.paths.requests)
-        text, ids = precommit.merge(_decode(precommit.PATH, before), wanted)
-        types = precommit.install_types(wanted)
-        text, added_types = precommit.ensure_install_types(text, types)
-        done = [f"added {', '.join(ids)}"] if ids else ["gfh hooks already there"]
-        if added_types:
-            done.append(f"{precommit.INSTALL_KEY} += {', '.join(added_types)}")
-        result.changes.append(
-            Change(precommit.PATH, before, text.encode("utf-8"), note="; ".join(done))
-        )
-        result.notes.append(
-            "pre-commit: run `pre-commit install` once; it installs the git hooks gfh's checks "
-            f"run at ({', '.join(types)}), as `{precommit.INSTALL_KEY}` says"
-        )
+    if pre_commit or pre_commit_local:
+        _plan_pre_commit(result, config, None if pre_commit_local else hooks_source)
+    if git_hooks:
+        _plan_git_hooks(result)
     import shutil
 
     if shutil.which("gfh") is None:
         result.warnings.append(
-            "`gfh` is not on PATH: the hooks run `gfh hook …` and will fail until it is "
-            "(install gitflow-harness with `pipx install <path or URL of its repository>`, or "
-            "put the bin folder of the venv it is installed in on PATH)"
+            "`gfh` is not on PATH: the agent hooks run `gfh hook …` and will fail until it is "
+            "(install gitflow-harness with `pipx install <path or URL of its repository>` or "
+            "`uv tool install …`, or link only the `gfh` of the venv it is installed in onto "
+            "PATH, never the venv's whole bin folder)"
         )
     return result
 
 
+def _plan_pre_commit(result: Plan, config: Config, source: precommit.Source | None) -> None:
+    """gfh's hooks in `.pre-commit-config.yaml`: published from `source` (None: `repo: local`).
+
+    Nothing else in the file changes: not `default_install_hook_types`, not a project's hook.
+    """
+    before = read_bytes(result.top / precommit.PATH)
+    text = decode(precommit.PATH, before)
+    wanted = precommit.hooks(config.paths.ways, config.paths.pills, config.paths.requests)
+    new, ids = precommit.merge(text, wanted, source)
+    if source is not None and ids:
+        note = f"added {', '.join(ids)} from {source.repo} at {source.rev[:12]}"
+    elif ids:
+        note = f"added {', '.join(ids)} as `repo: local` (runs the gfh on PATH)"
+    else:
+        note = "gfh hooks already there"
+    result.changes.append(Change(precommit.PATH, before, new.encode("utf-8"), note=note))
+    types = precommit.install_types(wanted)
+    install = precommit.install_command(types)
+    result.notes.append(
+        f"pre-commit: every clone installs gfh's git hooks once with `{install}`; a hook of "
+        "yours without `stages:` then runs at those stages too (`default_stages: "
+        "[pre-commit]` keeps such hooks to commits)"
+    )
+    stale = precommit.stale_install_types(text)
+    if stale:
+        result.notes.append(
+            f"pre-commit: `{precommit.INSTALL_KEY}` makes a plain `pre-commit install` install "
+            f"{', '.join(stale)} as well, where every hook without `stages:` also runs; if an "
+            "older `gfh init --pre-commit` added that line rather than you, delete it and install "
+            "gfh's stages with the command above"
+        )
+    if source is None:
+        result.notes.append(
+            "pre-commit: the `repo: local` hooks run `gfh` from each committer's PATH: everyone "
+            "who commits here needs gfh installed"
+        )
+
+
+def _plan_git_hooks(result: Plan) -> None:
+    """A shim per stage; a hook that is not ours moves beside it, chained."""
+    from gitflow_harness.scaffold import githooks
+
+    folder = githooks.hooks_dir(result.top)
+    written = 0
+    for stage in githooks.STAGES:
+        path = folder / stage
+        before = read_bytes(path)
+        wanted = githooks.shim(stage).encode()
+        rel = display(result.top, path)
+        if before is not None and not githooks.is_shim(before):
+            chained = path.with_name(stage + githooks.CHAINED)
+            if chained.exists():
+                raise UsageError(
+                    f"{rel} and {display(result.top, chained)} both exist and neither is "
+                    "gfh's; merge them by hand, then run `gfh init --git-hooks` again"
+                )
+            runs = os.access(path, os.X_OK)
+            note = f"your {stage} hook, run first by gfh's"
+            result.changes.append(
+                Change(display(result.top, chained), None, before, executable=runs, note=note)
+            )
+        change = Change(rel, before, wanted, executable=True)
+        if change.action != "unchanged":
+            written += 1
+        result.changes.append(change)
+    if written:
+        result.notes.append(
+            f"git hooks: gfh's checks run from {display(result.top, folder)} (a hook that was "
+            "there runs first); `gfh deinit` removes them"
+        )
+    config = read_bytes(result.top / precommit.PATH) or b""
+    if written and any(f"id: {h['id']}".encode() in config for h in precommit.manifest()):
+        result.warnings.append(
+            f"{precommit.PATH} runs gfh's hooks too: where pre-commit is installed, each check "
+            "would run twice; keep one of the two"
+        )
+
+
+def display(top: Path, path: Path) -> str:
+    """`path` relative to `top` when it is inside it, else in full."""
+    try:
+        return path.relative_to(top).as_posix()
+    except ValueError:
+        return str(path)
+
+
 # The starter way that teaches an agent the end-of-turn ritual.
 RITUAL_WAY = "workflow/end-of-turn"
+TEACHES = "teaches the end-of-turn ritual the Stop hook enforces"
 
 
 def _ritual_note(result: Plan, adapters: list[str], ways_root: str) -> str:
@@ -145,10 +234,28 @@ def _ritual_note(result: Plan, adapters: list[str], ways_root: str) -> str:
         "(see docs/ritual.md)"
     )
     way = f"{ways_root}/{RITUAL_WAY}"
-    copied = any(c.path.startswith(way + "/") for c in result.changes)
-    if not copied and not (result.top / way).exists():
-        note += f"; `gfh init --way {RITUAL_WAY}` teaches it to the agent"
+    if any(c.note == TEACHES for c in result.changes):
+        note += f"; the starter way {way}, copied now, teaches it to the agent"
     return note
+
+
+def _teach_ritual(result: Plan, ways_root: str, starter: project.Tree | None) -> bool:
+    """Make sure the way that teaches the ritual is there for a host whose Stop enforces it:
+    without it every first tool turn of a session is blocked. False when this installation has
+    no such way (then the Stop hook is left out, and a warning says why)."""
+    way = f"{ways_root}/{RITUAL_WAY}"
+    if (result.top / way).exists() or any(c.path.startswith(way + "/") for c in result.changes):
+        return True
+    available = project.starter_ways(starter)
+    if RITUAL_WAY not in available:
+        result.warnings.append(
+            f"this installation has no starter way {RITUAL_WAY}, which teaches the end-of-turn "
+            "ritual: the Stop hook that enforces it was left out"
+        )
+        return False
+    for rel, content, executable in project.way_files(available[RITUAL_WAY], way):
+        result.changes.append(Change(rel, None, content, executable=executable, note=TEACHES))
+    return True
 
 
 def _plan_ways(
@@ -169,9 +276,12 @@ def render_diff(result: Plan) -> str:
     chunks: list[str] = []
     for change in result.pending:
         old = [] if change.before is None else _lines(change.before)
-        new = _lines(change.after)
+        new = [] if change.after is None else _lines(change.after)
         fromfile = "/dev/null" if change.before is None else f"a/{change.path}"
-        chunks.extend(difflib.unified_diff(old, new, fromfile, f"b/{change.path}"))
+        tofile = "/dev/null" if change.after is None else f"b/{change.path}"
+        chunks.extend(difflib.unified_diff(old, new, fromfile, tofile))
+        if change.after is None and change.before == b"":
+            chunks.append(f"--- a/{change.path}\n+++ /dev/null\n")  # an empty file removed
         if change.after == b"" and change.before is None:
             chunks.append(f"--- /dev/null\n+++ b/{change.path}\n")  # an empty new file
     return "".join(line if line.endswith("\n") else line + "\n" for line in chunks)
@@ -185,16 +295,19 @@ def apply(result: Plan) -> list[Change]:
         path = result.top / change.path
         if path.is_symlink():
             path = Path(os.path.realpath(path))
+        if change.after is None:
+            path.unlink(missing_ok=True)
+            done.append(change)
+            continue
         path.parent.mkdir(parents=True, exist_ok=True)
-        mode = None
-        if change.before is None:
-            mode = 0o777 & ~_umask() if change.executable else None
+        mode = 0o777 & ~_umask() if change.executable else None
         atomic_write(path, change.after, mode=mode)
         done.append(change)
     return done
 
 
-def _read(path: Path) -> bytes | None:
+def read_bytes(path: Path) -> bytes | None:
+    """The file's bytes, None when it does not exist; a directory there is a usage error."""
     try:
         return path.read_bytes()
     except FileNotFoundError:
@@ -205,7 +318,7 @@ def _read(path: Path) -> bytes | None:
         raise UsageError(f"{path} is a directory; gfh init expected a file there") from None
 
 
-def _decode(rel: str, data: bytes | None) -> str | None:
+def decode(rel: str, data: bytes | None) -> str | None:
     """Return a host file's text; a file that is not UTF-8 is a configuration error naming
     where the first bad byte is."""
     if data is None:

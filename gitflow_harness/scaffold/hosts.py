@@ -94,14 +94,19 @@ def is_ours(value: object, adapter: str, event: str) -> bool:
     )
 
 
-def merge(adapter: str, path: str, text: str | None) -> tuple[str, int]:
-    """Return the file's new text and how many entries were added."""
-    data = _load(path, text)
-    original = _load(path, text)
+STOP_EVENTS = frozenset({"Stop", "stop"})  # the events whose hook enforces the ritual
+
+
+def merge(
+    adapter: str, path: str, text: str | None, *, skip: frozenset[str] = frozenset()
+) -> tuple[str, int]:
+    """Return the file's new text and how many entries were added (none for `skip` events)."""
+    data = load(path, text)
+    original = load(path, text)
     if adapter == "cursor":
-        added = _merge_cursor(path, data)
+        added = _merge_cursor(path, data, skip)
     else:
-        added = _merge_grouped(path, data, adapter)
+        added = _merge_grouped(path, data, adapter, skip)
     if not added and text is not None:
         return text, 0
     if text and text.strip():
@@ -110,14 +115,14 @@ def merge(adapter: str, path: str, text: str | None) -> tuple[str, int]:
         edited = add_missing(text, original, data)
         if edited is not None:
             return edited, added
-    return _dump(data, text), added
+    return dump(data, text), added
 
 
-def _merge_grouped(path: str, data: dict[str, Any], adapter: str) -> int:
+def _merge_grouped(path: str, data: dict[str, Any], adapter: str, skip: frozenset[str]) -> int:
     """Claude Code and Codex: `{"hooks": {Event: [{"matcher"?, "hooks": [handler]}]}}`."""
     hooks = _table(path, data, "hooks")
     added = 0
-    for event in EVENTS[adapter]:
+    for event in (e for e in EVENTS[adapter] if e not in skip):
         groups = _list(path, hooks, event)
         present = any(
             is_ours(handler.get("command"), adapter, event)
@@ -145,7 +150,7 @@ def _handlers(group: object) -> list[dict[str, Any]]:
     return [h for h in handlers if isinstance(h, dict)] if isinstance(handlers, list) else []
 
 
-def _merge_cursor(path: str, data: dict[str, Any]) -> int:
+def _merge_cursor(path: str, data: dict[str, Any], skip: frozenset[str]) -> int:
     """Cursor: `{"version": 1, "hooks": {event: [{"command", ...}]}}`."""
     version = data.setdefault("version", 1)
     if version != 1:
@@ -156,7 +161,7 @@ def _merge_cursor(path: str, data: dict[str, Any]) -> int:
         )
     hooks = _table(path, data, "hooks")
     added = 0
-    for event in CURSOR_EVENTS:
+    for event in (e for e in CURSOR_EVENTS if e not in skip):
         entries = _list(path, hooks, event)
         if not any(
             isinstance(e, dict) and is_ours(e.get("command"), "cursor", event) for e in entries
@@ -166,7 +171,8 @@ def _merge_cursor(path: str, data: dict[str, Any]) -> int:
     return added
 
 
-def _load(path: str, text: str | None) -> dict[str, Any]:
+def load(path: str, text: str | None) -> dict[str, Any]:
+    """Parse a host file's JSON object; malformed JSON is a configuration error at its line."""
     if text is None or not text.strip():
         return {}
     try:
@@ -199,7 +205,8 @@ def _list(path: str, table: dict[str, Any], key: str) -> list[Any]:
     return value
 
 
-def _dump(data: dict[str, Any], original: str | None) -> str:
+def dump(data: dict[str, Any], original: str | None) -> str:
+    """Write `data` as JSON indented like `original`, ending as it ended."""
     indent: str | int = 2
     if original:
         match = re.search(r"^([ \t]+)\S", original, re.M)

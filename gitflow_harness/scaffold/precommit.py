@@ -1,14 +1,18 @@
 """Add gfh's checks to `.pre-commit-config.yaml` by inserting lines, never by re-dumping YAML.
 
-Re-dumping would lose the user's comments, quoting and layout, so the new `repo: local` entry is
-written as text at the end of the `repos:` list, indented like its siblings, and the result is
-parsed again to prove every existing repo is still there, unchanged and in order. A layout this
+Re-dumping would lose the user's comments, quoting and layout, so the new entry is written as
+text at the end of the `repos:` list, indented like its siblings, and the result is parsed
+again to prove every existing repo is still there, unchanged and in order. A layout this
 cannot edit safely (a flow-style `repos: [...]`) is refused with the lines to add by hand.
+
+The entry is the published form (`repo:` gfh's repository at a pinned `rev:`), so pre-commit
+installs gfh for whoever commits; `repo: local` (the `gfh` on PATH) only on request.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from gitflow_harness.errors import ConfigError
@@ -53,8 +57,28 @@ def hooks(ways: str, pills: str, requests: str) -> list[dict[str, Any]]:
     return out
 
 
-def render(items: list[dict[str, Any]], indent: str) -> list[str]:
-    """Return the lines of one `- repo: local` entry holding `items`."""
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where pre-commit fetches gfh's hooks from: a repository URL (or path) and a pinned rev."""
+
+    repo: str
+    rev: str
+
+
+def render(items: list[dict[str, Any]], indent: str, source: Source | None = None) -> list[str]:
+    """Return the lines of one `repos:` entry holding `items`: the published form from
+    `source`, whose hooks need only their id (and a `files:` that differs from the manifest's),
+    or without one a `repo: local` entry running the installed `gfh`."""
+    if source is not None:
+        lines = [f"{indent}- repo: {source.repo}", f"{indent}  rev: {_yaml(source.rev)}"]
+        lines.append(f"{indent}  hooks:")
+        published = {h["id"]: h for h in manifest()}
+        for item in items:
+            lines.append(f"{indent}    - id: {item['id']}")
+            files = item.get("files")
+            if files is not None and files != published.get(item["id"], {}).get("files"):
+                lines.append(f"{indent}      files: {_yaml(files)}")
+        return lines
     lines = [f"{indent}- repo: local", f"{indent}  hooks:"]
     for item in items:
         lines.append(f"{indent}    - id: {item['id']}")
@@ -65,25 +89,20 @@ def render(items: list[dict[str, Any]], indent: str) -> list[str]:
     return lines
 
 
-def merge(text: str | None, wanted: list[dict[str, Any]]) -> tuple[str, list[str]]:
+def merge(
+    text: str | None, wanted: list[dict[str, Any]], source: Source | None = None
+) -> tuple[str, list[str]]:
     """Return the new file text and the ids added."""
-    import yaml
-
     if text is None or not text.strip():
-        body = "\n".join(["repos:", *render(wanted, "  ")]) + "\n"
+        body = "\n".join(["repos:", *render(wanted, "  ", source)]) + "\n"
         prefix = text or ""
         return prefix + body, [w["id"] for w in wanted]
-    try:
-        parsed = _load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{PATH}:{mark.line + 1}" if mark is not None else PATH
-        raise ConfigError(f"{where}: not valid YAML; fix it, then run `gfh init` again") from None
+    parsed = _load(text)  # a file that is not valid YAML is a ConfigError naming its line
     if parsed is None:
         parsed = {}
     if not isinstance(parsed, dict):
         raise ConfigError(f"{PATH}: expected a mapping with `repos:` at the top")
-    repos = parsed.get("repos", [])
+    repos = parsed.get("repos") or []  # `repos:` with nothing under it is an empty list
     if not isinstance(repos, list):
         raise ConfigError(f"{PATH}: `repos` must be a list")
     present = {
@@ -96,7 +115,7 @@ def merge(text: str | None, wanted: list[dict[str, Any]]) -> tuple[str, list[str
     missing = [w for w in wanted if w["id"] not in present]
     if not missing:
         return text, []
-    new_lines = _insert(text.splitlines(), missing, has_repos="repos" in parsed)
+    new_lines = _insert(text.splitlines(), missing, has_repos="repos" in parsed, source=source)
     new_text = "\n".join(new_lines) + "\n" if new_lines is not None else ""
     after = _load(new_text) if new_lines is not None else None
     if not (
@@ -106,7 +125,7 @@ def merge(text: str | None, wanted: list[dict[str, Any]]) -> tuple[str, list[str
         and {k: v for k, v in after.items() if k != "repos"}
         == {k: v for k, v in parsed.items() if k != "repos"}
     ):
-        block = "\n".join(render(missing, "  "))
+        block = "\n".join(render(missing, "  ", source))
         raise ConfigError(
             f"{PATH}: cannot add gfh's hooks to this layout safely; add these lines to the end "
             f"of `repos:` by hand:\n{block}"
@@ -130,8 +149,6 @@ HOOK_TYPES = (
     "pre-rebase",
     "pre-push",
 )
-_REPOS_KEY = re.compile(r"^repos[ \t]*:")
-_INSTALL_LINE = re.compile(r"^default_install_hook_types[ \t]*:(?P<value>[^#]*?)[ \t]*(?:#.*)?$")
 
 
 def install_types(items: list[dict[str, Any]]) -> list[str]:
@@ -142,82 +159,36 @@ def install_types(items: list[dict[str, Any]]) -> list[str]:
     return [t for t in HOOK_TYPES if t in stages]
 
 
-def ensure_install_types(text: str, wanted: list[str]) -> tuple[str, list[str]]:
-    """Return the text with `default_install_hook_types` naming every type in `wanted`, so a
-    plain `pre-commit install` installs them all, and the types added.
-
-    A user's list keeps its entries and order, gfh's missing ones appended; without a list, one
-    is added before `repos:`. Lines are inserted or extended, never re-dumped, and the result is
-    parsed again to prove nothing else moved.
-    """
-
-    parsed = _load(text) or {}
-    current = parsed.get(INSTALL_KEY, [])
-    if not isinstance(current, list):
-        raise ConfigError(f"{PATH}: `{INSTALL_KEY}` must be a list of git hook types")
-    missing = [t for t in wanted if t not in current]
-    if not missing:
-        return text, []
-    lines = text.split("\n")
-    cr = "\r" if lines[0].endswith("\r") else ""  # a CRLF file stays one
-    edited = _extend_install_list(lines, missing, cr) if INSTALL_KEY in parsed else None
-    if INSTALL_KEY not in parsed:
-        at = next((i for i, line in enumerate(lines) if _REPOS_KEY.match(line)), len(lines))
-        edited = [*lines[:at], f"{INSTALL_KEY}: [{', '.join(missing)}]{cr}", *lines[at:]]
-    after = _load("\n".join(edited)) if edited is not None else None
-    expected = {**parsed, INSTALL_KEY: [*current, *missing]}
-    if after != expected:
-        raise ConfigError(
-            f"{PATH}: cannot add {', '.join(missing)} to `{INSTALL_KEY}` safely; add them by "
-            "hand, or install those git hooks with "
-            f"`pre-commit install {' '.join('-t ' + t for t in wanted)}`"
-        )
-    assert edited is not None
-    return "\n".join(edited), missing
+def install_command(types: list[str]) -> str:
+    """The one `pre-commit install` line that installs the git hooks of `types`."""
+    return "pre-commit install " + " ".join(f"--hook-type {t}" for t in types)
 
 
-def _extend_install_list(lines: list[str], missing: list[str], cr: str) -> list[str] | None:
-    """Append `missing` to the user's flow (`[a, b]`) or block (`- a`) list, in its style."""
-    start = next(
-        (i for i, line in enumerate(lines) if _INSTALL_LINE.match(line.removesuffix("\r"))), None
-    )
-    if start is None:
-        return None
-    line = lines[start].removesuffix("\r")
-    match = _INSTALL_LINE.match(line)
-    assert match is not None
-    value = match.group("value").strip()
-    if value.startswith("[") and value.endswith("]"):
-        inner = value[1:-1].strip()
-        items = f"{inner}, {', '.join(missing)}" if inner else ", ".join(missing)
-        head, tail = line[: match.start("value")], line[match.end("value") :]
-        return [*lines[:start], f"{head} [{items}]{tail}{cr}", *lines[start + 1 :]]
-    if value:
-        return None  # a style this does not edit
-    last, indent = start, None
-    for i in range(start + 1, len(lines)):
-        stripped = lines[i].strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        if not stripped.startswith("-"):
-            break  # the next key: the list ended
-        last, indent = i, lines[i][: len(lines[i]) - len(lines[i].lstrip())]
-    if indent is None:
-        return None
-    added = [f"{indent}- {t}{cr}" for t in missing]
-    return [*lines[: last + 1], *added, *lines[last + 1 :]]
+def stale_install_types(text: str | None) -> list[str]:
+    """The stages past commits that `default_install_hook_types` lists, when it does (an older
+    `gfh init --pre-commit` added it): every hook without `stages:` runs at each of them."""
+    try:
+        parsed = _load(text or "") or {}
+    except ConfigError:
+        return []  # a broken file is reported where it is merged
+    listed = parsed.get(INSTALL_KEY) if isinstance(parsed, dict) else None
+    if not isinstance(listed, list):
+        return []
+    return [t for t in listed if t in HOOK_TYPES and t not in ("pre-commit", "pre-merge-commit")]
 
 
-_REPOS = re.compile(r"^repos\s*:\s*(?:#.*)?$")
+REPOS_LINE = re.compile(r"^repos\s*:\s*(?:#.*)?$")
 
 
-def _insert(lines: list[str], items: list[dict[str, Any]], *, has_repos: bool) -> list[str] | None:
+def _insert(
+    lines: list[str], items: list[dict[str, Any]], *, has_repos: bool, source: Source | None
+) -> list[str] | None:
     """Return the lines with the entry inserted, or None when the layout is not editable."""
-    start = next((i for i, line in enumerate(lines) if _REPOS.match(line)), None)
+    start = next((i for i, line in enumerate(lines) if REPOS_LINE.match(line)), None)
     if start is None:
         if has_repos:  # e.g. `repos: []`: a flow style this does not edit
             return None
-        return [*_trim(lines), "repos:", *render(items, "  ")]
+        return [*_trim(lines), "repos:", *render(items, "  ", source)]
     end = start + 1
     last_content = start
     indent = None
@@ -231,7 +202,7 @@ def _insert(lines: list[str], items: list[dict[str, Any]], *, has_repos: bool) -
             if indent is None and stripped.startswith("-"):
                 indent = line[: len(line) - len(line.lstrip())]
         end += 1
-    block = render(items, indent if indent is not None else "  ")
+    block = render(items, indent if indent is not None else "  ", source)
     return lines[: last_content + 1] + block + lines[last_content + 1 :]
 
 

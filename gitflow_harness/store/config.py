@@ -52,6 +52,13 @@ SECTIONS: Final[dict[str, Schema]] = {
             "../{repo}.worktrees",
             "where `gfh start` creates worktrees; {repo} = the repository's directory name",
         ),
+        Field(
+            "protect_trunk",
+            Choice("agents", "all", "warn", "off"),
+            "agents",
+            "commits on the trunk and pushes to the remote trunk: refused in an agent session "
+            "(agents), refused for everyone (all), only warned about (warn), or not checked (off)",
+        ),
     ),
     "paths": _section(
         "paths",
@@ -151,6 +158,7 @@ SECTIONS: Final[dict[str, Schema]] = {
 class RepositoryConfig:
     trunk: str
     worktrees: str
+    protect_trunk: str
 
 
 @dataclass(frozen=True, slots=True)

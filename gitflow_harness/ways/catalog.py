@@ -20,14 +20,16 @@ def load(top: Path, config: Config) -> WayIndex:
 
 
 def find(index: WayIndex, query: str) -> Way:
-    """Return the way named by an exact id, a unique id prefix or a unique last segment."""
+    """Return the way named by an exact id, else a unique last segment (`commit-messages`),
+    else a unique prefix of its id or of its trailing segments (`git/com`, `commit`)."""
     query = query.strip("/")
     exact = index.get(query)
     if exact is not None:
         return exact
-    candidates = [
-        w for w in index.ways if w.id.startswith(query) or w.id.rsplit("/", 1)[-1] == query
-    ]
+    named = [w for w in index.ways if w.id.rsplit("/", 1)[-1] == query]
+    if len(named) == 1:
+        return named[0]
+    candidates = named or [w for w in index.ways if _prefixes(w.id, query)]
     if len(candidates) == 1:
         return candidates[0]
     if candidates:
@@ -37,6 +39,12 @@ def find(index: WayIndex, query: str) -> Way:
         if Path(problem.path).parent.as_posix().endswith("/" + query):
             raise GfhError(f"{problem} (run `gfh ways lint` to see every problem)")
     raise UsageError(f"no way {query!r} under {index.root}; `gfh ways list` shows their ids")
+
+
+def _prefixes(way_id: str, query: str) -> bool:
+    """True when `query` begins the id or the id without some of its leading segments."""
+    parts = way_id.split("/")
+    return any("/".join(parts[i:]).startswith(query) for i in range(len(parts)))
 
 
 @dataclass

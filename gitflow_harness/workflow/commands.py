@@ -51,6 +51,9 @@ class CommandRun:
     command: str
     exit_code: int
     duration_ms: int
+    # The module a `python -m MODULE` command named that its interpreter cannot import: the
+    # environment lacks it (a venv's python shadowing the one that has it), not the tree.
+    missing_module: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -58,11 +61,12 @@ class CommandRun:
 
     @property
     def unrunnable(self) -> bool:
-        """True when the shell could not run a program (126: not executable, 127: not found).
+        """True when the shell could not run a program (126: not executable, 127: not found),
+        or the interpreter has no module the command runs (`No module named …`).
 
         The command then said nothing about the tree: the environment is missing a tool.
         """
-        return self.exit_code in UNRUNNABLE
+        return self.exit_code in UNRUNNABLE or self.missing_module is not None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -83,7 +87,10 @@ def run_commands(
         start = time.perf_counter()
         code = _run_one(command, cwd, console)
         elapsed = int((time.perf_counter() - start) * 1000)
-        run = CommandRun(stage, command, code, elapsed)
+        missing = None
+        if code not in (0, *UNRUNNABLE):
+            missing = missing_module(command, cwd)
+        run = CommandRun(stage, command, code, elapsed, missing)
         runs.append(run)
         seconds = f"{elapsed / 1000:.1f} s"
         if run.ok:
@@ -143,6 +150,43 @@ def _fileno(stream: IO[str]) -> int | None:
         return None
 
 
+_PYTHON = re.compile(r"python[0-9.]*")
+# Exits 3 when the module cannot be found: a code the interpreter itself never uses for that.
+_PROBE = (
+    "import importlib.util, sys\n"
+    "try:\n    found = importlib.util.find_spec(sys.argv[1]) is not None\n"
+    "except (ImportError, ValueError):\n    found = False\n"
+    "sys.exit(0 if found else 3)\n"
+)
+
+
+def missing_module(command: str, cwd: Path) -> str | None:
+    """For a failed `python… -m MODULE …`, the module (its top-level package) that interpreter
+    cannot import, else None. Asked after the run, of the same interpreter, so the command's
+    own output streams live and untouched."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    words = [w for w in words if not _ASSIGNMENT.match(w)] if words else []
+    if len(words) < 3 or not _PYTHON.fullmatch(os.path.basename(words[0])):
+        return None
+    if "-m" not in words[1:-1]:
+        return None
+    module = words[words.index("-m", 1) + 1].split(".")[0]
+    try:
+        probe = subprocess.run(
+            [words[0], "-c", _PROBE, module],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return module if probe.returncode == 3 else None
+
+
 def unrunnable_program(run: CommandRun, cwd: Path) -> tuple[str, str]:
     """Name what could not be run in an `unrunnable` command, and say what went wrong.
 
@@ -150,6 +194,8 @@ def unrunnable_program(run: CommandRun, cwd: Path) -> tuple[str, str]:
     itself cannot be run; otherwise the failure came from something the command runs, and the
     whole command is named.
     """
+    if run.missing_module is not None:
+        return _first_word(run.command) or run.command, f"has no module {run.missing_module}"
     first = _first_word(run.command)
     if first is not None and first not in SHELL_WORDS and not _runnable(first, cwd):
         return first, "was not found" if run.exit_code == 127 else "could not be executed"

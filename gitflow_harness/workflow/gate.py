@@ -104,7 +104,8 @@ def unrunnable(
     *,
     probe: bool | None = None,
 ) -> VerbResult:
-    """The result of a gate whose command could not be run at all (exit 126 or 127).
+    """The result of a gate whose command could not be run at all (exit 126 or 127, or an
+    interpreter without the module it was asked to run).
 
     A program that is not installed says nothing about the tree: no gate result is recorded
     (the `verb` event keeps the run, gate null), so installing it and running the gate again is
@@ -112,19 +113,31 @@ def unrunnable(
     """
     program, problem = unrunnable_program(failed, ws.top)
     code = failed.exit_code
+    if failed.missing_module is not None:
+        found = hint(
+            "gate-environment",
+            program=program,
+            module=failed.missing_module,
+            command=failed.command,
+            verb=verb,
+        )
+        reason = "environment"
+    else:
+        found = hint(
+            "gate-command-missing", program=program, problem=problem, code=code, stage=failed.stage
+        )
+        reason = "command-unrunnable"
     return VerbResult(
         verb,
         "failed",
-        {**data, "gate": None, "reason": "command-unrunnable", "program": program},
-        hints=(
-            hint(
-                "gate-command-missing",
-                program=program,
-                problem=problem,
-                code=code,
-                stage=failed.stage,
-            ),
-        ),
+        {
+            **data,
+            "gate": None,
+            "reason": reason,
+            "program": program,
+            "module": failed.missing_module,
+        },
+        hints=(found,),
         facts=snapshot,
         probe=probe,
         message=f"`{program}` {problem} (exit {code}); the tree was not judged",

@@ -12,7 +12,7 @@ and what pre-commit passes in the environment; neither trusts a message an agent
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -21,6 +21,7 @@ from gitflow_harness.errors import UsageError
 from gitflow_harness.store.events import Event
 from gitflow_harness.store.session_env import session_from_env
 from gitflow_harness.workflow.gate_index import Gate, read_gate
+from gitflow_harness.workflow.hook_input import PushedRef
 from gitflow_harness.workflow.record import record_update
 from gitflow_harness.workflow.trunk_steps import ADDS_ONE_COMMIT, Step, trunk_came_in
 from gitflow_harness.workspace import Workspace
@@ -252,3 +253,14 @@ def judge_push(ws: Workspace, *, commit: str | None, local_ref: str | None) -> P
 
 def _display_ref(ref: str) -> str:
     return ref.removeprefix("refs/heads/")
+
+
+def judge_refs(ws: Workspace, refs: Sequence[PushedRef] | None) -> list[PushVerdict]:
+    """Judge every ref a push sends (deletions send nothing and are skipped); None: HEAD."""
+    if refs is None:
+        return [judge_push(ws, commit=None, local_ref=None)]
+    return [
+        judge_push(ws, commit=r.local_sha, local_ref=r.local_ref or None)
+        for r in refs
+        if not r.deletion
+    ]

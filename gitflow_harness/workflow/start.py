@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from gitflow_harness import git
 from gitflow_harness.errors import RepoStateError, UsageError
@@ -25,7 +26,8 @@ def worktree_path(ws: Workspace, branch: str) -> Path:
 
 
 def start(ws: Workspace, name: str, *, base: str | None = None) -> VerbResult:
-    """Create branch `name` from the trunk (or `base`) in a new worktree."""
+    """Create branch `name` from the trunk (or `base`) in a new worktree; an existing branch
+    gets a worktree of its own if it has none, and one that has one is pointed to."""
     repo = ws.repo
     repo.worktree()  # a bare repository has no main checkout to anchor the worktrees on
     facts = Facts(ws)
@@ -54,21 +56,7 @@ def start(ws: Workspace, name: str, *, base: str | None = None) -> VerbResult:
     path = worktree_path(ws, name)
     data = {"branch": name, "from": start_point, "path": str(path)}
     if git.branch_exists(repo, name):
-        where = next((w.path for w in git.worktrees(repo) if w.branch == name), None)
-        return VerbResult(
-            "start",
-            "refused",
-            {**data, "reason": "branch-exists", "checked_out_at": str(where) if where else None},
-            hints=(
-                hint(
-                    "start-branch-exists",
-                    branch=name,
-                    where=_where(where),
-                ),
-            ),
-            facts=facts.snapshot(),
-            message=f"branch {name} already exists",
-        )
+        return _existing(ws, facts, name, path, data)
     if path.exists():
         return VerbResult(
             "start",
@@ -84,6 +72,51 @@ def start(ws: Workspace, name: str, *, base: str | None = None) -> VerbResult:
         "ok",
         {**data, "head": git.rev_parse(repo, name)},
         hints=(hint("start-created", path=path),),
+        facts=facts.snapshot(),
+        message=str(path),
+    )
+
+
+def _existing(
+    ws: Workspace, facts: Facts, name: str, path: Path, data: dict[str, Any]
+) -> VerbResult:
+    """Branch `name` exists: print its worktree, or give it one (a branch made before gfh)."""
+    repo = ws.repo
+    where = next((w.path for w in git.worktrees(repo) if w.branch == name), None)
+    data = {**data, "from": None}
+    if where is not None and where.is_dir():
+        return VerbResult(
+            "start",
+            "ok",
+            {**data, "path": str(where), "head": git.rev_parse(repo, name), "existing": True},
+            hints=(hint("start-existing", branch=name, path=where),),
+            facts=facts.snapshot(),
+            message=str(where),
+        )
+    if where is not None:
+        return VerbResult(
+            "start",
+            "refused",
+            {**data, "reason": "branch-exists", "checked_out_at": str(where)},
+            hints=(hint("start-branch-exists", branch=name, where=_where(where)),),
+            facts=facts.snapshot(),
+            message=f"branch {name} already exists",
+        )
+    if path.exists():
+        return VerbResult(
+            "start",
+            "refused",
+            {**data, "reason": "path-exists"},
+            hints=(hint("start-path-exists", path=path),),
+            facts=facts.snapshot(),
+            message=f"{path} already exists",
+        )
+    git.worktree_checkout(repo, path, name)
+    return VerbResult(
+        "start",
+        "ok",
+        {**data, "head": git.rev_parse(repo, name), "adopted": True},
+        hints=(hint("start-adopted", branch=name, path=path),),
         facts=facts.snapshot(),
         message=str(path),
     )

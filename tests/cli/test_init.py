@@ -135,9 +135,10 @@ def test_it_warns_when_gfh_is_not_on_path(
     result = gfh("init", "--dry-run")
     assert result.code == 0
     assert result.err.endswith(
-        "warning: `gfh` is not on PATH: the hooks run `gfh hook …` and will fail until it is "
-        "(install gitflow-harness with `pipx install <path or URL of its repository>`, or put "
-        "the bin folder of the venv it is installed in on PATH)\n"
+        "warning: `gfh` is not on PATH: the agent hooks run `gfh hook …` and will fail until it "
+        "is (install gitflow-harness with `pipx install <path or URL of its repository>` or "
+        "`uv tool install …`, or link only the `gfh` of the venv it is installed in onto PATH, "
+        "never the venv's whole bin folder)\n"
     )
     # It names no package index name: gitflow-harness installs from its repository.
     assert "pipx install gitflow-harness" not in result.err
@@ -156,7 +157,7 @@ def test_starter_ways_are_copied_with_their_modes(
     monkeypatch.setattr("gitflow_harness.ways.starter_ways_root", lambda: starter)
     listed = gfh("init", "--list-ways")
     assert listed.out.splitlines() == [
-        "branch-first  Work on a branch",
+        "branch-first      Work on a branch",  # the descriptions line up
         "shared/big-files  Files past 500 lines",
     ]
     result = gfh("init", "--way", "shared/big-files")
@@ -274,7 +275,7 @@ RITUAL_NOTE = (
     "note: ritual: at Stop, {hosts} will not end a turn that used tools until the agent has run "
     "`gfh status --end-turn`, shown the status box and run `gfh task set` (see docs/ritual.md)"
 )
-TEACH = "; `gfh init --way workflow/end-of-turn` teaches it to the agent"
+TEACH = "; the starter way hooks/ways/workflow/end-of-turn, copied now, teaches it to the agent"
 
 
 @pytest.mark.usefixtures("on_path")
@@ -286,6 +287,7 @@ def test_init_says_once_that_enforcing_hosts_now_block_a_turn_without_the_ritual
     first = gfh("init", "--adapter", "claude", "--adapter", "cursor", "--adapter", "codex")
     notes = [line for line in first.out.splitlines() if line.startswith("note: ritual:")]
     assert notes == [RITUAL_NOTE.format(hosts="Claude Code and Cursor") + TEACH]
+    assert (repo / "hooks/ways/workflow/end-of-turn/end-of-turn.md").is_file()
     again = gfh("init", "--adapter", "claude", "--adapter", "cursor")
     assert "ritual" not in again.out + again.err
 
@@ -307,7 +309,7 @@ def test_the_ritual_note_leaves_out_the_way_once_the_agent_gets_it(
     [(["codex"], ""), (["claude"], '[ritual]\nenforce = ["cursor"]\n')],
     ids=["observe-only-host", "not-enforced"],
 )
-def test_no_ritual_note_for_hosts_that_only_observe(
+def test_no_ritual_way_and_no_note_for_hosts_that_only_observe(
     repo: Path, gfh: CliRunner, adapters: list[str], config: str
 ) -> None:
     if config:
@@ -315,6 +317,39 @@ def test_no_ritual_note_for_hosts_that_only_observe(
     result = gfh("init", *[f"--adapter={a}" for a in adapters])
     assert result.code == 0, result.err
     assert "ritual" not in result.out + result.err
+    assert not (repo / "hooks/ways/workflow/end-of-turn").exists()
+
+
+@pytest.mark.usefixtures("on_path")
+def test_plain_init_never_enforces_the_ritual_without_the_way_that_teaches_it(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If `gfh init` installs an enforcing Stop hook, then the agent is taught the ritual too:
+    the starter way workflow/end-of-turn comes with it (before, plain init installed only the
+    Stop hook, and the first tool turn of every session was blocked)."""
+    assert gfh("init").code == 0
+    way = repo / "hooks/ways/workflow/end-of-turn/end-of-turn.md"
+    assert "gfh status --end-turn" in way.read_text()
+    assert "gfh hook claude Stop" in (repo / ".claude/settings.json").read_text()
+    lint = gfh("ways", "lint", "--check")
+    assert lint.code == 0, lint.out + lint.err
+
+
+@pytest.mark.usefixtures("on_path")
+def test_without_the_way_in_the_installation_the_stop_hook_is_left_out(
+    repo: Path, gfh: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gitflow_harness import ways
+
+    empty = tmp_path / "no-starters"
+    empty.mkdir()
+    monkeypatch.setattr(ways, "starter_ways_root", lambda: empty)
+    result = gfh("init", "--adapter", "claude")
+    assert result.code == 0
+    assert "the Stop hook that enforces it was left out" in result.err
+    settings = (repo / ".claude/settings.json").read_text()
+    assert "gfh hook claude Stop" not in settings
+    assert "gfh hook claude SessionStart" in settings
 
 
 def test_the_readme_shows_the_way_into_a_repository_with_real_options() -> None:
@@ -337,3 +372,6 @@ def test_the_readme_shows_the_way_into_a_repository_with_real_options() -> None:
     assert {"--adapter", "--all-ways", "--pre-commit"} <= named
     for step in ("pipx install <path or URL of this repository>", "pre-commit install", "/hooks"):
         assert step in section
+    # The venv recipe links only `gfh` onto PATH: its bin/ on PATH would shadow python3 and pip.
+    assert "ln -s ~/.gfh/bin/gfh" in section
+    assert 'export PATH="$HOME/.gfh/bin' not in section

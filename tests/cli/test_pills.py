@@ -134,7 +134,7 @@ def test_new_then_new_again_is_refused(repo: Path, gfh: CliRunner) -> None:
     )
     assert result.code == 0
     assert result.out.startswith("wrote pills/reviewer/naming.md")
-    assert gfh("pills", "check").code == 0
+    assert gfh("pills", "check").code == 1  # an empty template is not a lesson yet
     again = gfh("pills", "new", "reviewer", "naming", "--trigger", "x")
     assert again.code == 1
     assert "already holds pill reviewer/naming" in again.err

@@ -156,3 +156,25 @@ def test_a_file_where_the_requests_folder_belongs_is_a_layout_error(
         "the file away or set paths.requests in .gitflow-harness.toml\n"
     )
     assert (repo / "requests").read_text() == "y\n"
+
+
+def test_list_lines_up_its_columns_and_keeps_each_request_on_one_line(
+    repo: Path, gfh: CliRunner, filed: str
+) -> None:
+    """If requests of different id lengths are listed, and a decline's reason has a line
+    break, then each request is one line and the columns start at the same place."""
+    assert gfh("requests", "decline", filed, "--why", "too specific\nfor now").code == 0
+    put(repo, "reviewer/a-much-longer-lesson-name", occurrences="3")
+    assert gfh("learn", "--check").code == 1
+    lines = gfh("requests", "list").out.splitlines()
+    assert len(lines) == 2
+    assert (
+        len(
+            {
+                line.index(" open ") if " open " in line else line.index(" declined ")
+                for line in lines
+            }
+        )
+        == 1
+    )
+    assert "too specific for now" in lines[0]

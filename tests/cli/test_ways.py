@@ -183,7 +183,9 @@ def test_simulate_caps_the_matches_a_range_expands_to(ways: Path, gfh: CliRunner
     assert gfh("ways", "simulate", "git/commits", "--ticks", "0..99999", "--json").code == 0
 
 
-def test_lint_check_exits_1_only_on_errors(ways: Path, gfh: CliRunner) -> None:
+def test_lint_exits_1_on_errors_with_or_without_check(ways: Path, gfh: CliRunner) -> None:
+    """If a way has an error, then `gfh ways lint` exits 1 (it used to exit 0 unless
+    --check, so a script checking its exit code passed a broken way)."""
     assert gfh("ways", "lint", "--check").code == 0
     write_way(ways, "bad", "description: B\nwhen: {keywords: [x]}\ncurve: {type: Flat}\n")
     result = gfh("ways", "lint", "--check")
@@ -192,7 +194,7 @@ def test_lint_check_exits_1_only_on_errors(ways: Path, gfh: CliRunner) -> None:
         "hooks/ways/bad/bad.md:4: error: curve: Flat needs suppression; missing suppression\n"
     )
     assert result.err == "3 way file(s) checked: 1 error(s), 0 warning(s)\n"
-    assert gfh("ways", "lint").code == 0
+    assert gfh("ways", "lint").code == 1
 
 
 def test_lint_fix_reports_what_it_removed(ways: Path, gfh: CliRunner) -> None:

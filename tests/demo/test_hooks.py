@@ -20,9 +20,11 @@ def test_the_hooks_chapter_runs_a_session_through_the_real_cli() -> None:
     assert "turns=3" in text
     assert "fix the parser" not in text.split("What the log kept")[1]
     # The ways at work: fire, stay quiet while fresh, fire again once faded, and after a
-    # compaction; the postcheck way after the failed run; the reviewer's way at its start.
+    # compaction; the postcheck way after the failed run; the reviewer's way at its start. The
+    # ritual's way, which init copies with the enforcing Stop hook, opens each context.
     decisions = [line.strip() for line in lines if line.strip().startswith(("fired", "suppr"))]
     assert [d.split(":")[-1].strip() for d in decisions] == [
+        "first",
         "first",
         "salience",
         "salience",
@@ -30,7 +32,9 @@ def test_the_hooks_chapter_runs_a_session_through_the_real_cli() -> None:
         "first",
         "refire",
         "first",
+        "first",
     ]
+    assert "fired      workflow/end-of-turn (session, tick 0, salience 0.00): first" in text
     assert "fired      demo/red-tests (postcheck, tick 24500" in text
     assert "fired      demo/review-checklist (subagent, tick 24500" in text
     assert "fired      demo/parser-notes (prompt, tick 31000, salience 0.00): first" in text

@@ -48,9 +48,30 @@ def test_exponential_suppresses_through_its_half_life_and_refires_one_tick_later
 def test_staircase_fires_at_each_step_from_the_first_fire_and_is_quiet_after() -> None:
     curve = ProgressiveStaircase([[0, 1.0], [15000, 0.5], [40000, 0.2]])
     results = simulate(curve, [(t, 1.0) for t in range(0, 100001, 5000)], 0.5)
-    fired = [(t, d.kind, d.salience) for t, d in results if d.fired]
-    assert fired == [(0, "first", 1.0), (15000, "step", 0.5), (40000, "step", 0.2)]
+    fired = [(t, d.kind, d.salience, d.level) for t, d in results if d.fired]
+    assert fired == [
+        (0, "first", 0.0, 1.0),
+        (15000, "step", 0.5, 0.5),
+        (40000, "step", 0.2, 0.2),
+    ]
     assert all(d.kind == "suppressed" for t, d in results if t > 40000)
+
+
+@pytest.mark.parametrize(
+    "curve",
+    [
+        Exponential(10),
+        ProgressiveStaircase([[0, 1.0], [15000, 0.5]]),
+        AP,
+        Flat(100),
+    ],
+    ids=lambda c: type(c).__name__,
+)
+def test_a_first_fire_saw_salience_0_whatever_the_curve(curve: Curve) -> None:
+    """If a way fires for the first time, then the salience its gate saw is 0.0 for every
+    curve (the way was not in the context); it used to read 1.00 for a staircase."""
+    decision = EngagementState(curve).decide(0, 1, 0.5)
+    assert (decision.kind, decision.salience) == ("first", 0.0)
 
 
 def test_staircase_steps_are_measured_from_the_episode_start_not_the_last_fire() -> None:
@@ -130,7 +151,8 @@ def test_flat_refires_exactly_at_suppression() -> None:
 def test_first_fire_reports_zero_salience_and_the_staircase_its_first_step() -> None:
     assert EngagementState(Exponential(10)).decide(0, 1, 0.5) == Decision("first", 0.0, 1.0)
     staircase = ProgressiveStaircase([[0, 0.8], [10, 0.3]])
-    assert EngagementState(staircase).decide(7, 1, 0.5) == Decision("first", 0.8, 1.0)
+    # The salience seen is 0.0 at every first fire; the staircase's first step is its level.
+    assert EngagementState(staircase).decide(7, 1, 0.5) == Decision("first", 0.0, 1.0, 0.8)
 
 
 def test_record_fire_refuses_what_the_inward_gate_refuses() -> None:

@@ -102,14 +102,26 @@ def test_bump_refuses_impossible_dates(
     assert path.read_bytes() == before
 
 
-def test_new_writes_a_pill_that_passes_the_check(repo: Path) -> None:
+def test_new_writes_a_template_the_check_refuses_until_it_is_written(repo: Path) -> None:
+    """If `gfh pills new` wrote the template and nobody filled it in, then `pills check` says
+    the lesson has no text (an empty template used to pass); once written, it passes."""
     catalog = load_catalog(repo, "pills")
     path = edits.new_pill(
         catalog, repo, "implementer", "crlf", trigger="  editing\n the parser ", today=TODAY
     )
     assert path == repo / "pills" / "implementer" / "crlf.md"
     _, problems = check_pills(git.discover(repo), default_config(), today=TODAY)
-    assert problems == []
+    assert [(p.severity, p.message.split(":")[0]) for p in problems] == [
+        ("error", "the lesson has no text yet")
+    ]
+    text = path.read_text()
+    for section in ("What went wrong", "Rule", "Why"):
+        text = text.replace(f"## {section}\n", f"## {section}\n\nWritten.\n", 1)
+    path.write_text(text)
+    _, problems = check_pills(git.discover(repo), default_config(), today=TODAY)
+    assert [(p.severity, p.message) for p in problems] == [
+        ("note", "section(s) '## How to apply' left empty")
+    ]
     pill = only_pill(repo)
     assert (pill.id, pill.applies_to, pill.trigger, pill.occurrences) == (
         "implementer-crlf",

@@ -34,6 +34,7 @@ def test_the_manifest_publishes_the_designed_hook_ids() -> None:
         "gfh-graduate",
         "gfh-record-update",
         "gfh-gate-push",
+        "gfh-protect-trunk",
     ]
 
 
@@ -52,9 +53,16 @@ def test_every_hook_is_a_python_gfh_command_that_exists(
 @pytest.mark.parametrize("hook", list(hooks().values()), ids=lambda h: h["id"])
 def test_no_hook_is_spawned_for_an_unrelated_commit(hook: dict[str, Any]) -> None:
     """If a hook runs on commits, then a `files:` filter keeps it to its folder; if it runs on a
-    git stage that passes no files, then it is kept off commits by its stages."""
+    git stage that passes no files, then it is kept off commits by its stages. The one
+    exception is gfh-protect-trunk: the branch, not the files, decides, so it runs for every
+    commit (and costs one `git` call off the trunk)."""
     stages = set(hook["stages"])
     assert stages, "empty stages means every stage"
+    if hook["id"] == "gfh-protect-trunk":
+        assert stages == {"pre-commit", "pre-merge-commit", "pre-push"}
+        assert hook["always_run"]
+        assert hook["pass_filenames"] is False
+        return
     if stages <= COMMIT_STAGES:
         assert hook["files"].startswith("^"), hook["files"]
         assert not hook["always_run"]

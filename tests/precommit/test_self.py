@@ -35,7 +35,7 @@ def test_the_gfh_hooks_share_mypys_environment_which_has_every_runtime_dependenc
     hooks = local_hooks()
     env = hooks["mypy"]["additional_dependencies"]
     gfh_hooks = [h for name, h in hooks.items() if name.startswith("gfh-")]
-    assert len(gfh_hooks) == 6
+    assert len(gfh_hooks) == 7
     assert all(h["additional_dependencies"] == env for h in gfh_hooks)
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert set(project["dependencies"]) <= set(env)

@@ -54,6 +54,7 @@ def test_a_new_file_is_valid_for_pre_commit(tmp_path: Path) -> None:
         "gfh-graduate",
         "gfh-record-update",
         "gfh-gate-push",
+        "gfh-protect-trunk",
     ]
     (tmp_path / "c.yaml").write_text(text)
     _validate(tmp_path / "c.yaml")
@@ -85,7 +86,7 @@ def test_files_filters_move_to_the_configured_folders() -> None:
 
 def test_the_users_file_keeps_every_line_and_gains_one_entry(tmp_path: Path) -> None:
     text, ids = precommit.merge(USER, WANTED)
-    assert len(ids) == 6
+    assert len(ids) == 7
     old, new = USER.splitlines(), text.splitlines()
     opcodes = difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
     assert [tag for tag, *_ in opcodes] == ["equal", "insert", "equal"]  # one block, nothing lost
@@ -112,7 +113,7 @@ def test_only_missing_hooks_are_added() -> None:
     )
     _text, ids = precommit.merge(have, WANTED)
     assert "gfh-pills-check" not in ids
-    assert len(ids) == 5
+    assert len(ids) == 6
 
 
 def test_a_flow_style_list_is_refused_with_the_lines_to_add() -> None:
@@ -142,77 +143,60 @@ def test_the_install_types_are_the_git_hooks_gfhs_checks_run_at() -> None:
     ]
 
 
-def test_a_config_without_install_types_gets_the_list_before_repos(tmp_path: Path) -> None:
-    """If the config names no default_install_hook_types, then a plain `pre-commit install`
-    installs only pre-commit, and gfh-record-update and gfh-gate-push never run: gfh adds the
-    list, as a line before `repos:`, and nothing else changes."""
-    merged, _ = precommit.merge(USER, WANTED)
-    text, added = precommit.ensure_install_types(merged, TYPES)
-    assert added == TYPES
-    line = (
-        "default_install_hook_types: [pre-commit, pre-merge-commit, post-commit, post-merge, "
-        "post-rewrite, "
-    )
-    assert text == merged.replace("repos:\n", line + "pre-push]\nrepos:\n", 1)
+SOURCE = precommit.Source("https://git.example.invalid/gitflow-harness", "v0.2.0")
+
+
+def test_the_published_form_names_the_repository_the_rev_and_only_the_ids(tmp_path: Path) -> None:
+    text, ids = precommit.merge(USER, WANTED, SOURCE)
+    assert len(ids) == 7
+    after = yaml.safe_load(text)
+    mine = after["repos"][-1]
+    assert (mine["repo"], mine["rev"]) == (SOURCE.repo, SOURCE.rev)
+    assert list(mine["hooks"]) == [{"id": i} for i in ids]
+    assert "default_install_hook_types" not in after
+    assert after["repos"][:2] == yaml.safe_load(USER)["repos"]
     (tmp_path / "c.yaml").write_text(text)
     _validate(tmp_path / "c.yaml")
-    assert precommit.ensure_install_types(text, TYPES) == (text, [])
+    assert precommit.merge(text, WANTED, SOURCE) == (text, [])
 
 
-@pytest.mark.parametrize(
-    ("before", "after"),
-    [
-        (
-            "default_install_hook_types: [commit-msg, pre-push]  # mine\n",
-            "default_install_hook_types: [commit-msg, pre-push, pre-commit, pre-merge-commit, "
-            "post-commit, post-merge, post-rewrite]  # mine\n",
-        ),
-        ("default_install_hook_types: []\n", f"default_install_hook_types: [{', '.join(TYPES)}]\n"),
-        (
-            "default_install_hook_types:\n  - commit-msg   # for the message check\n"
-            "  # a note\n  - pre-commit\n",
-            "default_install_hook_types:\n  - commit-msg   # for the message check\n"
-            "  # a note\n  - pre-commit\n  - pre-merge-commit\n  - post-commit\n  - post-merge\n"
-            "  - post-rewrite\n  - pre-push\n",
-        ),
-        (
-            "default_install_hook_types:\n- commit-msg\n",
-            "default_install_hook_types:\n- commit-msg\n- pre-commit\n- pre-merge-commit\n"
-            "- post-commit\n- post-merge\n- post-rewrite\n- pre-push\n",
-        ),
-    ],
-)
-def test_a_users_install_types_keep_their_entries_order_and_style(before: str, after: str) -> None:
-    user = "# top\n" + before + "repos:\n  - repo: local\n    hooks: []\n"
-    text, added = precommit.ensure_install_types(user, TYPES)
-    assert text == "# top\n" + after + "repos:\n  - repo: local\n    hooks: []\n"
-    assert added == [t for t in TYPES if t not in before]
+def test_the_published_form_keeps_files_only_where_the_paths_differ() -> None:
+    moved = precommit.hooks("guides", "pills", "requests")
+    text, _ = precommit.merge(None, moved, SOURCE)
+    hooks = {h["id"]: h for h in yaml.safe_load(text)["repos"][0]["hooks"]}
+    assert hooks["gfh-ways-lint"] == {"id": "gfh-ways-lint", "files": "^guides/"}
+    assert hooks["gfh-pills-check"] == {"id": "gfh-pills-check"}
 
 
-def test_a_crlf_config_stays_crlf() -> None:
-    text, _ = precommit.ensure_install_types("fail_fast: true\r\nrepos: []\r\n", TYPES)
-    assert (
-        text
-        == f"fail_fast: true\r\ndefault_install_hook_types: [{', '.join(TYPES)}]\r\nrepos: []\r\n"
+def test_the_install_command_names_every_stage_once() -> None:
+    assert precommit.install_command(["pre-commit", "pre-push"]) == (
+        "pre-commit install --hook-type pre-commit --hook-type pre-push"
     )
 
 
-def test_install_types_that_are_not_a_list_are_refused() -> None:
-    with pytest.raises(ConfigError, match="`default_install_hook_types` must be a list"):
-        precommit.ensure_install_types("default_install_hook_types: pre-commit\nrepos: []\n", TYPES)
+def test_install_types_an_older_gfh_added_are_found_to_be_named() -> None:
+    old = "default_install_hook_types: [pre-commit, pre-merge-commit, post-merge, pre-push]\n"
+    assert precommit.stale_install_types(old + "repos: []\n") == ["post-merge", "pre-push"]
+    assert precommit.stale_install_types("repos: []\n") == []
+    assert precommit.stale_install_types("default_install_hook_types: [pre-commit]\n") == []
 
 
 @pytest.mark.slow
-def test_a_plain_pre_commit_install_then_installs_every_stage_gfh_uses(
+def test_the_install_line_init_prints_installs_every_stage_gfh_uses(
     repo: Path, gfh: CliRunner
 ) -> None:
-    """If a user runs `gfh init --pre-commit` and then the `pre-commit install` it prints, then
-    git's pre-commit, post-commit, post-merge, post-rewrite and pre-push hooks are all in place."""
+    """If a user runs `gfh init --pre-commit` and then the `pre-commit install` line it prints,
+    then git's pre-commit, post-commit, post-merge, post-rewrite and pre-push hooks are all in
+    place."""
     result = gfh("init", "--pre-commit")
     assert result.code == 0, result.err
-    assert "run `pre-commit install` once" in result.out + result.err
+    line = precommit.install_command(TYPES)
+    assert f"`{line}`" in result.out + result.err
     proc = subprocess.run(
-        [sys.executable, "-m", "pre_commit", "install"], cwd=repo, capture_output=True, text=True
+        [sys.executable, "-m", "pre_commit", *line.split()[1:]],
+        cwd=repo,
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     hooks = {p.name for p in (repo / ".git" / "hooks").iterdir()}

@@ -28,6 +28,15 @@ def test_find_by_exact_id_prefix_or_last_segment(index: object) -> None:
     assert find(index, "branches").id == "git/branches"  # type: ignore[arg-type]
 
 
+def test_a_prefix_of_the_last_segment_names_the_way(index: object) -> None:
+    """If `gfh ways show bran` is asked (the help says a unique prefix works), then the way
+    whose name starts so is found, though its id starts with its folder."""
+    assert find(index, "bran").id == "git/branches"  # type: ignore[arg-type]
+    assert find(index, "commits").id == "git/commits"  # exact name beats commits-style
+    with pytest.raises(UsageError, match="several ways \\(code/commits-style, git/commits\\)"):
+        find(index, "commit")  # type: ignore[arg-type]
+
+
 def test_an_ambiguous_query_lists_the_candidates(index: object) -> None:
     with pytest.raises(UsageError, match="several ways \\(git/branches, git/commits\\)"):
         find(index, "git")  # type: ignore[arg-type]

@@ -47,3 +47,19 @@ def test_exit_126_and_127_are_unrunnable_and_other_failures_are_not(tmp_path: Pa
     assert (missing.exit_code, missing.unrunnable) == (127, True)
     assert (denied.exit_code, denied.unrunnable) == (126, True)
     assert (failing.exit_code, failing.unrunnable) == (1, False)
+
+
+def test_a_failed_python_m_command_is_probed_for_its_module_and_others_are_not(
+    tmp_path: Path,
+) -> None:
+    import sys
+
+    from gitflow_harness.workflow.commands import missing_module
+
+    python = sys.executable
+    assert missing_module(f"{python} -m gfh_no_such_module_xyz -q", tmp_path) == (
+        "gfh_no_such_module_xyz"
+    )
+    assert missing_module(f"{python} -m pytest -q", tmp_path) is None  # there: a real failure
+    assert missing_module("make test", tmp_path) is None
+    assert missing_module(f"{python} tests/run.py", tmp_path) is None

@@ -171,3 +171,37 @@ def test_done_on_the_trunk_is_refused(repo: Path, gfh: CliRunner) -> None:
     result = gfh("done")
     assert result.code == 1
     assert "[verb-on-trunk]" in result.out
+
+
+def test_a_python_without_the_module_a_gate_runs_is_the_environment_not_a_red_tree(
+    feature: Path, gfh: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If a virtualenv's bin/ first on PATH shadows the user's python3 (the venv gfh was
+    installed in, say), then a gate `python3 -m pytest` fails "No module named pytest": that is
+    an environment error with its own hint, no red verdict is recorded, and once PATH is right
+    `done` judges the same tree instead of refusing it as already red."""
+    import subprocess
+    import sys
+
+    shadow = tmp_path / "shadow-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(shadow)], check=True)
+    configure(feature, test=["python3 -m pytest --version"])
+    monkeypatch.setenv("PATH", f"{shadow / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    judged_tree = tree(feature)
+    result = gfh("done", "--json")
+    assert result.code == 2
+    envelope = result.json()
+    assert envelope["data"]["gate"] is None
+    assert envelope["data"]["reason"] == "environment"
+    assert envelope["data"]["module"] == "pytest"
+    [found] = envelope["hints"]
+    assert found["id"] == "gate-environment"
+    assert "`python3` has no module pytest" in found["text"]
+    assert read_gate(gitmod.discover(feature), judged_tree) is None
+    assert gfh("test").code == 2
+
+    real = Path(sys.executable).parent
+    monkeypatch.setenv("PATH", f"{real}{os.pathsep}{os.environ['PATH']}")
+    again = gfh("done", "--json")
+    assert again.code == 0, again.out + again.err
+    assert again.json()["data"]["gate"] == "green"

@@ -40,14 +40,48 @@ def test_start_from_a_ref(repo: Path, gfh: CliRunner) -> None:
     assert event["data"]["flags"] == ["--from"]  # the name, never the value
 
 
-def test_start_refuses_an_existing_branch(repo: Path, gfh: CliRunner) -> None:
-    assert gfh("start", "feature/parser").code == 0
-    result = gfh("start", "feature/parser")
-    assert result.code == 1
-    assert "refused: branch feature/parser already exists" in result.err
-    assert "[start-branch-exists]" in result.out
-    assert "checked out at" in result.out
-    assert [e["data"]["outcome"] for e in verb_events(repo, "start")] == ["ok", "refused"]
+def test_start_of_a_branch_with_a_worktree_prints_its_path_again(
+    repo: Path, gfh: CliRunner
+) -> None:
+    first = gfh("start", "feature/parser")
+    assert first.code == 0
+    again = gfh("start", "feature/parser", "--json")
+    assert again.code == 0
+    envelope = again.json()
+    assert envelope["outcome"] == "ok"
+    assert envelope["data"]["path"] == first.out.splitlines()[0]
+    assert envelope["data"]["existing"] is True
+    assert [h["id"] for h in envelope["hints"]] == ["start-existing"]
+    assert [e["data"]["outcome"] for e in verb_events(repo, "start")] == ["ok", "ok"]
+
+
+def test_start_of_a_branch_that_predates_gfh_gives_it_a_worktree(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """If the branch was made before gfh (no worktree), then `gfh start` checks it out in a
+    worktree of its own, rather than saying "continue it there" about a place that is not."""
+    git(repo, "branch", "feature/old")
+    commit(repo, "trunk moves on", {"t.txt": "t\n"})
+    result = gfh("start", "feature/old", "--json")
+    assert result.code == 0, result.err
+    envelope = result.json()
+    assert [h["id"] for h in envelope["hints"]] == ["start-adopted"]
+    path = Path(envelope["data"]["path"])
+    assert path == repo.parent / "repo.worktrees" / "feature-old"
+    assert git(path, "branch", "--show-current").strip() == "feature/old"
+    assert git(path, "rev-parse", "HEAD") == git(repo, "rev-parse", "feature/old")
+    assert gfh("start", "feature/old", "--json").json()["hints"][0]["id"] == "start-existing"
+
+
+def test_start_of_the_branch_checked_out_in_the_main_checkout_points_there(
+    repo: Path, gfh: CliRunner
+) -> None:
+    git(repo, "switch", "-q", "-c", "feature/here")
+    git(repo, "switch", "-q", "main")
+    git(repo, "switch", "-q", "feature/here")
+    result = gfh("start", "feature/here", "--json")
+    assert result.code == 0
+    assert result.json()["data"]["path"] == str(repo)
 
 
 def test_start_of_a_branch_whose_worktree_was_deleted_says_to_prune(
