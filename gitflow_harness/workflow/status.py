@@ -55,7 +55,7 @@ def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
             ws.log.record(
                 "coord.status_observed",
                 {"status": "end_turn_checked"},
-                surface="cli",
+                surface=ws.surface,
                 branch=head.label,
             )
         except (OSError, GfhError) as exc:
