@@ -17,6 +17,9 @@ from gitflow_harness.cli._common import echo_json, json_option
     "else claude.",
 )
 @click.option("--pre-commit", "pre_commit", is_flag=True, help="Add gfh's checks to pre-commit.")
+@click.option(
+    "--mcp", "mcp", is_flag=True, help="Register `gfh mcp` as an MCP server with each host."
+)
 @click.option("--way", "ways", multiple=True, metavar="ID", help="Copy a starter way (repeatable).")
 @click.option("--all-ways", is_flag=True, help="Copy every starter way.")
 @click.option("--list-ways", is_flag=True, help="List the starter ways and exit.")
@@ -25,6 +28,7 @@ from gitflow_harness.cli._common import echo_json, json_option
 def init(
     adapters: tuple[str, ...],
     pre_commit: bool,
+    mcp: bool,
     ways: tuple[str, ...],
     all_ways: bool,
     list_ways: bool,
@@ -53,7 +57,12 @@ def init(
         return 0
     top = git.discover().worktree()
     result = scaffold.plan(
-        top, adapters=list(adapters), pre_commit=pre_commit, ways=list(ways), all_ways=all_ways
+        top,
+        adapters=list(adapters),
+        pre_commit=pre_commit,
+        ways=list(ways),
+        all_ways=all_ways,
+        mcp=mcp,
     )
     if not dry_run:
         scaffold.apply(result)
