@@ -31,18 +31,40 @@ def learn(file_owed: bool, days: int | None, as_json: bool) -> int:
     ws = open_workspace()
     now = dt.datetime.now(dt.UTC)
     if file_owed:
-        from gitflow_harness.learning.learn import check
+        from gitflow_harness.learning.graduation import file_owed as do_file
+        from gitflow_harness.learning.graduation import not_added
+        from gitflow_harness.learning.report import evidence
 
-        filing = check(ws, today=dt.date.today(), now=now)
+        filed = do_file(
+            ws.repo,
+            ws.config,
+            today=dt.date.today(),
+            evidence=evidence(ws.repo, ws.config, ws.log, now=now),
+        )
+        new = {f.rel for f in filed}
+        waiting = [rel for rel in not_added(ws.repo, ws.config) if rel not in new]
         if as_json:
-            echo_json(filing.to_dict())
+            echo_json(
+                {
+                    "filed": [
+                        {
+                            "path": f.rel,
+                            "pill": f.owed.pill.key,
+                            "kind": f.owed.kind,
+                            "reopens": f"{f.owed.reopens.id}.md" if f.owed.reopens else None,
+                        }
+                        for f in filed
+                    ],
+                    "not_added": waiting,
+                }
+            )
         else:
-            for f in filing.filed:
+            for f in filed:
                 click.echo(f"filed {f.rel} ({f.owed.describe()})")
-            for rel in filing.waiting:
+            for rel in waiting:
                 click.echo(f"{rel}: filed earlier, not added to git yet")
-            if filing.owed:
-                paths = " ".join([*(f.rel for f in filing.filed), *filing.waiting])
+            if filed or waiting:
+                paths = " ".join([*(f.rel for f in filed), *waiting])
                 click.echo(
                     "review the request file(s) and commit them with your change (this check "
                     f"fails until git tracks them): git add {paths} && git commit",
@@ -50,7 +72,7 @@ def learn(file_owed: bool, days: int | None, as_json: bool) -> int:
                 )
             else:
                 click.echo("nothing owed")
-        return 1 if filing.owed else 0
+        return 1 if filed or waiting else 0
     from gitflow_harness.learning.report import analyze, collect, render_text, to_dict
 
     report = analyze(ws.repo, ws.config, collect(ws.log), now=now, days=days)

@@ -1,6 +1,7 @@
 """What `gfh learn` answers, as data: the learning report, and filing what is owed.
 
-The CLI renders these; the MCP server returns them as they are.
+The MCP server returns these as they are. `Filing.to_dict` is the object `gfh learn --check
+--json` prints (cli/learn.py builds its own; tests/mcp holds the two together).
 """
 
 from __future__ import annotations

@@ -119,7 +119,6 @@ Action = Callable[["Workspace", "Console"], "VerbResult"]
 def run_verb(tool: Tool, args: dict[str, Any], progress: Progress, action: Action) -> Answer:
     """Run one workflow verb as `run_verb` does for the CLI (cli/_verb.py): the same refusals,
     the same delivered hints, the same `verb` event — with surface `mcp`."""
-    from gitflow_harness.store.events import current_session
     from gitflow_harness.workflow.commands import Console
     from gitflow_harness.workflow.facts import Facts
     from gitflow_harness.workflow.result import VerbResult
@@ -138,7 +137,7 @@ def run_verb(tool: Tool, args: dict[str, Any], progress: Progress, action: Actio
         notes.append(line)
         progress(line)
 
-    agent = current_session() is not None
+    agent = ws.session is not None
     used = flags(tool, args)
     try:
         result = action(ws, Console(output, note))

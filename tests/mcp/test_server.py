@@ -275,3 +275,32 @@ def test_the_server_starts_without_what_only_its_tools_need() -> None:
         "gitflow_harness.mcp.server",
         "gitflow_harness.mcp.tools",
     ]
+
+
+def test_learn_check_files_what_is_owed_like_the_cli(
+    tmp_path: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If a lesson is owed its graduation request, then `learn` with `check` files it and
+    answers with the object `gfh learn --check --json` gives in an identical repository."""
+    from tests.helpers import make_repo
+
+    repos = [make_repo(tmp_path / name) for name in ("by-mcp", "by-cli")]
+    for repo in repos:
+        monkeypatch.chdir(repo)
+        assert gfh("pills", "new", "Explore", "search-first", "--trigger", "searching").code == 0
+        for _ in range(2):
+            assert gfh("pills", "bump", "Explore/search-first").code == 0
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "a lesson")
+
+    async def body(session: ClientSession) -> Any:
+        return await session.call_tool("learn", {"check": True})
+
+    result = run(repos[0], body)
+    assert not result.is_error, text(result)
+    ours = structured(result)
+    assert ours["filed"], ours
+    monkeypatch.chdir(repos[1])
+    cli = gfh("learn", "--check", "--json")
+    assert cli.code == 1
+    assert ours == cli.json()
