@@ -9,13 +9,15 @@ ignored. `gfh report` reads the rules as data; nothing here interprets them.
 
 Hints delivered outside a verb's result envelope (the session-start line of `ensure`) go
 through the accumulator: the code that produces them calls `supplement`, and every entry point
-(the CLI and the agent hooks; the `mcp` surface is reserved for a future MCP server) calls
-`drain` once and records what it delivered in its event.
+(the CLI, the agent hooks, each call of the MCP server) calls `drain` once and records what it
+delivered in its event. A long-lived server gives every call its own accumulator (`isolated`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Final, Literal
@@ -340,15 +342,35 @@ def deliverable(hints: tuple[Hint, ...], *, agent: bool) -> tuple[Hint, ...]:
 # -- the supplemental accumulator ---------------------------------------------------------
 
 _SUPPLEMENTAL: list[Hint] = []
+# The accumulator of the call running in this context, when a server runs calls side by side
+# (threads of one process): the process-wide list would hand one call's hints to another.
+_SCOPED: ContextVar[list[Hint] | None] = ContextVar("gfh_supplemental", default=None)
+
+
+def _queue() -> list[Hint]:
+    scoped = _SCOPED.get()
+    return _SUPPLEMENTAL if scoped is None else scoped
 
 
 def supplement(item: Hint) -> None:
     """Queue a hint delivered outside the result envelope, for the entry point to drain."""
-    _SUPPLEMENTAL.append(item)
+    _queue().append(item)
 
 
 def drain() -> tuple[Hint, ...]:
     """Return and forget every queued supplemental hint, oldest first."""
-    items = tuple(_SUPPLEMENTAL)
-    _SUPPLEMENTAL.clear()
+    queue = _queue()
+    items = tuple(queue)
+    queue.clear()
     return items
+
+
+@contextlib.contextmanager
+def isolated() -> Iterator[None]:
+    """Give the code inside its own accumulator: it drains only what it queued itself, and
+    what it leaves behind is dropped with it, never delivered by a later call."""
+    token = _SCOPED.set([])
+    try:
+        yield
+    finally:
+        _SCOPED.reset(token)

@@ -18,6 +18,8 @@ class Workspace:
     repo: git.Repo
     config: Config
     log: EventLog
+    # The channel this command came through (`cli`, `mcp`): what its events record as surface.
+    surface: str = "cli"
     _head: git.Head | None = field(default=None, repr=False)
 
     @property
@@ -34,13 +36,15 @@ class Workspace:
             self._head = git.head(self.repo)
         return self._head
 
-    def record(self, type: str, data: dict[str, Any], *, surface: str = "cli") -> Event:
-        """Append an event stamped with this session and the current branch."""
-        return self.log.record(type, data, surface=surface, branch=self.head().label)
+    def record(self, type: str, data: dict[str, Any], *, surface: str | None = None) -> Event:
+        """Append an event stamped with this session, the current branch and (unless given)
+        this command's surface."""
+        channel = self.surface if surface is None else surface
+        return self.log.record(type, data, surface=channel, branch=self.head().label)
 
 
-def open_workspace(cwd: Path | str | None = None) -> Workspace:
+def open_workspace(cwd: Path | str | None = None, *, surface: str = "cli") -> Workspace:
     """Discover the repository around `cwd` and load its configuration."""
     repo = git.discover(cwd)
     config = load_config(repo.top)
-    return Workspace(repo=repo, config=config, log=EventLog(repo.common_dir))
+    return Workspace(repo=repo, config=config, log=EventLog(repo.common_dir), surface=surface)

@@ -17,6 +17,7 @@ COMMANDS: dict[str, str] = {
     "demo": "gitflow_harness.cli.demo:demo",
     "events": "gitflow_harness.cli.events:events",
     "learn": "gitflow_harness.cli.learn:learn",
+    "mcp": "gitflow_harness.cli.mcp:mcp",
     "pills": "gitflow_harness.cli.pills:pills",
     "requests": "gitflow_harness.cli.requests:requests",
     "start": "gitflow_harness.cli.workflow:start",

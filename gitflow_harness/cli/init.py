@@ -50,6 +50,9 @@ if TYPE_CHECKING:
     help="Install plain git hooks running gfh's git-stage checks (no hook manager needed); "
     "a hook already there is kept and runs first.",
 )
+@click.option(
+    "--mcp", "mcp", is_flag=True, help="Register `gfh mcp` as an MCP server with each host."
+)
 @click.option("--way", "ways", multiple=True, metavar="ID", help="Copy a starter way (repeatable).")
 @click.option("--all-ways", is_flag=True, help="Copy every starter way.")
 @click.option("--list-ways", is_flag=True, help="List the starter ways and exit.")
@@ -62,6 +65,7 @@ def init(
     hooks_rev: str | None,
     pre_commit_local: bool,
     git_hooks: bool,
+    mcp: bool,
     ways: tuple[str, ...],
     all_ways: bool,
     list_ways: bool,
@@ -108,6 +112,7 @@ def init(
         git_hooks=git_hooks,
         ways=list(ways),
         all_ways=all_ways,
+        mcp=mcp,
     )
     if source_warning and any(c.path == ".pre-commit-config.yaml" for c in result.pending):
         result.warnings.append(source_warning)  # only when it writes that source

@@ -31,55 +31,24 @@ def learn(file_owed: bool, days: int | None, as_json: bool) -> int:
     ws = open_workspace()
     now = dt.datetime.now(dt.UTC)
     if file_owed:
-        from gitflow_harness.learning.graduation import file_owed as do_file
-        from gitflow_harness.learning.graduation import not_added
-        from gitflow_harness.learning.report import evidence
+        from gitflow_harness.learning.learn import check
 
-        filing = do_file(
-            ws.repo,
-            ws.config,
-            today=dt.date.today(),
-            evidence=evidence(ws.repo, ws.config, ws.log, now=now),
-        )
-        filed = filing.filed
-        new = {f.rel for f in filed}
-        waiting = [rel for rel in not_added(ws.repo, ws.config) if rel not in new]
+        checked = check(ws, today=dt.date.today(), now=now)
         if as_json:
-            echo_json(
-                {
-                    "filed": [
-                        {
-                            "path": f.rel,
-                            "pill": f.owed.pill.key,
-                            "kind": f.owed.kind,
-                            "reopens": f"{f.owed.reopens.id}.md" if f.owed.reopens else None,
-                        }
-                        for f in filed
-                    ],
-                    "not_added": waiting,
-                    "not_filed": [
-                        {"pill": f.owed.pill.key, "path": f.owed.pill.rel, "problem": f.problem}
-                        for f in filing.failed
-                    ],
-                }
-            )
+            echo_json(checked.to_dict())
         else:
-            for f in filed:
-                click.echo(f"filed {f.rel} ({f.owed.describe()})")
-            for rel in waiting:
-                click.echo(f"{rel}: filed earlier, not added to git yet")
-            if filed or waiting:
-                paths = " ".join([*(f.rel for f in filed), *waiting])
+            for line in checked.lines():
+                click.echo(line)
+            if checked.filed or checked.waiting:
+                paths = " ".join([*(f.rel for f in checked.filed), *checked.waiting])
                 click.echo(
                     "review the request file(s) and commit them with your change (this check "
                     f"fails until git tracks them): git add {paths} && git commit",
                     err=True,
                 )
-            elif not filing.failed:
-                click.echo("nothing owed")
-        for failure in filing.failed:
-            click.echo(f"gfh: {failure.problem}", err=True)
-        return 1 if filed or waiting or filing.failed else 0
+        for problem in checked.problems():
+            click.echo(f"gfh: {problem}", err=True)
+        return 1 if checked.owed else 0
     from gitflow_harness.learning.report import analyze, collect, render_text, to_dict
 
     report = analyze(ws.repo, ws.config, collect(ws.log), now=now, days=days)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,20 +41,10 @@ def list_ways(as_json: bool) -> int:
     from gitflow_harness.ways import catalog
     from gitflow_harness.workspace import open_workspace
 
-    ws = open_workspace()
-    index = catalog.load(ws.top, ws.config)
-    floor = ws.config.ways.floor
-    counts = catalog.count_events(ws.log.read())
-    rows = [catalog.row(way, floor, counts.get(way.id)) for way in index.ways]
+    listed = catalog.listing(open_workspace())
+    index, floor, rows = listed.index, listed.floor, listed.rows
     if as_json:
-        echo_json(
-            {
-                "root": _display(index.root),
-                "floor": floor,
-                "ways": rows,
-                "problems": [_problem(p) for p in index.problems],
-            }
-        )
+        echo_json(listed.to_dict())
     elif not rows and not index.problems:
         click.echo(f"no ways under {_display(index.root)}")
     else:
@@ -390,14 +379,12 @@ def _echo_table(rows: Sequence[tuple[str, ...]]) -> None:
 
 def _display(path: str) -> str:
     """Return `path` relative to the current directory when it lies below it."""
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel
+    from gitflow_harness.ways.catalog import relative
+
+    return relative(path)
 
 
 def _problem(problem: object) -> str:
-    path = getattr(problem, "path", "")
-    text = str(problem)
-    return _display(path) + text[len(path) :] if path and text.startswith(path) else text
+    from gitflow_harness.ways.catalog import problem_text
+
+    return problem_text(problem)

@@ -57,11 +57,7 @@ def status(end_turn: bool, as_json: bool) -> int:
 
 
 def _render_status(result: VerbResult) -> list[str]:
-    if result.outcome != "ok":
-        return []
-    from gitflow_harness.ritual.box import status_box
-
-    return [status_box(result.data)]
+    return [result.data["box"]] if result.outcome == "ok" else []
 
 
 @click.command()

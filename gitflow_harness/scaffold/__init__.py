@@ -78,6 +78,7 @@ def plan(
     ways: list[str] | None = None,
     all_ways: bool = False,
     starter: project.Tree | None = None,
+    mcp: bool = False,
 ) -> Plan:
     """Compute every change `gfh init` makes in the repository at `top`."""
     from gitflow_harness.store.config import load_config
@@ -117,6 +118,8 @@ def plan(
             "codex: review and trust the new hooks with `/hooks` in Codex; older builds also "
             "need `[features] codex_hooks = true` in config.toml"
         )
+    if mcp:
+        _plan_mcp(result)
     if pre_commit or pre_commit_local:
         _plan_pre_commit(result, config, None if pre_commit_local else hooks_source)
     if git_hooks:
@@ -269,6 +272,23 @@ def _plan_ways(
             continue
         for rel, content, executable in project.way_files(available[way_id], destination):
             result.changes.append(Change(rel, None, content, executable=executable))
+
+
+def _plan_mcp(result: Plan) -> None:
+    """Register `gfh mcp` with every chosen host (scaffold/mcp.py)."""
+    from gitflow_harness.scaffold import mcp
+
+    for adapter in result.adapters:
+        rel = mcp.FILES[adapter]
+        before = read_bytes(result.top / rel)
+        text, added = mcp.merge(adapter, decode(rel, before))
+        note = "gfh mcp server added" if added else "an MCP server named gfh already there"
+        result.changes.append(Change(rel, before, text.encode("utf-8"), note=note))
+    result.notes.append(
+        "mcp: Claude Code asks before it starts a project's MCP servers (headless: "
+        "`claude -p … --mcp-config .mcp.json`); Codex reads .codex/config.toml only in a "
+        "trusted project (see docs/mcp.md)"
+    )
 
 
 def render_diff(result: Plan) -> str:

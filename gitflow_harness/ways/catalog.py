@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gitflow_harness.errors import GfhError, UsageError
 from gitflow_harness.store.config import Config
 from gitflow_harness.store.events import Event
 from gitflow_harness.ways.index import WayIndex, load_index, ways_root
 from gitflow_harness.ways.model import Way
+
+if TYPE_CHECKING:
+    from gitflow_harness.workspace import Workspace
 
 
 def load(top: Path, config: Config) -> WayIndex:
@@ -99,6 +104,49 @@ def row(way: Way, floor: float, counts: Counts | None) -> dict[str, object]:
         "suppressed": counts.suppressed,
         "suppressed_by": dict(sorted(counts.reasons.items())),
     }
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """What `gfh ways list` shows: the index, the floor, one row per way."""
+
+    index: WayIndex
+    floor: float
+    rows: list[dict[str, object]]
+
+    def to_dict(self, base: str | None = None) -> dict[str, object]:
+        """Return the `--json` object, paths shown from `base` (default: the current
+        directory)."""
+        return {
+            "root": relative(str(self.index.root), base),
+            "floor": self.floor,
+            "ways": self.rows,
+            "problems": [problem_text(p, base) for p in self.index.problems],
+        }
+
+
+def listing(ws: Workspace) -> Listing:
+    """List the workspace's ways with their fires and suppressions from the log."""
+    index = load(ws.top, ws.config)
+    floor = ws.config.ways.floor
+    counts = count_events(ws.log.read())
+    return Listing(index, floor, [row(way, floor, counts.get(way.id)) for way in index.ways])
+
+
+def relative(path: str, base: str | None = None) -> str:
+    """Return `path` relative to `base` (default: the current directory) when it lies below."""
+    try:
+        rel = os.path.relpath(path, base)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def problem_text(problem: object, base: str | None = None) -> str:
+    """One problem of the index as a line, its path shown from `base`."""
+    path = getattr(problem, "path", "")
+    text = str(problem)
+    return relative(path, base) + text[len(path) :] if path and text.startswith(path) else text
 
 
 MAX_TICKS = 100_000  # matches one simulation expands to: enough for any curve, bounded memory

@@ -50,12 +50,17 @@ def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
         "task": _task(session),
         "session": session,
     }
+    from gitflow_harness.ritual.box import status_box
+
+    # The box itself, for whoever shows it from the data: an MCP host may hand its model only
+    # the structured result, and the reply must carry the box whole.
+    data["box"] = status_box(data)
     if end_turn:
         try:
             ws.log.record(
                 "coord.status_observed",
                 {"status": "end_turn_checked"},
-                surface="cli",
+                surface=ws.surface,
                 branch=head.label,
             )
         except (OSError, GfhError) as exc:

@@ -1,0 +1,1 @@
+"""`gfh mcp`: gfh's verbs as tools of a Model Context Protocol server (docs/mcp.md)."""
