@@ -1,10 +1,10 @@
 """`gfh deinit`: plan the removal of exactly what `gfh init` added, as init plans its changes.
 
-Removed: gfh's entries in the hosts' hook files (a file left with nothing of anyone's is
-deleted), the `.pre-commit-config.yaml` entry init wrote (one `repos:` item holding only gfh's
-hooks, cut out by lines), and the git shims (a hook they chained is put back). Kept: anything
-that is the user's, and what became the project's own once committed (the configuration file,
-the ways, pills and requests folders).
+Removed: gfh's entries in the hosts' hook files and its `gfh mcp` server in their MCP files (a
+file left with nothing of anyone's is deleted), the `.pre-commit-config.yaml` entry init wrote
+(one `repos:` item holding only gfh's hooks, cut out by lines), and the git shims (a hook they
+chained is put back). Kept: anything that is the user's, and what became the project's own once
+committed (the configuration file, the ways, pills and requests folders).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ def plan(top: Path) -> Plan:
             result.adapters.append(adapter)
             note = f"{removed} gfh hook(s) removed"
             result.changes.append(Change(rel, before, after, note=note))
+    _plan_mcp(result)
     _plan_pre_commit(result)
     _plan_shims(result)
     result.notes.append(
@@ -81,6 +82,17 @@ def _strip_host(adapter: str, rel: str, text: str) -> tuple[bytes | None, int]:
     if not data or (adapter == "cursor" and data == {"version": 1}):
         return None, removed
     return hosts.dump(data, text).encode("utf-8"), removed
+
+
+def _plan_mcp(result: Plan) -> None:
+    """The `gfh mcp` server of each host's MCP file (`gfh init --mcp`)."""
+    from gitflow_harness.scaffold import mcp
+
+    for adapter, rel in mcp.FILES.items():
+        found = mcp.removal(result.top, adapter)
+        if found is not None:
+            before, after = found
+            result.changes.append(Change(rel, before, after, note="gfh mcp server removed"))
 
 
 def _plan_pre_commit(result: Plan) -> None:

@@ -1,9 +1,10 @@
 """`gfh doctor`: what a user cannot see for themselves, each problem with its fix.
 
 Each check is a small function returning `Check`s: whether each host's hook command finds gfh,
-whether the hooks are all there for this version, whether pre-commit can run gfh's hooks and
-git's stages for them are installed, whether the agent's session reaches the CLI, whether the
-event log can be written, whether the ways lint clean.
+whether the hooks are all there for this version, whether a registered `gfh mcp` can start,
+whether pre-commit can run gfh's hooks and git's stages for them are installed, whether the
+agent's session reaches the CLI, whether the event log can be written, whether the ways lint
+clean.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ def run_checks(ws: Workspace, env: Mapping[str, str]) -> list[Check]:
     """Every check, in the order a user would fix them."""
     checks: list[Callable[[Workspace, Mapping[str, str]], list[Check]]] = [
         hosts_check,
+        mcp_check,
         pre_commit_check,
         git_stages_check,
         session_check,
@@ -116,6 +118,31 @@ def hosts_check(ws: Workspace, env: Mapping[str, str]) -> list[Check]:
                 "gfh init",
             )
         )
+    return out
+
+
+def mcp_check(ws: Workspace, env: Mapping[str, str]) -> list[Check]:
+    """Each host that registers `gfh mcp` (`gfh init --mcp`) can start it: `gfh` on PATH."""
+    from gitflow_harness.scaffold import mcp
+
+    out: list[Check] = []
+    for adapter, rel in mcp.FILES.items():
+        if not mcp.mcp_registered(ws.top, adapter):
+            continue
+        name = HOST_NAMES[adapter]
+        if _resolves(mcp.COMMAND, env):
+            out.append(Check(f"mcp-{adapter}", True, f"{name}: `gfh mcp` registered in {rel}"))
+        else:
+            out.append(
+                Check(
+                    f"mcp-{adapter}",
+                    False,
+                    f"{name} starts `{mcp.COMMAND} mcp` ({rel}), and `{mcp.COMMAND}` is not on "
+                    "PATH",
+                    "install gitflow-harness with `pipx install …` or `uv tool install …` so "
+                    "`gfh` is on the PATH the host starts with",
+                )
+            )
     return out
 
 

@@ -1,4 +1,5 @@
-"""Register `gfh mcp` with each host (`gfh init --mcp`), check it, and take it out again.
+"""Register `gfh mcp` with each host (`gfh init --mcp`), check it (`gfh doctor`), and plan
+its removal (`gfh deinit`).
 
 Claude Code reads `.mcp.json`, Cursor `.cursor/mcp.json` (both `{"mcpServers": {name: …}}`),
 Codex the `[mcp_servers.<name>]` tables of `.codex/config.toml`. An entry named `gfh` that is
@@ -53,26 +54,20 @@ def mcp_registered(top: Path, adapter: str) -> bool:
     return isinstance(found, dict) and _runs_gfh_mcp(found)
 
 
-def remove_mcp(top: Path, adapter: str) -> bool:
-    """Take gfh's server out of the host's file; delete the file when nothing else is left.
-
-    Return whether anything changed. An entry `gfh` that does not run `gfh mcp` is the user's:
-    it stays.
+def removal(top: Path, adapter: str) -> tuple[bytes, bytes | None] | None:
+    """gfh's server taken out of the host's file, as `gfh deinit` plans it: the file's bytes
+    before and after (None: nothing else is left, so the file goes), or None when the file
+    registers no `gfh mcp`. An entry `gfh` that does not run `gfh mcp` is the user's: it stays.
     """
-    from gitflow_harness.store.fsutil import atomic_write
-
     path = top / FILES[adapter]
     if not mcp_registered(top, adapter):
-        return False
-    text = path.read_text(encoding="utf-8")
+        return None
+    before = path.read_bytes()
+    text = before.decode("utf-8")
     rest = _cut_toml(text) if adapter == "codex" else _cut_json(FILES[adapter], text)
     if rest is None:
-        return False
-    if _empty(adapter, rest):
-        path.unlink()
-    else:
-        atomic_write(path, rest.encode("utf-8"))
-    return True
+        return None
+    return before, None if _empty(adapter, rest) else rest.encode("utf-8")
 
 
 def _runs_gfh_mcp(found: dict[str, Any]) -> bool:

@@ -103,3 +103,20 @@ def test_git_hooks_beside_gfhs_pre_commit_hooks_warn_of_running_twice(
     assert gfh("init", "--adapter", "claude", "--pre-commit", *SOURCE).code == 0
     result = gfh("init", "--adapter", "claude", "--git-hooks")
     assert "each check would run twice" in result.err
+
+
+def test_deinit_takes_out_the_mcp_server_init_registered(repo: Path, gfh: CliRunner) -> None:
+    """If `gfh init --mcp` registered `gfh mcp` beside a server of the user's, then deinit
+    removes gfh's alone (and a file that held only gfh's), `--dry-run` first showing it."""
+    mine = {"mcpServers": {"docs": {"command": "docs-server"}}}
+    write(repo, ".mcp.json", json.dumps(mine, indent=2) + "\n")
+    assert gfh("init", *ALL, "--mcp").code == 0
+    assert "gfh" in json.loads((repo / ".mcp.json").read_text())["mcpServers"]
+    dry = gfh("deinit", "--dry-run")
+    assert dry.code == 0
+    assert '-    "gfh": {' in dry.out
+    assert "gfh" in json.loads((repo / ".mcp.json").read_text())["mcpServers"]  # untouched
+    assert gfh("deinit").code == 0
+    assert json.loads((repo / ".mcp.json").read_text()) == mine
+    assert not (repo / ".cursor/mcp.json").exists()
+    assert not (repo / ".codex/config.toml").exists()  # it held gfh's server alone

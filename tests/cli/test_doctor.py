@@ -95,3 +95,14 @@ def test_a_broken_configuration_is_exit_2(healthy: Path, gfh: CliRunner) -> None
     result = gfh("doctor")
     assert result.code == 2
     assert ".gitflow-harness.toml:2" in result.err
+
+
+def test_a_registered_mcp_server_that_cannot_start_is_a_problem(
+    healthy: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert gfh("init", "--adapter", "claude", "--mcp").code == 0
+    assert "mcp-claude" not in problems(gfh)
+    assert any(c["id"] == "mcp-claude" for c in gfh("doctor", "--json").json()["checks"])
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    found = problems(gfh)
+    assert found["mcp-claude"]["message"].startswith("Claude Code starts `gfh mcp` (.mcp.json)")

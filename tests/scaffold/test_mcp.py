@@ -52,7 +52,7 @@ def test_a_users_own_gfh_entry_is_left_alone(tmp_path: Path) -> None:
     assert mcp.merge("claude", own) == (own, False)
     write(tmp_path, ".mcp.json", own)
     assert not mcp.mcp_registered(tmp_path, "claude")
-    assert not mcp.remove_mcp(tmp_path, "claude")
+    assert not remove(tmp_path, "claude")
     assert (tmp_path / ".mcp.json").read_text() == own
 
 
@@ -83,34 +83,34 @@ def test_remove_restores_the_users_file_exactly(tmp_path: Path, adapter: str) ->
     rel = mcp.FILES[adapter]
     write(tmp_path, rel, mcp.merge(adapter, original)[0])
     assert mcp.mcp_registered(tmp_path, adapter)
-    assert mcp.remove_mcp(tmp_path, adapter)
+    assert remove(tmp_path, adapter)
     assert (tmp_path / rel).read_text() == original
     assert not mcp.mcp_registered(tmp_path, adapter)
-    assert not mcp.remove_mcp(tmp_path, adapter)
+    assert not remove(tmp_path, adapter)
 
 
 @pytest.mark.parametrize("adapter", ["claude", "cursor", "codex"])
 def test_remove_deletes_a_file_that_held_only_gfh(tmp_path: Path, adapter: str) -> None:
     rel = mcp.FILES[adapter]
     write(tmp_path, rel, mcp.merge(adapter, None)[0])
-    assert mcp.remove_mcp(tmp_path, adapter)
+    assert remove(tmp_path, adapter)
     assert not (tmp_path / rel).exists()
 
 
 def test_remove_keeps_the_servers_either_side(tmp_path: Path) -> None:
     text = '{"mcpServers": {"a": {"command": "a"}, "gfh": {"command": "gfh", "args": ["mcp"]}, "b": {"command": "b"}}}\n'  # noqa: E501
     write(tmp_path, ".mcp.json", text)
-    assert mcp.remove_mcp(tmp_path, "claude")
+    assert remove(tmp_path, "claude")
     assert json.loads((tmp_path / ".mcp.json").read_text()) == {
         "mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}
     }
     first = '{"mcpServers": {"gfh": {"command": "gfh", "args": ["mcp"]}, "b": {}}}\n'
     write(tmp_path, ".mcp.json", first)
-    assert mcp.remove_mcp(tmp_path, "claude")
+    assert remove(tmp_path, "claude")
     assert (tmp_path / ".mcp.json").read_text() == '{"mcpServers": {"b": {}}}\n'
     table_after = mcp.merge("codex", USER_TOML)[0] + '\n[profiles.x]\nmodel = "m"\n'
     write(tmp_path, ".codex/config.toml", table_after)
-    assert mcp.remove_mcp(tmp_path, "codex")
+    assert remove(tmp_path, "codex")
     assert (tmp_path / ".codex/config.toml").read_text() == (
         USER_TOML + '\n[profiles.x]\nmodel = "m"\n'
     )
@@ -150,3 +150,17 @@ def test_init_mcp_registers_every_chosen_host_once(repo: Path, gfh: CliRunner) -
 def test_init_without_mcp_writes_no_mcp_file(repo: Path, gfh: CliRunner) -> None:
     assert gfh("init", "--adapter", "claude").code == 0
     assert not (repo / ".mcp.json").exists()
+
+
+def remove(top: Path, adapter: str) -> bool:
+    """Apply the removal `gfh deinit` plans for the host's MCP file; whether there was one."""
+    found = mcp.removal(top, adapter)
+    if found is None:
+        return False
+    path = top / mcp.FILES[adapter]
+    _, after = found
+    if after is None:
+        path.unlink()
+    else:
+        path.write_bytes(after)
+    return True
