@@ -9,7 +9,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from bench.bench_status import build
+from bench.bench_status import feature_worktree
 from bench.runner import PYTHON, Measurement, command_vs_pass
 
 HOOK = [PYTHON, "-m", "gitflow_harness", "git-hook"]
@@ -17,12 +17,7 @@ HOOK = [PYTHON, "-m", "gitflow_harness", "git-hook"]
 
 def run(work: Path) -> list[Measurement]:
     repo = work / "repo"
-    build(repo)
-    feature = work / "repo.worktrees" / "feature-bench"
-    _git(repo, "worktree", "add", "-q", "-b", "feature/bench", str(feature), "main~40")
-    (feature / "work.txt").write_text("feature work\n", encoding="utf-8")
-    _git(feature, "add", "work.txt")
-    _git(feature, "commit", "-q", "-m", "feature work")
+    feature = feature_worktree(work)
     _git(feature, "merge", "-q", "--no-edit", "main")
     env = {
         "GFH_SESSION": "claude:bench",

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench.bench_status import _git, build
+from bench.bench_status import feature_worktree
 from bench.runner import PYTHON, Measurement, compare, time_once
 
 
@@ -18,13 +18,7 @@ def run(work: Path) -> list[Measurement]:
     import anyio.from_thread
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
-    repo = work / "repo"
-    build(repo)
-    feature = work / "repo.worktrees" / "feature-bench"
-    _git(repo, "worktree", "add", "-q", "-b", "feature/bench", str(feature), "main~40")
-    (feature / "work.txt").write_text("feature work\n", encoding="utf-8")
-    _git(feature, "add", "work.txt")
-    _git(feature, "commit", "-q", "-m", "feature work")
+    feature = feature_worktree(work)
     (feature / "src" / "f00001.txt").write_text("an edit in progress\n", encoding="utf-8")
     env = {"GFH_SESSION": "claude:bench", "GFH_STATE_HOME": str(work / "state")}
     params = StdioServerParameters(

@@ -15,13 +15,7 @@ FILES = 1_000
 
 
 def run(work: Path) -> list[Measurement]:
-    repo = work / "repo"
-    build(repo)
-    feature = work / "repo.worktrees" / "feature-bench"
-    _git(repo, "worktree", "add", "-q", "-b", "feature/bench", str(feature), "main~40")
-    (feature / "work.txt").write_text("feature work\n", encoding="utf-8")
-    _git(feature, "add", "work.txt")
-    _git(feature, "commit", "-q", "-m", "feature work")
+    feature = feature_worktree(work)
     (feature / "src" / "f00001.txt").write_text("an edit in progress\n", encoding="utf-8")
     env = {"GFH_SESSION": "claude:bench", "GFH_STATE_HOME": str(work / "state")}
     clean = compare(
@@ -36,6 +30,19 @@ def run(work: Path) -> list[Measurement]:
         "tree identity is computed from a temporary index"
     )
     return [clean]
+
+
+def feature_worktree(work: Path) -> Path:
+    """The big repository at `work/repo`, and a feature worktree 40 commits behind its trunk
+    with one commit of its own: where an agent runs gfh. Return the worktree."""
+    repo = work / "repo"
+    build(repo)
+    feature = work / "repo.worktrees" / "feature-bench"
+    _git(repo, "worktree", "add", "-q", "-b", "feature/bench", str(feature), "main~40")
+    (feature / "work.txt").write_text("feature work\n", encoding="utf-8")
+    _git(feature, "add", "work.txt")
+    _git(feature, "commit", "-q", "-m", "feature work")
+    return feature
 
 
 def build(repo: Path) -> None:

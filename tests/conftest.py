@@ -15,7 +15,7 @@ import yaml
 from freezegun.api import FakeDate, FakeDatetime
 from hypothesis import settings
 
-from tests.helpers import CliRunner, make_repo
+from tests.helpers import CliRunner, git, make_repo
 
 # freezegun skips modules whose name starts with any ignored prefix, and its defaults include
 # "gi" (PyGObject), which also matches "gitflow_harness": without this, time is never frozen.
@@ -194,3 +194,19 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def gfh() -> CliRunner:
     """Run `gfh` in-process and capture exit code, stdout and stderr."""
     return CliRunner()
+
+
+@pytest.fixture
+def gfh_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Put this interpreter's `gfh` first on PATH: hooks run it by name, as a user's do."""
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+
+
+@pytest.fixture
+def remote(repo: Path, tmp_path: Path) -> Path:
+    """`repo` with a bare `origin` that has its main, fetched."""
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
+    git(repo, "remote", "add", "origin", str(bare))
+    git(repo, "fetch", "-q", "origin")
+    return bare

@@ -43,6 +43,9 @@ _DISTRIBUTIONS = {
     "filelock": "filelock",
     "frontmatter": "python-frontmatter",
     "git": "GitPython",
+    "mcp": "mcp",
+    "mcp_types": "mcp-types",
+    "anyio": "anyio",
     "platformdirs": "platformdirs",
     "yaml": "PyYAML",
 }

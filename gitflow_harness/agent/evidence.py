@@ -64,6 +64,9 @@ def record(ctx: HookContext) -> None:
                 "model": model_of(ctx),
             },
         )
+    elif kind == ev.SESSION_END:
+        # A turn still blocked when its session ends was ended by the host, unrepaired.
+        ctx.record("session.ended", {"reason": ev.name_or_none(event.payload.get("reason"))})
     elif (
         kind == ev.SESSION_START
         and event.model is not None

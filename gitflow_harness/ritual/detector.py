@@ -1,12 +1,13 @@
 """`stop-ritual`: how turns ended — evaluated, blocked (by rule), repaired, ended unrepaired,
 failed open.
 
-Read from `stop.verdict` and `turn.started` events. A verdict that follows a block in the same
-session is a repair attempt; the first verdict of a chain tells whether the ritual was completed
-unprompted. A verdict on a turn that went on after its Stop was allowed (`continuation`) belongs
-to that turn. A Stop whose payload could not be read has no session and still counts, as a
-fail-open. A blocked turn ends unrepaired by gfh's bound (`remediation_exhausted`) or by the
-host: the session moved on to a prompt of its own, or went quiet for a day after the block.
+Read from `stop.verdict`, `turn.started` and `session.ended` events. A verdict that follows a
+block in the same session is a repair attempt; the first verdict of a chain tells whether the
+ritual was completed unprompted. A verdict on a turn that went on after its Stop was allowed
+(`continuation`) belongs to that turn. A Stop whose payload could not be read has no session and
+still counts, as a fail-open. A blocked turn ends unrepaired by gfh's bound
+(`remediation_exhausted`) or by the host: the session moved on to a prompt of its own, ended, or
+went quiet for a day after the block.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ class StopRitual:
     """Count Stop verdicts per adapter, blocks by rule, repairs and fail-opens."""
 
     id = ID
-    types = frozenset({"stop.verdict", "turn.started"})
+    types = frozenset({"stop.verdict", "turn.started", "session.ended"})
 
     def __init__(self, ctx: ReportContext | None = None) -> None:
         self.evaluated: Counter[str] = Counter()
@@ -61,6 +62,11 @@ class StopRitual:
         self._latest = max(self._latest, event.at)
         if event.type == "turn.started":
             self._started(event)
+            return
+        if event.type == "session.ended":
+            standing = self._blocked.pop(event.session or "", None)
+            if standing is not None:
+                self._host_ended(standing)  # the session ended on a block: nothing repaired it
             return
         if event.type != "stop.verdict":
             return

@@ -20,7 +20,7 @@ from gitflow_harness.errors import ConfigError
 HOOK_TIMEOUT_S = 30
 
 # The events each host gets, in the order they are added (docs/hooks.md: the ways' lanes, the
-# ritual at Stop).
+# ritual at Stop, the session's end that tells the report a blocked turn ended).
 CLAUDE_EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
@@ -31,6 +31,7 @@ CLAUDE_EVENTS = (
     "PreCompact",
     "PostCompact",
     "Stop",
+    "SessionEnd",
 )
 CURSOR_EVENTS = (
     "sessionStart",
@@ -42,11 +43,12 @@ CURSOR_EVENTS = (
     "preCompact",
     "stop",
     "afterAgentResponse",
+    "sessionEnd",
 )
 CODEX_EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
-    "PreToolUse",  # Codex's only mid-session context channel: what waits is delivered there
+    "PreToolUse",  # the tool before it runs (`tool.requested`, phase `pre`)
     "PostToolUse",
     "PreCompact",
     "PostCompact",

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from gitflow_harness.errors import ConfigError
+from gitflow_harness.scaffold import hosts
 
 SERVER: Final = "gfh"
 COMMAND: Final = "gfh"
@@ -88,7 +89,7 @@ def _runs_gfh_mcp(found: dict[str, Any]) -> bool:
 
 
 def _merge_json(path: str, text: str | None) -> tuple[str, bool]:
-    original = _load_json(path, text)
+    original = hosts.load(path, text)
     data: dict[str, Any] = json.loads(json.dumps(original))  # a deep copy to add to
     servers = data.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
@@ -103,21 +104,6 @@ def _merge_json(path: str, text: str | None) -> tuple[str, bool]:
         if edited is not None:
             return edited, True
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n", True
-
-
-def _load_json(path: str, text: str | None) -> dict[str, Any]:
-    if text is None or not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); fix it, then run "
-            "`gfh init --mcp` again"
-        ) from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a JSON object at the top")
-    return data
 
 
 def _cut_json(path: str, text: str) -> str | None:
@@ -197,7 +183,7 @@ def _servers(path: str, adapter: str, text: str) -> dict[str, Any]:
             ) from None
         servers = data.get("mcp_servers", {})
     else:
-        servers = _load_json(path, text).get("mcpServers", {})
+        servers = hosts.load(path, text).get("mcpServers", {})
     return servers if isinstance(servers, dict) else {}
 
 

@@ -58,14 +58,7 @@ def start(ws: Workspace, name: str, *, base: str | None = None) -> VerbResult:
     if git.branch_exists(repo, name):
         return _existing(ws, facts, name, path, data)
     if path.exists():
-        return VerbResult(
-            "start",
-            "refused",
-            {**data, "reason": "path-exists"},
-            hints=(hint("start-path-exists", path=path),),
-            facts=facts.snapshot(),
-            message=f"{path} already exists",
-        )
+        return _path_taken(facts, path, data)
     git.worktree_add(repo, path, name, start_point)
     return VerbResult(
         "start",
@@ -103,14 +96,7 @@ def _existing(
             message=f"branch {name} already exists",
         )
     if path.exists():
-        return VerbResult(
-            "start",
-            "refused",
-            {**data, "reason": "path-exists"},
-            hints=(hint("start-path-exists", path=path),),
-            facts=facts.snapshot(),
-            message=f"{path} already exists",
-        )
+        return _path_taken(facts, path, data)
     git.worktree_checkout(repo, path, name)
     return VerbResult(
         "start",
@@ -129,3 +115,15 @@ def _where(path: Path | None) -> str:
         # Deleted by hand: git still counts the branch as checked out there until pruned.
         return f" (checked out at {path}, which no longer exists: run `git worktree prune`)"
     return f" (checked out at {path})"
+
+
+def _path_taken(facts: Facts, path: Path, data: dict[str, Any]) -> VerbResult:
+    """Refuse: the new worktree's directory is already there (never written over)."""
+    return VerbResult(
+        "start",
+        "refused",
+        {**data, "reason": "path-exists"},
+        hints=(hint("start-path-exists", path=path),),
+        facts=facts.snapshot(),
+        message=f"{path} already exists",
+    )

@@ -50,15 +50,7 @@ def test_a_source_that_never_returns_is_cut_off_at_the_budget(
 def test_a_hook_whose_stdin_never_ends_answers_at_the_budget(repo: Path) -> None:
     """If the host never closes stdin, then the real hook process still answers neutrally,
     exits 0 and records the `hook.error` once the budget is spent."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gitflow_harness", "hook", "claude", "UserPromptSubmit"],
-        cwd=repo,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, budget.VARIABLE: "0.5"},
-    )
+    proc = hook_process(repo, "claude", "UserPromptSubmit")
     assert proc.stdin is not None
     proc.stdin.write('{"session_id": "s1", ')  # and never the rest
     proc.stdin.flush()
@@ -89,8 +81,19 @@ def test_the_budget_comes_from_the_environment_when_it_is_a_positive_number(
 def test_a_mistyped_hook_whose_stdin_never_ends_still_records_its_error(repo: Path) -> None:
     """If the hook command is wrong and the host never closes stdin, then the call still ends
     at its budget, says what to fix and records the `hook.error` in the process's repository."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gitflow_harness", "hook", "claud", "Stop"],
+    proc = hook_process(repo, "claud", "Stop")
+    out, err = _wait_keeping_stdin_open(proc)
+    assert proc.returncode == 0
+    assert out == ""
+    assert "unknown adapter 'claud'" in err
+    [error] = [e for e in read_events(repo) if e["type"] == "hook.error"]
+    assert error["data"]["error"].startswith("UsageError: unknown adapter")
+
+
+def hook_process(repo: Path, *args: str) -> subprocess.Popen[str]:
+    """A real `gfh hook …` process in `repo` with a half-second budget, its stdin left open."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "gitflow_harness", "hook", *args],
         cwd=repo,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -98,9 +101,3 @@ def test_a_mistyped_hook_whose_stdin_never_ends_still_records_its_error(repo: Pa
         text=True,
         env={**os.environ, budget.VARIABLE: "0.5"},
     )
-    out, err = _wait_keeping_stdin_open(proc)
-    assert proc.returncode == 0
-    assert out == ""
-    assert "unknown adapter 'claud'" in err
-    [error] = [e for e in read_events(repo) if e["type"] == "hook.error"]
-    assert error["data"]["error"].startswith("UsageError: unknown adapter")

@@ -37,6 +37,17 @@ def test_a_task_notification_in_the_middle_of_a_turn_joins_it(repo: Path, gfh: C
     assert [e["data"]["turn"] for e in read_events(repo) if e["type"] == "turn.started"] == [1, 2]
 
 
+@pytest.mark.parametrize(("adapter", "event"), [("claude", "SessionEnd"), ("cursor", "sessionEnd")])
+def test_the_end_of_a_session_is_recorded_with_its_reason(
+    adapter: str, event: str, repo: Path, gfh: CliRunner
+) -> None:
+    assert kit.hook(gfh, adapter, event, kit.payload(adapter, event, repo)).code == 0
+    [recorded] = read_events(repo)
+    assert recorded["type"] == "session.ended"
+    assert recorded["session"] is not None
+    assert set(recorded["data"]) == {"reason"}
+
+
 def test_only_claude_codes_notification_tag_joins_a_turn(repo: Path, gfh: CliRunner) -> None:
     prompt = kit.payload("claude", "UserPromptSubmit", repo)
     kit.hook(gfh, "claude", "UserPromptSubmit", prompt)

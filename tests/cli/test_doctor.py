@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,12 +12,7 @@ from tests.helpers import CliRunner, write
 
 
 @pytest.fixture
-def on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-
-
-@pytest.fixture
-def healthy(repo: Path, gfh: CliRunner, on_path: None) -> Path:
+def healthy(repo: Path, gfh: CliRunner, gfh_on_path: None) -> Path:
     assert gfh("init", "--adapter", "claude", "--git-hooks").code == 0
     return repo
 
@@ -60,7 +53,7 @@ def test_a_hook_missing_for_this_version_says_to_run_init(healthy: Path, gfh: Cl
 
 
 def test_pre_commit_hooks_without_their_git_stages_name_the_install_line(
-    repo: Path, gfh: CliRunner, on_path: None
+    repo: Path, gfh: CliRunner, gfh_on_path: None
 ) -> None:
     assert gfh("init", "--adapter", "claude", "--pre-commit-local").code == 0
     found = problems(gfh)
@@ -75,7 +68,9 @@ def test_local_pre_commit_hooks_without_gfh_on_path_are_a_problem(
     assert "published form" in problems(gfh)["pre-commit-gfh"]["fix"]
 
 
-def test_no_git_hook_running_gfh_is_a_problem(repo: Path, gfh: CliRunner, on_path: None) -> None:
+def test_no_git_hook_running_gfh_is_a_problem(
+    repo: Path, gfh: CliRunner, gfh_on_path: None
+) -> None:
     assert gfh("init", "--adapter", "claude").code == 0
     assert "gfh init --git-hooks" in problems(gfh)["git-stages"]["fix"]
 

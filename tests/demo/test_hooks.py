@@ -12,7 +12,7 @@ def test_the_hooks_chapter_runs_a_session_through_the_real_cli() -> None:
     lines: list[str] = []
     assert run_demo(None, lines.append, only=[foundation.run, hooks.run]) == 0
     text = "\n".join(lines)
-    assert "created   .claude/settings.json (9 hook(s) added)" in text
+    assert "created   .claude/settings.json (10 hook(s) added)" in text
     assert "export GFH_SESSION='claude:5d0c2a4e-demo'" in text
     # After the compaction the context restarts at 9000; the tick carries on from 31000.
     assert "context position now 9000; the tokens tick reads 31000" in text

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.hosts.hostenv import host_env
+from tests.hosts.hostenv import host_env, run_host
 
-SESSION_TIMEOUT_S = 240
 TOOLS = ("Bash", "Write", "Edit", "Read", "Agent")
 
 
@@ -50,7 +48,7 @@ def run(
             **(env or {}),
         }
     )
-    proc = subprocess.run(
+    proc = run_host(
         [
             str(command),
             "-p",
@@ -61,12 +59,8 @@ def run(
             " ".join(tools),
             *args,
         ],
-        cwd=repo,
-        env=environment,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=SESSION_TIMEOUT_S,
+        repo,
+        environment,
     )
     try:
         result = json.loads(proc.stdout.strip().splitlines()[-1]) if proc.stdout.strip() else {}

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.hosts.hostenv import host_env
+from tests.hosts.hostenv import host_env, run_host
 from tests.hosts.responses import MODEL
 
-SESSION_TIMEOUT_S = 240
 KEY_VARIABLE = "GFH_TEST_MODEL_KEY"
 
 # What makes Codex talk to nothing but the scripted model: a custom provider on loopback, and
@@ -93,7 +91,7 @@ def run(
     """Run one headless turn of Codex in `repo` with the project's hooks, trusted for this run."""
     configure(Path(os.environ["HOME"]), model_url)
     environment = host_env({KEY_VARIABLE: "sk-test-loopback", **(env or {})})
-    proc = subprocess.run(
+    proc = run_host(
         [
             str(command),
             "exec",
@@ -104,11 +102,7 @@ def run(
             *args,
             prompt,
         ],
-        cwd=repo,
-        env=environment,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=SESSION_TIMEOUT_S,
+        repo,
+        environment,
     )
     return Run(proc.returncode, proc.stdout, proc.stderr)

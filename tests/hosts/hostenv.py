@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+SESSION_TIMEOUT_S = 240  # one headless session, end to end; a hung host fails the test
 
 # Variables a host exports to what it starts: a suite run inside an agent must not leak its own
 # session into the host under test.
@@ -36,3 +40,18 @@ def host_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
     env.update(extra or {})
     return env
+
+
+def run_host(
+    argv: Sequence[str], repo: Path, environment: Mapping[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """Run a host CLI headless in `repo`: no stdin, its output captured, bounded in time."""
+    return subprocess.run(
+        list(argv),
+        cwd=repo,
+        env=dict(environment),
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=SESSION_TIMEOUT_S,
+    )

@@ -120,6 +120,24 @@ def test_a_turn_that_never_complies_is_let_go_after_max_blocks(
     assert (evidence["ended_by_gfh"], evidence["ended_by_host"]) == (1, 0)
 
 
+def test_a_turn_the_host_ends_over_gfhs_head_is_reported_ended_by_the_host(
+    claude_command: Path, anthropic: ModelServer, repo: Path
+) -> None:
+    """If gfh's bound is set past the host's own cap, then Claude Code 2.1.332 ends the turn
+    itself after 9 blocks, and its SessionEnd tells the report that the turn ended unrepaired,
+    by the host — not "9 blocked, 0 repaired" and nothing more."""
+    with (repo / ".gitflow-harness.toml").open("a", encoding="utf-8") as config:
+        config.write("\n[ritual]\nmax_blocks = 20\n")
+    anthropic.script(call("Bash", command="ls"))  # then "Done." to every request
+    run = claude.run(claude_command, repo, anthropic.url, "look around")
+    assert run.code == 0, run.stderr
+    assert [v["decision"] for v in verdicts(repo)] == ["block"] * 9
+    assert "session.ended" in [e["type"] for e in read_events(repo)]
+    evidence = ritual_evidence(repo)
+    assert (evidence["blocked"], evidence["repaired"]) == (9, 0)
+    assert (evidence["ended_by_host"], evidence["ended_by_gfh"], evidence["pending"]) == (1, 0, 0)
+
+
 NOTES_WAY = """---
 description: Notes need a date line
 when:

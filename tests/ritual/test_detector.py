@@ -37,6 +37,11 @@ def prompt(session: str, *, remediation: bool = False, at: str | None = None) ->
     return make_event("turn.started", data, surface="hook", session=session, branch="b", at=at)
 
 
+def ended(session: str) -> Any:
+    data = {"reason": "other"}
+    return make_event("session.ended", data, surface="hook", session=session, branch="b")
+
+
 def hours(n: float) -> str:
     return format_at(datetime(2026, 12, 1, tzinfo=UTC) + timedelta(hours=n))
 
@@ -235,3 +240,14 @@ def test_a_block_at_the_end_of_the_log_is_pending_until_its_session_goes_quiet(
     later = [verdict("claude:z", "allow", None, at=hours(25))]
     [finding] = run(recent + later, repo).findings
     assert (finding.evidence["pending"], finding.evidence["ended_by_host"]) == (0, 1)
+
+
+def test_a_session_that_ends_on_a_block_ended_its_turn_unrepaired(repo: Path) -> None:
+    """If the session ends while its turn is blocked (Claude Code -p giving up, then
+    SessionEnd), then the host ended that turn: not pending, whatever the log's end."""
+    events = [prompt("claude:a"), verdict("claude:a", "block", "task"), ended("claude:a")]
+    [finding] = run(events, repo).findings
+    assert (finding.evidence["pending"], finding.evidence["ended_by_host"]) == (0, 1)
+    still = [prompt("claude:b"), verdict("claude:b", "block", "task"), ended("claude:other")]
+    [finding] = run(still, repo).findings
+    assert (finding.evidence["pending"], finding.evidence["ended_by_host"]) == (1, 0)

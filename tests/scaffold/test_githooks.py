@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,20 +16,7 @@ AGENT = {"GFH_SESSION": "claude:91c0-session"}
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(autouse=True)
-def gfh_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The hooks run `gfh` by name, as a user's do."""
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-
-
-@pytest.fixture
-def remote(repo: Path, tmp_path: Path) -> Path:
-    """`repo` with a bare `origin` that has its main."""
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
-    git(repo, "remote", "add", "origin", str(bare))
-    git(repo, "fetch", "-q", "origin")
-    return bare
+pytestmark = pytest.mark.usefixtures("gfh_on_path")
 
 
 def judged_red(repo: Path, branch: str) -> None:

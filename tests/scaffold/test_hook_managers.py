@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -75,19 +74,6 @@ def npm_bin() -> Path:
     return bin_dir
 
 
-@pytest.fixture
-def gfh_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-
-
-@pytest.fixture
-def remote(repo: Path, tmp_path: Path) -> Path:
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
-    git(repo, "remote", "add", "origin", str(bare))
-    return bare
-
-
 def red_branch(repo: Path) -> None:
     git(repo, "switch", "-q", "-c", "red")
     commit(repo, "red work", {"red.txt": "r\n"})
@@ -111,7 +97,7 @@ def exercise(repo: Path, remote: Path) -> None:
 
 
 def test_the_husky_snippets_run_gfhs_checks(
-    repo: Path, remote: Path, npm_bin: Path, gfh_path: None
+    repo: Path, remote: Path, npm_bin: Path, gfh_on_path: None
 ) -> None:
     for stage in ("pre-commit", "pre-push", "post-merge"):
         assert f"# .husky/{stage}\n{HUSKY_HOOK.format(stage=stage)}\n" in DOC
@@ -123,7 +109,7 @@ def test_the_husky_snippets_run_gfhs_checks(
 
 
 def test_the_lefthook_snippets_run_gfhs_checks(
-    repo: Path, remote: Path, npm_bin: Path, gfh_path: None
+    repo: Path, remote: Path, npm_bin: Path, gfh_on_path: None
 ) -> None:
     assert f"# lefthook.yml\n{LEFTHOOK_YML}" in DOC
     write(repo, "lefthook.yml", LEFTHOOK_YML)
