@@ -35,6 +35,8 @@ def record(ctx: HookContext) -> None:
     """Record the evidence this event carries, and keep the session's turn count."""
     event = ctx.event
     kind = event.kind
+    if kind == ev.SESSION_START and event.source != "compact":  # a compaction is mid-turn
+        _close_turn(ctx)
     if kind == ev.PROMPT:
         turn: int | None = None
         if ctx.store is not None:
@@ -66,6 +68,7 @@ def record(ctx: HookContext) -> None:
         )
     elif kind == ev.SESSION_END:
         # A turn still blocked when its session ends was ended by the host, unrepaired.
+        _close_turn(ctx)
         ctx.record("session.ended", {"reason": ev.name_or_none(event.payload.get("reason"))})
     elif (
         kind == ev.SESSION_START
@@ -117,3 +120,17 @@ def declared_verdicts(config: dict[str, Any]) -> frozenset[str]:
             if isinstance(verdicts, dict):
                 tokens.update(v for v in verdicts if isinstance(v, str))
     return frozenset(tokens)
+
+
+def _close_turn(ctx: HookContext) -> None:
+    """No turn of the session is open any more: a notification that comes later is a turn of
+    its own, not part of one a user interrupted (Claude Code runs no Stop then)."""
+    if ctx.store is None:
+        return
+    from gitflow_harness.agent.session import close_turn, open_turn
+
+    if open_turn(ctx.state) is None:
+        return
+    with ctx.store.update() as state:
+        close_turn(state)
+    ctx.forget_snapshot()

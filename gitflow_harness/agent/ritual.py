@@ -31,9 +31,11 @@ def stop(ctx: HookContext) -> ev.Block | None:
     """
     if ctx.repo is None:
         return None  # outside a repository there is no log to read or record to
+    from gitflow_harness.agent.budget import BudgetExceeded
+
     try:
         return _stop(ctx)
-    except Exception as exc:
+    except (Exception, BudgetExceeded) as exc:  # a Stop past the call's budget counts too
         _record_failure(ctx, exc)
         raise
 
@@ -76,16 +78,22 @@ def _stop(ctx: HookContext) -> ev.Block | None:
     )
     if verdict.decision == "block" and verdict.rule is not None:
         return ev.Block(verdict.rule, verdict.reason)
-    if ctx.store is not None:
-        from gitflow_harness.agent.session import close_turn
-
-        with ctx.store.update() as state:
-            close_turn(state)
-        ctx.forget_snapshot()
+    _let_stop(ctx)
     return None
 
 
-def _record_failure(ctx: HookContext, exc: Exception) -> None:
+def _let_stop(ctx: HookContext) -> None:
+    """The agent was let stop: the session's turn is no longer open."""
+    if ctx.store is None:
+        return
+    from gitflow_harness.agent.session import close_turn
+
+    with ctx.store.update() as state:
+        close_turn(state)
+    ctx.forget_snapshot()
+
+
+def _record_failure(ctx: HookContext, exc: BaseException) -> None:
     from gitflow_harness.agent.runtime import describe
 
     assert ctx.repo is not None
@@ -100,6 +108,8 @@ def _record_failure(ctx: HookContext, exc: Exception) -> None:
     # If the log itself is what failed, the runtime's hook.error attempt is all that is left.
     with contextlib.suppress(Exception):
         ctx.record("stop.verdict", data)
+    with contextlib.suppress(Exception):
+        _let_stop(ctx)  # failing open lets the agent stop: its turn is over
 
 
 def payload_unreadable(adapter: ModuleType, event_name: str) -> None:

@@ -49,9 +49,10 @@ def learn(file_owed: bool, days: int | None, as_json: bool) -> int:
         for problem in checked.problems():
             click.echo(f"gfh: {problem}", err=True)
         return 1 if checked.owed else 0
-    from gitflow_harness.learning.report import analyze, collect, render_text, to_dict
+    from gitflow_harness.learning.learn import report as learning_report
+    from gitflow_harness.learning.report import render_text, to_dict
 
-    report = analyze(ws.repo, ws.config, collect(ws.log), now=now, days=days)
+    report = learning_report(ws, now=now, days=days)
     if as_json:
         echo_json(to_dict(report))
     else:

@@ -122,10 +122,8 @@ def _plan_pre_commit(result: Plan) -> None:
 def strip_pre_commit(text: str) -> tuple[str | None, list[str], list[str]]:
     """Return the text without the `repos:` items that hold only gfh's hooks, their hook ids,
     and the repos of items that mix gfh's hooks with others (left alone)."""
-    import yaml
-
     gfh_ids = {h["id"] for h in pc.manifest()}
-    parsed = yaml.safe_load(text) or {}
+    parsed = pc.load(text) or {}
     repos = parsed.get("repos") or [] if isinstance(parsed, dict) else []
     drop: list[int] = []
     ids: list[str] = []
@@ -149,7 +147,7 @@ def strip_pre_commit(text: str) -> tuple[str | None, list[str], list[str]]:
         start, end = spans[i]
         del lines[start:end]
     out = "\n".join(lines)
-    after = yaml.safe_load(out) or {}
+    after = pc.load(out) or {}
     kept = [r for i, r in enumerate(repos) if i not in drop]
     rest = {k: v for k, v in parsed.items() if k != "repos"}
     if (after.get("repos") or []) != kept or {

@@ -153,11 +153,11 @@ def _resolves(program: str, env: Mapping[str, str]) -> bool:
 
 
 def _gfh_entries(top: Path) -> list[dict[str, Any]] | None:
-    import yaml
+    from gitflow_harness.errors import ConfigError
 
     try:
-        parsed = yaml.safe_load((top / pc.PATH).read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError):
+        parsed = pc.load((top / pc.PATH).read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, ConfigError):
         return None
     ids = {h["id"] for h in pc.manifest()}
     repos = parsed.get("repos") if isinstance(parsed, dict) else None

@@ -24,6 +24,9 @@ ARGS: Final = ("mcp",)
 FILES: Final = {"claude": ".mcp.json", "cursor": ".cursor/mcp.json", "codex": ".codex/config.toml"}
 TOML_TABLE: Final = f'[mcp_servers.{SERVER}]\ncommand = "{COMMAND}"\nargs = ["mcp"]\n'
 _HEADER = re.compile(r"^\s*\[\s*mcp_servers\s*\.\s*(?:gfh|\"gfh\"|'gfh')\s*\]\s*(?:#.*)?$")
+_OURS = re.compile(
+    r"^\s*\[\s*mcp_servers\s*\.\s*(?:gfh|\"gfh\"|'gfh')\s*(?:\.[^\]]*)?\]\s*(?:#.*)?$"
+)  # the table and its sub-tables
 _ANY_HEADER = re.compile(r"^\s*\[")
 
 
@@ -157,20 +160,41 @@ def _merge_toml(path: str, text: str | None) -> tuple[str, bool]:
 
 
 def _cut_toml(text: str) -> str | None:
-    """Remove the `[mcp_servers.gfh]` table: its header to the next header, and the blank line
-    `merge` put before it."""
+    """Remove the `[mcp_servers.gfh]` table and its sub-tables (`[mcp_servers.gfh.env]`), each
+    from its header to the next, with the blank lines `merge` put before it; None when that
+    cannot be done by lines (the table written inline or as dotted keys: left alone) or the
+    result would not be the file less gfh's server."""
     lines = text.splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if _HEADER.match(line)), None)
-    if start is None:
-        return None  # written inline or as dotted keys: the user's own way, left alone
-    end = next((i for i in range(start + 1, len(lines)) if _ANY_HEADER.match(lines[i])), None)
-    end = len(lines) if end is None else end
-    while start > 0 and not lines[start - 1].strip():
-        start -= 1
-    if end == len(lines):
-        return "".join(lines[:start])
-    # A table came after it: keep one blank line between what stood either side.
-    return "".join([*lines[:start], "\n", *lines[end:]]) if start else "".join(lines[end:])
+    headers = [i for i, line in enumerate(lines) if _ANY_HEADER.match(line)]
+    ours = [i for i in headers if _OURS.match(lines[i])]
+    if not any(_HEADER.match(lines[i]) for i in ours):
+        return None
+    keep = [True] * len(lines)
+    for start in ours:
+        end = next((h for h in headers if h > start), len(lines))
+        last = end - 1
+        # A table comes after it: the blank lines that end the block stay, as its separator.
+        while end < len(lines) and last > start and not lines[last].strip():
+            last -= 1
+        for i in range(start, last + 1):
+            keep[i] = False
+        before = start - 1
+        while before >= 0 and keep[before] and not lines[before].strip():
+            keep[before] = False
+            before -= 1
+    rest = "".join(line for line, kept in zip(lines, keep, strict=True) if kept)
+    if not rest.strip():
+        rest = ""
+    expected = tomllib.loads(text)
+    expected.get("mcp_servers", {}).pop(SERVER, None)
+    if expected.get("mcp_servers") == {}:
+        del expected["mcp_servers"]
+    try:
+        if tomllib.loads(rest) != expected:
+            return None
+    except tomllib.TOMLDecodeError:
+        return None
+    return rest
 
 
 def _servers(path: str, adapter: str, text: str) -> dict[str, Any]:

@@ -97,7 +97,7 @@ def merge(
         body = "\n".join(["repos:", *render(wanted, "  ", source)]) + "\n"
         prefix = text or ""
         return prefix + body, [w["id"] for w in wanted]
-    parsed = _load(text)  # a file that is not valid YAML is a ConfigError naming its line
+    parsed = load(text)  # a file that is not valid YAML is a ConfigError naming its line
     if parsed is None:
         parsed = {}
     if not isinstance(parsed, dict):
@@ -117,7 +117,7 @@ def merge(
         return text, []
     new_lines = _insert(text.splitlines(), missing, has_repos="repos" in parsed, source=source)
     new_text = "\n".join(new_lines) + "\n" if new_lines is not None else ""
-    after = _load(new_text) if new_lines is not None else None
+    after = load(new_text) if new_lines is not None else None
     if not (
         isinstance(after, dict)
         and after.get("repos", [])[: len(repos)] == repos
@@ -168,7 +168,7 @@ def stale_install_types(text: str | None) -> list[str]:
     """The stages past commits that `default_install_hook_types` lists, when it does (an older
     `gfh init --pre-commit` added it): every hook without `stages:` runs at each of them."""
     try:
-        parsed = _load(text or "") or {}
+        parsed = load(text or "") or {}
     except ConfigError:
         return []  # a broken file is reported where it is merged
     listed = parsed.get(INSTALL_KEY) if isinstance(parsed, dict) else None
@@ -212,14 +212,21 @@ def _trim(lines: list[str]) -> list[str]:
     return lines
 
 
-def _load(text: str) -> Any:
-    """Parse the project's `.pre-commit-config.yaml`, bounded as every file gfh reads."""
+def load(text: str) -> Any:
+    """Parse the project's `.pre-commit-config.yaml`, bounded as every file gfh reads; a file
+    that does not parse is a `ConfigError` naming it."""
+    import yaml
+
     from gitflow_harness.store.documents import DocumentError, load_yaml
 
     try:
         return load_yaml(text, PATH)
     except DocumentError as exc:
         raise ConfigError(f"{exc}; fix it, then run gfh again") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{PATH}:{mark.line + 1}" if mark is not None else PATH
+        raise ConfigError(f"{where}: not valid YAML; fix it, then run gfh again") from None
 
 
 def _yaml(value: Any) -> str:

@@ -48,6 +48,20 @@ def test_the_end_of_a_session_is_recorded_with_its_reason(
     assert set(recorded["data"]) == {"reason"}
 
 
+@pytest.mark.parametrize("ending", ["SessionEnd", "SessionStart"])
+def test_a_notification_after_an_interrupted_turn_is_a_turn_of_its_own(
+    ending: str, repo: Path, gfh: CliRunner
+) -> None:
+    """If a turn never reached a Stop that let it end (the user interrupted it: Claude Code runs
+    no Stop then) and the session ended or started again, then a later notification is not
+    judged on that turn's evidence: it starts a turn."""
+    prompt = kit.payload("claude", "UserPromptSubmit", repo)
+    kit.hook(gfh, "claude", "UserPromptSubmit", prompt)
+    kit.hook(gfh, "claude", ending, kit.payload("claude", ending, repo))
+    kit.hook(gfh, "claude", "UserPromptSubmit", {**prompt, "prompt": NOTIFICATION})
+    assert [e["data"]["turn"] for e in read_events(repo) if e["type"] == "turn.started"] == [1, 2]
+
+
 def test_only_claude_codes_notification_tag_joins_a_turn(repo: Path, gfh: CliRunner) -> None:
     prompt = kit.payload("claude", "UserPromptSubmit", repo)
     kit.hook(gfh, "claude", "UserPromptSubmit", prompt)

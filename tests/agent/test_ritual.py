@@ -576,3 +576,27 @@ def test_the_report_says_a_host_ended_a_turn_gfh_still_blocked(repo: Path, gfh: 
     markdown = gfh("report", "--format", "markdown").out
     assert "| repaired | ended by gfh | ended by host | pending |" in markdown
     assert "by the host)" in markdown
+
+
+def test_a_stop_past_the_calls_budget_still_records_a_fail_open_verdict(
+    repo: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the call's time budget runs out inside the Stop check, then the Stop is still counted
+    (a `fail_open` verdict) and the agent is let stop: a later notification starts a turn."""
+    from gitflow_harness.agent import ritual
+    from gitflow_harness.agent.budget import BudgetExceeded
+
+    def slow(ctx: object) -> None:
+        raise BudgetExceeded(0.5)
+
+    monkeypatch.setattr(ritual, "_stop", slow)
+    prompt = kit.payload("claude", "UserPromptSubmit", repo)
+    kit.hook(gfh, "claude", "UserPromptSubmit", prompt)
+    result = kit.hook(gfh, "claude", "Stop", kit.payload("claude", "Stop", repo))
+    assert result.code == 0
+    [verdict] = verdicts(repo)
+    assert verdict["decision"] == "fail_open"
+    assert str(verdict["reason"]).startswith("the Stop check failed: BudgetExceeded")
+    notice = "<task-notification>\n<status>completed"
+    kit.hook(gfh, "claude", "UserPromptSubmit", {**prompt, "prompt": notice})
+    assert [e["data"]["turn"] for e in read_events(repo) if e["type"] == "turn.started"] == [1, 2]

@@ -120,3 +120,14 @@ def test_deinit_takes_out_the_mcp_server_init_registered(repo: Path, gfh: CliRun
     assert json.loads((repo / ".mcp.json").read_text()) == mine
     assert not (repo / ".cursor/mcp.json").exists()
     assert not (repo / ".codex/config.toml").exists()  # it held gfh's server alone
+
+
+def test_a_pre_commit_config_that_does_not_parse_is_a_configuration_error(
+    repo: Path, gfh: CliRunner
+) -> None:
+    write(repo, ".pre-commit-config.yaml", "repos: [\n  - broken: {\n")
+    result = gfh("deinit", "--dry-run")
+    assert result.code == 2
+    [line] = result.err.splitlines()
+    assert line.startswith("gfh: .pre-commit-config.yaml:")
+    assert "internal error" not in result.err

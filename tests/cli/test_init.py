@@ -375,3 +375,13 @@ def test_the_readme_shows_the_way_into_a_repository_with_real_options() -> None:
     # The venv recipe links only `gfh` onto PATH: its bin/ on PATH would shadow python3 and pip.
     assert "ln -s ~/.gfh/bin/gfh" in section
     assert 'export PATH="$HOME/.gfh/bin' not in section
+
+
+def test_init_on_a_pre_commit_config_that_does_not_parse_is_a_configuration_error(
+    repo: Path, gfh: CliRunner
+) -> None:
+    (repo / ".pre-commit-config.yaml").write_text("repos: [\n  - broken: {\n", encoding="utf-8")
+    result = gfh("init", "--pre-commit-local")
+    assert result.code == 2
+    [line] = result.err.splitlines()
+    assert line.startswith("gfh: .pre-commit-config.yaml:2: not valid YAML")

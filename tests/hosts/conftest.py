@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -10,27 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from tests import npm
 from tests.helpers import git, make_repo
-from tests.hosts import install
 from tests.hosts.anthropic import MessagesAPI
 from tests.hosts.hostenv import host_env
 from tests.hosts.model import ModelServer
 from tests.hosts.responses import ResponsesAPI
 
 
-def installed(host: install.Host) -> Path:
-    """The host's command; a host that cannot be installed fails the run in CI, else skips."""
-    try:
-        return install.ensure(host)
-    except install.Unavailable as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"{host.name} {host.version} is required in CI: {exc}")
-        pytest.skip(f"{host.name} {host.version} cannot be installed here: {exc}")
-
-
 @pytest.fixture(scope="session")
 def claude_command() -> Path:
-    return installed(install.CLAUDE)
+    return npm.installed(npm.CLAUDE)
 
 
 @pytest.fixture
@@ -64,7 +53,7 @@ def scratch_repo(path: Path, *adapters: str, ways: tuple[str, ...] = ("--all-way
 
 @pytest.fixture(scope="session")
 def codex_command() -> Path:
-    return installed(install.CODEX)
+    return npm.installed(npm.CODEX)
 
 
 @pytest.fixture

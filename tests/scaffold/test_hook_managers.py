@@ -1,13 +1,11 @@
 """The husky and lefthook snippets of docs/git-hooks.md, run by the real tools and real git.
 
-Both come from npm, installed pinned into the checkout's ignored `.cache/npm` by this test
-(once, under a lock: the workers share it). Without npm the tests skip and say why.
+Both come from npm, installed pinned into the checkout's ignored `.cache/` by the test set-up
+(tests/npm.py), which fails the run in CI when npm cannot install them and skips elsewhere.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -15,13 +13,12 @@ import pytest
 
 from gitflow_harness import git as gitmod
 from gitflow_harness.workflow.gate_index import write_gate
+from tests import npm
 from tests.helpers import ROOT, commit, git, write
 from tests.precommit.conftest import run_git
 
 pytestmark = pytest.mark.slow
 
-HUSKY = "husky@9.1.7"
-LEFTHOOK = "lefthook@2.2.2"
 DOC = (ROOT / "docs" / "git-hooks.md").read_text(encoding="utf-8")
 AGENT = {"GFH_SESSION": "claude:3b7d-session"}
 
@@ -45,33 +42,13 @@ post-merge:
 
 
 @pytest.fixture(scope="session")
-def npm_bin() -> Path:
-    """`node_modules/.bin` holding husky and lefthook, pinned."""
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.skip("npm is not installed: the husky and lefthook snippets are not run")
-    from filelock import FileLock
+def husky() -> Path:
+    return npm.installed(npm.HUSKY)
 
-    cache = ROOT / ".cache" / "npm"
-    cache.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(cache / ".lock")):
-        bin_dir = cache / "node_modules" / ".bin"
-        if not ((bin_dir / "husky").exists() and (bin_dir / "lefthook").exists()):
-            # --ignore-scripts and cwd: lefthook's postinstall runs `lefthook install` in the
-            # directory npm was started from, which would install hooks into this checkout.
-            proc = subprocess.run(
-                [npm, "install", "--prefix", str(cache), "--no-save", "--no-audit", "--no-fund",
-                 "--ignore-scripts",
-                 HUSKY, LEFTHOOK],
-                cwd=cache,
-                capture_output=True,
-                text=True,
-                timeout=600,
-                env={**os.environ, "HOME": str(cache)},  # npm's own cache, not the real home
-            )  # fmt: skip
-            if proc.returncode != 0:
-                pytest.skip(f"npm could not install {HUSKY} and {LEFTHOOK}: {proc.stderr[-300:]}")
-    return bin_dir
+
+@pytest.fixture(scope="session")
+def lefthook() -> Path:
+    return npm.installed(npm.LEFTHOOK)
 
 
 def red_branch(repo: Path) -> None:
@@ -97,11 +74,11 @@ def exercise(repo: Path, remote: Path) -> None:
 
 
 def test_the_husky_snippets_run_gfhs_checks(
-    repo: Path, remote: Path, npm_bin: Path, gfh_on_path: None
+    repo: Path, remote: Path, husky: Path, gfh_on_path: None
 ) -> None:
     for stage in ("pre-commit", "pre-push", "post-merge"):
         assert f"# .husky/{stage}\n{HUSKY_HOOK.format(stage=stage)}\n" in DOC
-    installed = subprocess.run([str(npm_bin / "husky")], cwd=repo, capture_output=True, text=True)
+    installed = subprocess.run([str(husky)], cwd=repo, capture_output=True, text=True)
     assert installed.returncode == 0, installed.stdout + installed.stderr
     for stage in ("pre-commit", "pre-push"):
         write(repo, f".husky/{stage}", HUSKY_HOOK.format(stage=stage) + "\n")
@@ -109,7 +86,7 @@ def test_the_husky_snippets_run_gfhs_checks(
 
 
 def test_the_lefthook_snippets_run_gfhs_checks(
-    repo: Path, remote: Path, npm_bin: Path, gfh_on_path: None
+    repo: Path, remote: Path, lefthook: Path, gfh_on_path: None
 ) -> None:
     assert f"# lefthook.yml\n{LEFTHOOK_YML}" in DOC
     write(repo, "lefthook.yml", LEFTHOOK_YML)
@@ -117,8 +94,6 @@ def test_the_lefthook_snippets_run_gfhs_checks(
         script = LEFTHOOK_SCRIPT.format(stage=stage)
         assert f"# .lefthook/{stage}/gfh\n{script}" in DOC
         write(repo, f".lefthook/{stage}/gfh", script).chmod(0o755)
-    installed = subprocess.run(
-        [str(npm_bin / "lefthook"), "install"], cwd=repo, capture_output=True, text=True
-    )
+    installed = subprocess.run([str(lefthook), "install"], cwd=repo, capture_output=True, text=True)
     assert installed.returncode == 0, installed.stdout + installed.stderr
     exercise(repo, remote)

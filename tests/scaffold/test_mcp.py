@@ -164,3 +164,16 @@ def remove(top: Path, adapter: str) -> bool:
     else:
         path.write_bytes(after)
     return True
+
+
+def test_removal_takes_the_servers_sub_tables_and_keeps_the_rest(tmp_path: Path) -> None:
+    """If the user gave gfh's server an `env` table, then deinit takes that too: a leftover
+    `[mcp_servers.gfh.env]` alone would make Codex read a server `gfh` with no command."""
+    added = mcp.merge("codex", USER_TOML)[0]
+    text = added + '\n[mcp_servers.gfh.env]\nGFH_X = "1"\n\n[profiles.x]\nmodel = "m"\n'
+    write(tmp_path, ".codex/config.toml", text)
+    assert remove(tmp_path, "codex")
+    rest = tomllib.loads((tmp_path / ".codex/config.toml").read_text(encoding="utf-8"))
+    assert "gfh" not in rest.get("mcp_servers", {})
+    assert rest["profiles"] == {"x": {"model": "m"}}
+    assert rest == {**tomllib.loads(USER_TOML), "profiles": {"x": {"model": "m"}}}

@@ -81,6 +81,7 @@ def _session(repo: Path, gfh: CliRunner) -> None:
     git(repo, "checkout", "-q", "feature/x")
     assert gfh("update", env=env).code == 0  # git.update
     hook("Stop")
+    hook("SessionEnd")  # session.ended
 
 
 def test_the_fields_of_each_type_are_the_fields_real_events_carry(
