@@ -176,9 +176,7 @@ def _status(tool: Tool, args: dict[str, Any], progress: Progress) -> Answer:
 def _start(tool: Tool, args: dict[str, Any], progress: Progress) -> Answer:
     from gitflow_harness.workflow.start import start
 
-    return run_verb(
-        tool, args, progress, lambda ws, _c: start(ws, args["name"], base=args["from_ref"])
-    )
+    return run_verb(tool, args, progress, lambda ws, _c: start(ws, args["name"], base=args["from"]))
 
 
 def _update(tool: Tool, args: dict[str, Any], progress: Progress) -> Answer:

@@ -137,7 +137,7 @@ TOOLS: Final = (
         (
             Param("name", "string", "The new branch.", required=True),
             Param(
-                "from_ref",
+                "from",
                 "string",
                 "Branch from this ref instead of the trunk (`--from REF`).",
                 flag="--from",

@@ -83,7 +83,9 @@ def _run(
     hints.drain()  # whatever an earlier run in this context left is not this run's to deliver
     ws = open_workspace(directory, surface=surface)
     label = ws.head().label
-    agent = ws.session is not None
+    # Who reads the hints: an agent when a session is known, and always through MCP (only an
+    # agent's host calls the server's tools), else maybe a person: agent-only hints are dropped.
+    agent = ws.session is not None or ws.surface == "mcp"
     try:
         result = action(ws, console)
     except GfhError as exc:

@@ -25,7 +25,7 @@ def test_every_tool_is_named_by_its_verb_and_takes_cwd() -> None:
     ("name", "properties", "required"),
     [
         ("status", {"end_turn": "boolean"}, []),
-        ("start", {"name": "string", "from_ref": "string"}, ["name"]),
+        ("start", {"name": "string", "from": "string"}, ["name"]),
         ("update", {"rebase": "boolean"}, []),
         ("done", {"rerun": "boolean"}, []),
         ("task_set", {"task": "string"}, ["task"]),
@@ -67,7 +67,7 @@ def test_the_days_bound_is_the_clis() -> None:
 
 def test_flags_are_the_cli_spellings_of_the_arguments_given() -> None:
     start = tools.BY_NAME["start"]
-    assert tools.flags(start, start.parse({"name": "x", "from_ref": "main"})) == ["--from"]
+    assert tools.flags(start, start.parse({"name": "x", "from": "main"})) == ["--from"]
     status = tools.BY_NAME["status"]
     assert tools.flags(status, status.parse({"end_turn": False})) == []
 
