@@ -2,13 +2,13 @@
 
 Stdin: `session_id`, `turn_id`, `transcript_path` (the rollout file, may be null), `cwd`,
 `hook_event_name`, `model`, `permission_mode` and per-event fields. Context goes back in
-`hookSpecificOutput.additionalContext`, only where Codex documents it: SessionStart and
-PreToolUse. Never `env`: Codex 0.171.0 marks a SessionStart answer that has it "Failed" and drops
-its context. The session reaches `gfh` verbs through `CODEX_SESSION_ID`, which Codex exports to
-every command it runs. What the main agent's lanes match at
-UserPromptSubmit or PostToolUse waits, as way ids, for the session's next PreToolUse (which is
-why `gfh init` installs it). Codex is observe-only at Stop (docs/ritual.md): a continuation could
-replace the agent's answer, so this adapter never renders a block.
+`hookSpecificOutput.additionalContext` at every event whose lanes match: Codex documents it for
+SessionStart and PreToolUse, and 0.171.0 delivers it from UserPromptSubmit and PostToolUse as
+well, so nothing has to wait for a later event. Never `env`: 0.171.0 marks a SessionStart answer
+that has it "Failed" and drops its context. The session reaches `gfh` verbs through
+`CODEX_SESSION_ID`, which Codex exports to every command it runs (not to its hooks). Codex is
+observe-only at Stop (docs/ritual.md): a continuation could replace the agent's answer, so this
+adapter never renders a block.
 """
 
 from __future__ import annotations
