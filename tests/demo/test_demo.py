@@ -5,10 +5,13 @@ import shlex
 import sys
 from pathlib import Path
 
+import pytest
+
 from gitflow_harness.demo import Demo, demo_env
 from tests.helpers import CliRunner, read_events
 
 
+@pytest.mark.slow  # the whole demo: every chapter, real git and pre-commit
 def test_demo_runs_and_cleans_up(gfh: CliRunner, tmp_path: Path) -> None:
     result = gfh("demo")
     assert result.code == 0, result.err
@@ -17,6 +20,7 @@ def test_demo_runs_and_cleans_up(gfh: CliRunner, tmp_path: Path) -> None:
     assert "the scratch world was removed" in result.out
 
 
+@pytest.mark.slow  # the whole demo: every chapter, real git and pre-commit
 def test_demo_keep_leaves_a_real_repository(gfh: CliRunner, tmp_path: Path) -> None:
     keep = tmp_path / "world"
     result = gfh("demo", "--keep", str(keep))
