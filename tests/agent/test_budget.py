@@ -63,10 +63,17 @@ def test_a_hook_whose_stdin_never_ends_answers_at_the_budget(repo: Path) -> None
     assert error["data"]["error"].startswith("BudgetExceeded: ")
 
 
+HANG_S = 120  # far past the half-second budget: only a hook that never ends gets here
+
+
 def _wait_keeping_stdin_open(proc: subprocess.Popen[str]) -> tuple[str, str]:
     assert proc.stdout is not None
     assert proc.stderr is not None
-    proc.wait()
+    try:
+        proc.wait(timeout=HANG_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError("the hook outlived its budget by far: it hangs") from None
     return proc.stdout.read(), proc.stderr.read()
 
 
