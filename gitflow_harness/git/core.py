@@ -66,8 +66,20 @@ def run(
             ) from None
         raise UsageError("git is not installed or not on PATH; install git first") from None
     if check and proc.returncode != 0:
+        _refuse_vanished(proc.stderr)
         raise GitError(args, proc.returncode, proc.stdout, proc.stderr)
     return proc
+
+
+# What git says when the directory it was started in is removed while it runs (a concurrent
+# `gfh accept` removing the worktree): gfh's own line for that state, not git's.
+_NO_CWD = "Unable to read current working directory"
+GONE = "the current directory no longer exists (removed by `gfh accept`?): cd to the main checkout"
+
+
+def _refuse_vanished(stderr: str) -> None:
+    if _NO_CWD in stderr:
+        raise UsageError(GONE)
 
 
 def first_line(text: str, default: str = "no output") -> str:
@@ -148,6 +160,7 @@ def discover(cwd: Path | str | None = None) -> Repo:
             raise NotARepository(
                 f"not a git repository: {where} (run gfh inside a repository, or `git init` one)"
             )
+        _refuse_vanished(proc.stderr)
         raise GitError(["rev-parse", "--git-dir"], proc.returncode, proc.stdout, proc.stderr)
     bare = lines[2] == "true"
     top = Path(lines[4]) if len(lines) > 4 and not bare else None
@@ -174,10 +187,7 @@ def current_directory() -> Path:
     try:
         return Path.cwd()
     except FileNotFoundError:
-        raise UsageError(
-            "the current directory no longer exists (removed by `gfh accept`?): "
-            "cd to the main checkout"
-        ) from None
+        raise UsageError(GONE) from None
 
 
 @dataclass(frozen=True, slots=True)

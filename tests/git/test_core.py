@@ -148,3 +148,22 @@ def test_a_vanished_directory_is_named_not_blamed_on_git(tmp_path: Path) -> None
     assert str(err.value) == (
         f"{gone}: the directory no longer exists; if it was a worktree, run `git worktree prune`"
     )
+
+
+def test_a_directory_removed_under_a_running_git_is_gfhs_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the directory a git command runs in is removed (a concurrent `gfh accept` removing
+    its worktree), then git's `fatal: Unable to read current working directory` becomes gfh's
+    one line for that state."""
+    from gitflow_harness.git import core
+
+    gone = tmp_path / "worktree"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    with pytest.raises(UsageError) as raised:
+        core.run(["status"])
+    assert raised.value.message == core.GONE
+    with pytest.raises(UsageError):
+        core.discover(None)
