@@ -20,7 +20,7 @@ import os
 
 from gitflow_harness.agent import model as ev
 from gitflow_harness.agent.model import Rendered
-from gitflow_harness.store.session_env import host_session_id
+from gitflow_harness.store.session_env import host_session_id, host_variables
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -66,7 +66,6 @@ MAX_CONTEXT = 10_000  # Claude Code caps every output string at 10,000 character
 DEFERS = False
 TOKENS = "claude"  # the transcript reader that gives this host's context position
 SESSION_CHANNEL = "env_file"  # an `export GFH_SESSION=…` line in `$CLAUDE_ENV_FILE`
-SESSION_VARIABLES = ("CLAUDE_CODE_SESSION_ID",)  # what Claude Code exports to every command
 
 
 # How a call made by Cursor shows itself: the variables Cursor sets for every hook it runs, and
@@ -93,7 +92,7 @@ def delivers_session(environ: Mapping[str, str], *, exported: bool) -> bool:
     """True when the agent's commands will learn the session: through the export line gfh
     wrote to `$CLAUDE_ENV_FILE`, or through `CLAUDE_CODE_SESSION_ID`, which Claude Code
     (2.1.332) exports to every subprocess it starts — this hook's included."""
-    return exported or host_session_id(environ, *SESSION_VARIABLES) is not None
+    return exported or host_session_id(environ, *host_variables(NAME)) is not None
 
 
 def can_inject(name: str) -> bool:

@@ -95,9 +95,11 @@ def undelivered(adapter: ModuleType, session: str, missing: str) -> tuple[str, s
     `missing` names what the channel lacked; the host's own variables are named after it. Both
     are gfh's own words: no payload text.
     """
+    from gitflow_harness.store.session_env import host_variables
+
     name = str(adapter.NAME)
     host = HOSTS.get(name, name)
-    variables = " or $".join(getattr(adapter, "SESSION_VARIABLES", ()))
+    variables = " or $".join(host_variables(name))
     if variables:
         missing += f" and no ${variables} in the hook's environment"
     problem = (

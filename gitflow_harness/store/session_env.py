@@ -57,6 +57,11 @@ def session_from_env(environ: Mapping[str, str] | None = None) -> str | None:
     return None
 
 
+def host_variables(adapter: str) -> tuple[str, ...]:
+    """The variables a host exports to the agent's commands, in the order they are read."""
+    return tuple(name for name, named in HOST_VARIABLES if named == adapter)
+
+
 def host_session_id(environ: Mapping[str, str], *names: str) -> str | None:
     """Return the first of the host variables `names` that holds a plain id, or None."""
     for name in names:
