@@ -15,7 +15,6 @@ import os
 import sys
 
 from gitflow_harness.hookcall import model as ev
-from gitflow_harness.hookcall.failure import describe, own_message
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -241,6 +240,8 @@ class HookCall:
 
     def report(self, exc: BaseException) -> None:
         """Tell the host's stderr and the log about an internal error, naming no payload text."""
+        from gitflow_harness.hookcall.failure import describe  # only a call that went wrong
+
         adapter, event = self._names()
         what = describe(exc)
         self.say(f"gfh hook {adapter} {event}: {_problem(exc, what)}; let through")
@@ -270,6 +271,8 @@ class HookCall:
             what = f"InvalidPayload: {exc}"
             line = f"gfh hook {adapter} {event}: {exc}; nothing to do"
         else:
+            from gitflow_harness.hookcall.failure import describe
+
             what = describe(exc)
             line = f"gfh hook {adapter} {event}: {_problem(exc, what)}; let through"
         self.say(line)
@@ -324,6 +327,8 @@ def _problem(exc: BaseException, what: str) -> str:
     """What the stderr line says went wrong: gfh's own message for a problem with its files (a
     broken configuration is the user's to fix, not an internal error), else the class and place
     of an internal error."""
+    from gitflow_harness.hookcall.failure import own_message
+
     own = own_message(exc)
     return own if own is not None else f"internal error ({what})"
 
