@@ -14,7 +14,6 @@ from gitflow_harness.agent.repo import append_hook_event
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
     from types import ModuleType
     from typing import Any
 
@@ -250,14 +249,6 @@ class HookContext:
         from gitflow_harness.hookcall.model import name_or_none
 
         return f"gfh hook {self.adapter.NAME} {name_or_none(self.event.name) or '(invalid)'}"
-
-    def handoff_dir(self, way: str) -> Path | None:
-        """The way's own session-scoped hand-off directory (`$GFH_WAY_STATE`)."""
-        if self.store is None:
-            return None
-        from gitflow_harness.ways.scripts import handoff_dir
-
-        return handoff_dir(self.store.directory, way)
 
 
 def repo_relative(
