@@ -106,8 +106,8 @@ def export(repos: tuple[str, ...], since: str | None) -> int:
 
     since = since_date(since)
     workspaces = open_repositories(repos) if repos else [open_workspace()]
-    out = sys.stdout.buffer
+    write = sys.stdout.write
     for line in export_lines(workspaces, since=since):
-        out.write(line)
-    out.flush()
+        write(line)
+    sys.stdout.flush()
     return 0

@@ -17,8 +17,8 @@ from gitflow_harness.workspace import Workspace
 SCHEMA: Final = 1  # the export's own version: it changes when a field's meaning changes
 
 
-def export_lines(workspaces: Sequence[Workspace], *, since: str | None = None) -> Iterator[bytes]:
-    """Yield one encoded line (newline included) per event of each workspace's log, in order."""
+def export_lines(workspaces: Sequence[Workspace], *, since: str | None = None) -> Iterator[str]:
+    """Yield one line (newline included) per event of each workspace's log, in order."""
     import orjson
 
     for ws in workspaces:
@@ -36,7 +36,6 @@ def export_lines(workspaces: Sequence[Workspace], *, since: str | None = None) -
                 "data": ev.data,
             }
             try:
-                yield orjson.dumps(record) + b"\n"
+                yield orjson.dumps(record).decode() + "\n"
             except TypeError:  # an integer past 64 bits, which the standard library writes
-                line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-                yield line.encode() + b"\n"
+                yield json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
