@@ -139,28 +139,22 @@ def classify(raw: bytes, loads: Callable[[bytes], Any] = json.loads) -> Event | 
     if type(obj) is not dict or obj.get("schema") != SCHEMA or type(obj["schema"]) is not int:
         return FOREIGN
     try:
-        ev = Event(
-            obj["id"],
-            obj["at"],
-            obj["type"],
-            obj["surface"],
-            obj["session"],
-            obj["branch"],
-            obj["data"],
-        )
+        id_, at, kind = obj["id"], obj["at"], obj["type"]
+        surface, session, branch, data = obj["surface"], obj["session"], obj["branch"], obj["data"]
     except KeyError:
         return FOREIGN
+    # Checked on local names, not the tuple's fields: this runs once per line of the log.
     if (
-        type(ev.id) is not str
-        or type(ev.at) is not str
-        or type(ev.type) is not str
-        or ev.surface not in SURFACES
-        or (ev.session is not None and type(ev.session) is not str)
-        or (ev.branch is not None and type(ev.branch) is not str)
-        or type(ev.data) is not dict
+        type(id_) is not str
+        or type(at) is not str
+        or type(kind) is not str
+        or surface not in SURFACES
+        or (session is not None and type(session) is not str)
+        or (branch is not None and type(branch) is not str)
+        or type(data) is not dict
     ):
         return FOREIGN
-    return ev
+    return Event(id_, at, kind, surface, session, branch, data)
 
 
 @dataclass
