@@ -106,3 +106,13 @@ def test_since_exports_only_the_later_events(repo: Path, gfh: CliRunner, tmp_pat
     lines = _export(gfh, tmp_path, "--since", "2026-11-01").read_text().splitlines()
     assert [json.loads(line)["data"]["verb"] for line in lines] == ["update"]
     assert gfh("events", "export", "--since", "soon").code == 2
+
+
+def test_an_integer_past_64_bits_is_exported_as_logged(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    """If an event carries a number orjson cannot write, the line is written by the standard
+    library instead: the export never drops or changes an event."""
+    Seeder(repo).event("tool.requested", {"tool": "Edit", "n": 2**70}, surface="hook")
+    [line] = _export(gfh, tmp_path).read_text(encoding="utf-8").splitlines()
+    assert json.loads(line)["data"] == {"tool": "Edit", "n": 2**70}
