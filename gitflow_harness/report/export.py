@@ -37,5 +37,7 @@ def export_lines(workspaces: Sequence[Workspace], *, since: str | None = None) -
             }
             try:
                 yield orjson.dumps(record).decode() + "\n"
-            except TypeError:  # an integer past 64 bits, which the standard library writes
-                yield json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+            except TypeError:
+                # What orjson will not write (an integer past 64 bits, a lone surrogate) is in
+                # lines only the standard library parsed: it writes them, escaped to ASCII.
+                yield json.dumps(record, separators=(",", ":")) + "\n"

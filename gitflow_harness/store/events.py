@@ -126,7 +126,8 @@ def classify(raw: bytes, loads: Callable[[bytes], Any] = json.loads) -> Event | 
     """Return the Event in one log line, or FOREIGN / TORN.
 
     `loads` may be a faster parser than `json.loads`; a line it refuses is judged again by
-    `json.loads`, so the verdict is always the standard library's.
+    `json.loads`, so the verdict is always the standard library's. (orjson reads an integer
+    past 64 bits as a float; gfh writes none: its numbers are counts, durations and turns.)
     """
     if len(raw) > MAX_LINE_BYTES + 1:
         return FOREIGN  # gfh never writes such a line: another tool's, not parsed at all

@@ -108,11 +108,19 @@ def test_since_exports_only_the_later_events(repo: Path, gfh: CliRunner, tmp_pat
     assert gfh("events", "export", "--since", "soon").code == 2
 
 
-def test_an_integer_past_64_bits_is_exported_as_logged(
+def test_a_line_only_the_standard_library_reads_is_exported_as_logged(
     repo: Path, gfh: CliRunner, tmp_path: Path
 ) -> None:
-    """If an event carries a number orjson cannot write, the line is written by the standard
-    library instead: the export never drops or changes an event."""
-    Seeder(repo).event("tool.requested", {"tool": "Edit", "n": 2**70}, surface="hook")
+    """If an event holds what orjson will neither read nor write (a lone surrogate, an integer
+    past 64 bits), the standard library reads and writes its line: nothing is dropped or
+    changed, and the line stays ASCII, valid UTF-8 whatever it holds."""
+    big = 2**70 + 1  # no float holds it
+    Seeder(repo).event("tool.requested", {"tool": "Edit", "s": "x", "n": 1}, surface="hook")
+    [path] = EventLog(repo / ".git").files()
+    logged = (
+        path.read_bytes().replace(b'"x"', b'"\\ud800"').replace(b'"n":1', f'"n":{big}'.encode())
+    )
+    path.write_bytes(logged)  # as another writer could leave it: gfh's own never holds these
     [line] = _export(gfh, tmp_path).read_text(encoding="utf-8").splitlines()
-    assert json.loads(line)["data"] == {"tool": "Edit", "n": 2**70}
+    assert line.isascii()
+    assert json.loads(line)["data"] == {"tool": "Edit", "s": "\ud800", "n": big}
