@@ -45,6 +45,7 @@ _DISTRIBUTIONS = {
     "git": "GitPython",
     "mcp": "mcp",
     "mcp_types": "mcp-types",
+    "orjson": "orjson",
     "anyio": "anyio",
     "platformdirs": "platformdirs",
     "yaml": "PyYAML",

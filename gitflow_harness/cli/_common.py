@@ -29,6 +29,20 @@ def table(rows: Sequence[Sequence[str]], gap: str = "  ", least: Sequence[int] =
     return lines
 
 
+def since_date(value: str | None) -> str | None:
+    """Return a `--since` date as `YYYY-MM-DD`, or refuse it in one line (exit 2)."""
+    import datetime as dt
+
+    from gitflow_harness.errors import UsageError
+
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise UsageError(f"--since {value!r}: expected a date YYYY-MM-DD") from None
+
+
 def echo_json(obj: Any) -> None:
     """Print `obj` as indented JSON on stdout."""
     click.echo(json.dumps(obj, indent=2, ensure_ascii=False, default=str))

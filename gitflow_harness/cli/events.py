@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
-from gitflow_harness.cli._common import echo_json, json_option, table
+from gitflow_harness.cli._common import echo_json, json_option, since_date, table
 from gitflow_harness.store.events import Event
 
 
@@ -81,3 +82,32 @@ def verify(as_json: bool) -> int:
                 err=True,
             )
     return 1 if torn else 0
+
+
+@events.command("export")
+@click.option(
+    "--repo",
+    "repos",
+    metavar="PATH",
+    multiple=True,
+    help="Export this repository's events (repeatable; default: the current one).",
+)
+@click.option("--since", metavar="DATE", help="Only events from DATE (YYYY-MM-DD, UTC) on.")
+def export(repos: tuple[str, ...], since: str | None) -> int:
+    """Write every event, each with its repository, as JSON lines on stdout.
+
+    The schema is versioned and documented (docs/events.md); DuckDB reads it as it is:
+    `SELECT repo.name, type, count(*) FROM read_ndjson('events.jsonl') GROUP BY ALL`.
+    Torn and foreign lines are not exported.
+    """
+    from gitflow_harness.report.export import export_lines
+    from gitflow_harness.report.repos import open_repositories
+    from gitflow_harness.workspace import open_workspace
+
+    since = since_date(since)
+    workspaces = open_repositories(repos) if repos else [open_workspace()]
+    write = sys.stdout.write
+    for line in export_lines(workspaces, since=since):
+        write(line)
+    sys.stdout.flush()
+    return 0

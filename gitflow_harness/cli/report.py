@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 import click
 
-from gitflow_harness.cli._common import echo_json
-from gitflow_harness.errors import UsageError
+from gitflow_harness.cli._common import echo_json, since_date
 
 
 @click.command()
@@ -21,7 +18,14 @@ from gitflow_harness.errors import UsageError
     help="text fits 80 columns; markdown is ready to paste into a pull request.",
 )
 @click.option("--since", metavar="DATE", help="Only events from DATE (YYYY-MM-DD, UTC) on.")
-def report(as_json: bool, fmt: str, since: str | None) -> int:
+@click.option(
+    "--repo",
+    "repos",
+    metavar="PATH",
+    multiple=True,
+    help="Report on this repository (repeatable): together, then each on its own.",
+)
+def report(as_json: bool, fmt: str, since: str | None, repos: tuple[str, ...]) -> int:
     """Report what the detectors found in the event log and git history.
 
     \b
@@ -32,18 +36,19 @@ def report(as_json: bool, fmt: str, since: str | None) -> int:
       stop-ritual          how agent turns ended: blocks by rule, repairs
       hook-errors          hook calls that failed open, by adapter, event, reason
 
-    The log is read once; torn and foreign lines are skipped and counted.
+    The log is read once; torn and foreign lines are skipped and counted. With --repo, each
+    repository's log is read in turn.
     """
     from gitflow_harness.report import render
-    from gitflow_harness.report.runner import run_report
+    from gitflow_harness.report.repos import open_repositories
+    from gitflow_harness.report.runner import run_report, run_reports
     from gitflow_harness.workspace import open_workspace
 
-    if since is not None:
-        try:
-            since = dt.date.fromisoformat(since).isoformat()
-        except ValueError:
-            raise UsageError(f"--since {since!r}: expected a date YYYY-MM-DD") from None
-    result = run_report(open_workspace(), since=since)
+    since = since_date(since)
+    if repos:
+        result = run_reports(open_repositories(repos), since=since)
+    else:
+        result = run_report(open_workspace(), since=since)
     if as_json:
         echo_json(result.to_dict())
     elif fmt == "markdown":

@@ -26,6 +26,14 @@ def rev_parse(repo: Repo, rev: str) -> str:
     return run(["rev-parse", "--verify", f"{rev}^{{commit}}"], cwd=_cwd(repo)).stdout.strip()
 
 
+def root_commit(repo: Repo, rev: str) -> str | None:
+    """Return the root commit of `rev`'s history (the least sha, should it have several), or
+    None when `rev` names no commit: the same in every clone, so it names the project."""
+    proc = run(["rev-list", "--max-parents=0", rev, "--"], cwd=_cwd(repo), check=False)
+    roots = proc.stdout.split()
+    return min(roots) if proc.returncode == 0 and roots else None
+
+
 def branch_exists(repo: Repo, name: str) -> bool:
     """True when a local branch `name` exists."""
     proc = run(["show-ref", "--verify", "-q", f"refs/heads/{name}"], cwd=_cwd(repo), check=False)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING
 
-from gitflow_harness.learning.records import Collector
+from gitflow_harness.learning.records import TYPES, Collector
 from gitflow_harness.report.model import DetectorResult, Finding, Status, Tone
 
 if TYPE_CHECKING:
@@ -24,6 +24,7 @@ class LearningDetector:
     """
 
     id = ID
+    types = TYPES
 
     def __init__(self, ctx: ReportContext | None = None) -> None:
         self._collector = Collector()

@@ -10,10 +10,10 @@ from gitflow_harness.report.runner import Report
 WIDTH: Final = 80
 
 
-def text(report: Report, *, width: int = WIDTH) -> str:
+def text(report: Report, *, width: int = WIDTH, title: str = "gfh report") -> str:
     """Render `report` for a terminal, every line at most `width` columns."""
     out: list[str] = []
-    out += _fill(f"gfh report · {_read_line(report)}", width)
+    out += _fill(f"{title} · {_read_line(report)}", width)
     out.append("")
     name_width = max((len(r.id) for r in report.results), default=8) + 2
     out.append(f"{'detector'.ljust(name_width)}{'status'.ljust(23)}considered")
@@ -31,12 +31,14 @@ def text(report: Report, *, width: int = WIDTH) -> str:
         out.append("notes:")
         for detector, note in notes:
             out += _fill(f"{detector}: {note}", width, indent="  ", hang="    ")
+    for part in report.repositories:
+        out += ["", text(part.report, width=width, title=f"repository {part.label}")]
     return "\n".join(out)
 
 
-def markdown(report: Report) -> str:
+def markdown(report: Report, *, title: str = "gfh report") -> str:
     """Render `report` as GitHub-flavoured markdown."""
-    out = ["## gfh report", "", f"_{_md(_read_line(report))}_", ""]
+    out = [f"## {_md(title)}", "", f"_{_md(_read_line(report))}_", ""]
     out += ["| detector | status | considered |", "|---|---|---:|"]
     for r in report.results:
         out.append(f"| `{r.id}` | {r.status} | {r.considered} |")
@@ -53,12 +55,17 @@ def markdown(report: Report) -> str:
         out += ["", "<details><summary>Notes</summary>", ""]
         out += [f"- `{detector}`: {_md(note)}" for detector, note in notes]
         out += ["", "</details>"]
+    for part in report.repositories:
+        out += ["", markdown(part.report, title=f"repository {part.label}")]
     return "\n".join(out)
 
 
 def _read_line(report: Report) -> str:
     stats = report.stats
     line = f"{stats.events:,} events read"
+    if report.repositories:
+        count = len(report.repositories)
+        line += f" in {count} repositor{'y' if count == 1 else 'ies'}"
     if report.since:
         line += f" since {report.since}"
     if stats.skipped:

@@ -1,24 +1,28 @@
-"""Run every detector over one pass of the event log."""
+"""Run every detector over one pass of the event log, of one repository or of several."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Final
 
 from gitflow_harness.report.detectors import DetectorFactory, factories
 from gitflow_harness.report.model import DetectorResult, Finding, ReportContext
+from gitflow_harness.report.repos import RepoRef, repo_ref
 from gitflow_harness.store.events import Event, ReadStats
 from gitflow_harness.workspace import Workspace
 
 
 @dataclass(frozen=True, slots=True)
 class Report:
-    """Every detector's result, and what the read of the log skipped."""
+    """Every detector's result, and what the read of the log skipped; over several
+    repositories, their results together and each repository's own report."""
 
     results: tuple[DetectorResult, ...]
     stats: ReadStats
     since: str | None
+    repositories: tuple[RepositoryReport, ...] = ()
 
     @property
     def findings(self) -> list[Finding]:
@@ -37,7 +41,74 @@ class Report:
                 "skipped": self.stats.skipped,
             },
             "since": self.since,
-        }
+        } | (
+            {"repositories": [part.to_dict() for part in self.repositories]}
+            if self.repositories
+            else {}
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RepositoryReport:
+    """One repository's own report, within a report over several."""
+
+    repo: RepoRef
+    label: str  # its name, or its path where two repositories share a name
+    report: Report
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"repo": self.repo.to_dict(), "label": self.label} | self.report.to_dict()
+
+
+def run_reports(
+    workspaces: Sequence[Workspace],
+    *,
+    since: str | None = None,
+    detectors: Sequence[DetectorFactory] | None = None,
+) -> Report:
+    """Report on each repository in turn, then on all of them together.
+
+    Each repository's detectors see its own log and git (one repository after the other, so
+    memory is that of the largest, not of their sum); together, each detector's results are
+    summed: its status the strongest of them, `considered` their sum, every finding and note
+    labelled with its repository.
+    """
+    refs = [repo_ref(ws) for ws in workspaces]
+    names = Counter(ref.name for ref in refs)
+    parts = tuple(
+        RepositoryReport(
+            ref,
+            ref.name if names[ref.name] == 1 else ref.path,
+            run_report(ws, since=since, detectors=detectors),
+        )
+        for ws, ref in zip(workspaces, refs, strict=True)
+    )
+    stats = ReadStats([counts for part in parts for counts in part.report.stats.files])
+    return Report(_together(parts), stats, since, parts)
+
+
+_STRENGTH: Final[dict[str, int]] = {"insufficient-evidence": 0, "quiet": 1, "fired": 2}
+
+
+def _together(parts: Sequence[RepositoryReport]) -> tuple[DetectorResult, ...]:
+    by_id: dict[str, list[tuple[str, DetectorResult]]] = {}
+    for part in parts:
+        for result in part.report.results:
+            by_id.setdefault(result.id, []).append((part.label, result))
+    return tuple(
+        DetectorResult(
+            detector,
+            max((r.status for _, r in results), key=_STRENGTH.__getitem__),
+            sum(r.considered for _, r in results),
+            tuple(
+                replace(f, subject=f"{label} · {f.subject}")
+                for label, r in results
+                for f in r.findings
+            ),
+            tuple(f"{label}: {note}" for label, r in results for note in r.notes),
+        )
+        for detector, results in by_id.items()
+    )
 
 
 def run_report(

@@ -7,10 +7,11 @@ from typing import Any
 from gitflow_harness.report import render
 from gitflow_harness.report.detectors import DETECTORS, factories
 from gitflow_harness.report.model import DetectorResult, ReportContext
-from gitflow_harness.report.runner import run_report
+from gitflow_harness.report.repos import open_repositories
+from gitflow_harness.report.runner import run_report, run_reports
 from gitflow_harness.store.events import Event, EventLog
 from gitflow_harness.workspace import open_workspace
-from tests.helpers import CliRunner
+from tests.helpers import CliRunner, make_repo
 from tests.report.conftest import Seeder, detector, family, report
 
 
@@ -166,3 +167,93 @@ def test_a_log_that_cannot_be_read_is_an_error_not_an_empty_report(
     assert "Not a directory" in result.err
     assert "move what is there aside" in result.err
     assert len(result.err.splitlines()) == 1
+
+
+def _three(tmp_path: Path) -> list[Path]:
+    """Three repositories: one whose hints are followed, one whose hooks failed open, and one
+    with a torn line."""
+    a, b, c = (make_repo(tmp_path / name) for name in ("a", "b", "c"))
+    first = Seeder(a)
+    for _ in range(3):
+        first.verb("status", ("status-branch-behind",))
+        first.verb("update")
+    second = Seeder(b)
+    for event in ("UserPromptSubmit", "Stop"):
+        error = {"adapter": "claude", "event": event, "error": "NoSession: no session id"}
+        second.event("hook.error", error, surface="hook")
+    third = Seeder(c)
+    third.verb("status")
+    [path] = EventLog(c / ".git").files()
+    with open(path, "ab") as fh:
+        fh.write(b'{"schema": 1, "id"\n')
+    return [a, b, c]
+
+
+def test_a_report_over_repositories_sums_them_and_keeps_each(
+    tmp_path: Path, gfh: CliRunner, monkeypatch: Any
+) -> None:
+    """If several repositories are reported on, the combined part adds their counts and labels
+    each finding with its repository, and each repository keeps its own report as it would
+    alone; the current directory need not be a repository."""
+    repos = _three(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    doc = report(gfh, *(arg for r in repos for arg in ("--repo", str(r))))
+    assert doc["log"] == {"files": 3, "events": 9, "foreign": 0, "torn": 1, "skipped": 1}
+    assert detector(doc, "hint-follow-through")["status"] == "fired"
+    assert detector(doc, "hook-errors") == {"id": "hook-errors", "status": "fired", "considered": 2}
+    assert detector(doc, "skipped-prepare")["status"] == "insufficient-evidence"
+    subjects = [f["subject"] for f in doc["findings"]]
+    assert "a · branch-update" in subjects
+    assert "b · NoSession" in subjects
+    notes = detector(doc, "hint-follow-through")["notes"]
+    assert [n.split(":")[0] for n in notes] == ["a", "b", "c"]
+    parts = doc["repositories"]
+    assert [(p["label"], p["repo"]["name"], p["repo"]["path"]) for p in parts] == [
+        (r.name, r.name, str(r)) for r in repos
+    ]
+    assert [p["log"]["events"] for p in parts] == [6, 2, 1]
+    assert [p["log"]["torn"] for p in parts] == [0, 0, 1]
+    monkeypatch.chdir(repos[0])
+    alone = report(gfh)
+    assert "repositories" not in alone
+    assert {k: v for k, v in parts[0].items() if k not in ("repo", "label")} == alone
+    assert family(alone, "branch-update") == {
+        "fired": 3,
+        "followed": 3,
+        "not_followed": 0,
+        "censored": 0,
+    }
+
+
+def test_text_and_markdown_show_the_whole_then_each_repository(
+    tmp_path: Path, gfh: CliRunner
+) -> None:
+    repos = _three(tmp_path)
+    args = [arg for r in repos for arg in ("--repo", str(r))]
+    text = gfh("report", *args).out
+    assert text.startswith("gfh report · 9 events read in 3 repositories; 1 lines skipped")
+    assert all(len(line) <= 80 for line in text.splitlines())
+    sections = [line for line in text.splitlines() if line.startswith("repository ")]
+    assert sections == [
+        "repository a · 6 events read; no lines skipped",
+        "repository b · 2 events read; no lines skipped",
+        "repository c · 1 events read; 1 lines skipped (0 foreign, 1 torn)",
+    ]
+    assert "a · branch-update · good" in text
+    md = gfh("report", "--format", "markdown", *args).out
+    assert [line for line in md.splitlines() if line.startswith("## ")] == [
+        "## gfh report",
+        "## repository a",
+        "## repository b",
+        "## repository c",
+    ]
+    one = gfh("report", "--repo", str(repos[1])).out
+    assert one.startswith("gfh report · 2 events read in 1 repository;")
+
+
+def test_repositories_that_share_a_name_are_labelled_by_their_path(tmp_path: Path) -> None:
+    first = make_repo(tmp_path / "one" / "app")
+    second = make_repo(tmp_path / "two" / "app")
+    result = run_reports(open_repositories([str(first), str(second)]))
+    assert [p.label for p in result.repositories] == [str(first), str(second)]
+    assert [p.repo.name for p in result.repositories] == ["app", "app"]

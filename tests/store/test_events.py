@@ -244,3 +244,18 @@ def test_an_unwritable_log_is_a_clear_error(tmp_path: Path) -> None:
 
     with pytest.raises(LogWriteError, match=r"cannot write the event log in .*events: "):
         EventLog(common).record("verb", {}, surface="cli", branch=None)
+
+
+def test_lines_the_fast_parser_refuses_are_judged_by_the_standard_library(log: EventLog) -> None:
+    """If orjson refuses a line `json.loads` accepts (a NaN, a lone surrogate), the reader still
+    counts the event, as `classify` does; a torn line stays torn."""
+    log.record("verb", {"x": 1, "s": "a"}, surface="cli", branch="main", session="s")
+    [path] = log.files()
+    line = path.read_bytes().replace(b'"x":1', b'"x":NaN').replace(b'"a"', b'"\\ud800"')
+    path.write_bytes(line + line[:30] + b"\n")
+    stats = ReadStats()
+    [event] = list(log.read(stats=stats))
+    assert event.data["x"] != event.data["x"]  # NaN
+    assert event.data["s"] == "\ud800"
+    assert (stats.events, stats.foreign, stats.torn) == (1, 0, 1)
+    assert type(classify(line)) is Event
