@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from gitflow_harness.cli._common import echo_json
+from gitflow_harness.cli._common import json_text
 from gitflow_harness.errors import UsageError
+
+if TYPE_CHECKING:
+    from gitflow_harness.report.runner import Report
 
 
 @click.command()
@@ -15,13 +20,26 @@ from gitflow_harness.errors import UsageError
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "markdown"]),
+    type=click.Choice(["text", "markdown", "html"]),
     default="text",
     show_default=True,
-    help="text fits 80 columns; markdown is ready to paste into a pull request.",
+    help="text fits 80 columns; markdown is ready to paste into a pull request; html is one "
+    "self-contained page with pictures.",
+)
+@click.option(
+    "--compact",
+    is_flag=True,
+    help="With markdown: only this branch's part since it left the trunk, sized for a "
+    "pull-request comment.",
+)
+@click.option(
+    "--output",
+    metavar="FILE",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the report to FILE (replaced atomically) instead of stdout.",
 )
 @click.option("--since", metavar="DATE", help="Only events from DATE (YYYY-MM-DD, UTC) on.")
-def report(as_json: bool, fmt: str, since: str | None) -> int:
+def report(as_json: bool, fmt: str, compact: bool, output: Path | None, since: str | None) -> int:
     """Report what the detectors found in the event log and git history.
 
     \b
@@ -30,11 +48,11 @@ def report(as_json: bool, fmt: str, since: str | None) -> int:
       skipped-prepare      branches red under `done` again and again, no `prepare`
       learning             overdue roles, owed graduations, requests, relapses
       stop-ritual          how agent turns ended: blocks by rule, repairs
+      way-firing           which ways fire and are suppressed, where on their curve
       hook-errors          hook calls that failed open, by adapter, event, reason
 
     The log is read once; torn and foreign lines are skipped and counted.
     """
-    from gitflow_harness.report import render
     from gitflow_harness.report.runner import run_report
     from gitflow_harness.workspace import open_workspace
 
@@ -43,11 +61,33 @@ def report(as_json: bool, fmt: str, since: str | None) -> int:
             since = dt.date.fromisoformat(since).isoformat()
         except ValueError:
             raise UsageError(f"--since {since!r}: expected a date YYYY-MM-DD") from None
-    result = run_report(open_workspace(), since=since)
-    if as_json:
-        echo_json(result.to_dict())
-    elif fmt == "markdown":
-        click.echo(render.markdown(result))
+    if compact and (as_json or fmt != "markdown"):
+        raise UsageError("--compact goes with --format markdown (a pull-request comment)")
+    ws = open_workspace()
+    if compact:
+        from gitflow_harness.report import compact as branch
+
+        part = branch.branch_part(ws)
+        since = max(since or "", part.since)
+        result = run_report(ws, since=since, detectors=branch.on_branch(part))
+        text = branch.markdown(result, part)
     else:
-        click.echo(render.text(result))
+        result = run_report(ws, since=since)
+        text = json_text(result.to_dict()) if as_json else _render(fmt, result)
+    if output is None:
+        click.echo(text)
+    else:
+        from gitflow_harness.report.publish import write
+
+        write(text, output)
     return 0
+
+
+def _render(fmt: str, result: Report) -> str:
+    from gitflow_harness.report import render
+
+    if fmt == "html":
+        from gitflow_harness.report.html import html
+
+        return html(result)
+    return render.markdown(result) if fmt == "markdown" else render.text(result)
