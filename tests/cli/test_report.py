@@ -11,7 +11,7 @@ def test_help_names_every_registered_detector_in_report_order(gfh: CliRunner) ->
     result = gfh("report", "--help")
     assert result.code == 0
     ids = [make.id for make in factories()]  # type: ignore[attr-defined]
-    assert len(ids) == len(DETECTORS) == 5
+    assert len(ids) == len(DETECTORS) == 6
     listed = re.findall(r"^ {4}([a-z-]+) {2,}\S", result.out, re.MULTILINE)
     assert listed == ids
     assert all(len(line) <= 80 for line in result.out.splitlines())
