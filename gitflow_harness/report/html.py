@@ -48,6 +48,7 @@ svg.defs { position: absolute; }
 """
 # The style of each suppression reason on a way's curve (`svg.STYLES`).
 REASON_STYLES: Final = {"salience": "info", "refractory": "warn", "budget": "bad"}
+POLICY: Final = "default-src 'none'; style-src 'unsafe-inline'"
 SAMPLES: Final = 240  # points of a declared curve drawn across its span
 
 Picture = Callable[[DetectorResult, str], list[str]]
@@ -62,6 +63,8 @@ def html(report: Report) -> str:
     )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        # Nothing may load or run, whatever a value in the page says: styles are inline.
+        f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>gfh report</title><style>{STYLE}</style></head><body>"
         + svg.DEFS
