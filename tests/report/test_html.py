@@ -91,7 +91,8 @@ def test_every_detector_has_a_section_and_every_picture_names_itself(
         assert svg.get("role") == "img"
         assert svg.get("aria-label")
         assert svg.get("aria-labelledby")
-        assert "width" not in svg and "height" not in svg  # scales to a narrow window
+        assert "width" not in svg
+        assert "height" not in svg
     # Self-contained: no script, nothing to load, no address to reach.
     assert page.scripts == 0
     assert page.loads == []
@@ -110,10 +111,12 @@ def test_numbers_keep_their_denominators_and_what_was_censored(
     assert "censored unknown correlation" in text
     assert "red-gate-remedy: 1 of 1 fired" in text  # below the threshold, still drawn
     # Stops per adapter, each against its own count
-    assert "claude: 2 of 2 verdicts" in text and "cursor: 1 of 1 verdicts" in text
+    assert "claude: 2 of 2 verdicts" in text
+    assert "cursor: 1 of 1 verdicts" in text
     assert "Fail-opens by reason" in text
     # the lesson's sides and the control stage, with their intervals
-    assert "implementer before 5/5" in text and "implementer after 0/5" in text
+    assert "implementer before 5/5" in text
+    assert "implementer after 0/5" in text
     assert "reviewer before 0/5" in text
     # the way: its curve, its floor, what was placed and what was not
     assert "Exponential half_life=1000 on tokens, floor 0.5; refires at 1001" in text
@@ -124,7 +127,9 @@ def test_numbers_keep_their_denominators_and_what_was_censored(
 
 def test_text_is_escaped_and_quoted_code_is_set_as_code() -> None:
     finding = Finding("d", "<b>x</b>", "attention", "run `gfh <update>` & see", {"k": "<v>"}, "no")
-    report = Report((DetectorResult("d", "fired", 1, (finding,), ("a <note>",)),), ReadStats(), None)
+    report = Report(
+        (DetectorResult("d", "fired", 1, (finding,), ("a <note>",)),), ReadStats(), None
+    )
     document = html(report)
     assert "<b>x</b>" not in document
     assert "&lt;b&gt;x&lt;/b&gt;" in document

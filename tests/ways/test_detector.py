@@ -112,7 +112,8 @@ def test_what_cannot_be_placed_is_counted_by_why(repo: Path) -> None:
 def test_a_staircase_is_measured_from_its_episodes_first_fire(repo: Path) -> None:
     """If a staircase steps, then its steps are placed from the episode's first fire, not from
     the step before (its curve's axis is ticks since the first fire)."""
-    stairs = "description: stairs\ncurve: {type: ProgressiveStaircase, steps: [[0, 1.0], [100, 0.5], [300, 0.0]]}\n"
+    steps = "steps: [[0, 1.0], [100, 0.5], [300, 0.0]]"
+    stairs = f"description: stairs\ncurve: {{type: ProgressiveStaircase, {steps}}}\n"
     write_way(repo / "hooks" / "ways", "stairs", stairs)
     events = [fired("stairs", 1000, "first"), fired("stairs", 1100, "step"),
               fired("stairs", 1300, "step")]  # fmt: skip
