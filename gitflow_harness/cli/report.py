@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 @click.option(
     "--output",
     metavar="FILE",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),  # a directory is refused in the same one line
     help="Write the report to FILE (replaced atomically) instead of stdout.",
 )
 @click.option("--since", metavar="DATE", help="Only events from DATE (YYYY-MM-DD, UTC) on.")
@@ -48,7 +48,7 @@ def report(as_json: bool, fmt: str, compact: bool, output: Path | None, since: s
       skipped-prepare      branches red under `done` again and again, no `prepare`
       learning             overdue roles, owed graduations, requests, relapses
       stop-ritual          how agent turns ended: blocks by rule, repairs
-      way-firing           which ways fire and are suppressed, where on their curve
+      way-firing           ways fired and suppressed, placed on their curves
       hook-errors          hook calls that failed open, by adapter, event, reason
 
     The log is read once; torn and foreign lines are skipped and counted.

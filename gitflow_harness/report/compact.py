@@ -84,15 +84,16 @@ def branch_part(ws: Workspace) -> BranchPart:
 
 
 def _trunk_ref(ws: Workspace) -> str:
-    """The trunk to compare with: its local branch, else `origin/<trunk>` (a CI checkout
-    often has only the remote's copy)."""
+    """The trunk to compare with: its local branch, else `origin/<trunk>` (a CI checkout of a
+    pull request often has only the remote's copy, and no `origin/HEAD`)."""
     configured = ws.config.repository.trunk
     name = git.detect_trunk(ws.repo, configured)
-    if name is not None and not git.branch_exists(ws.repo, name):
-        remote = f"origin/{name}"
-        if git.ref_exists(ws.repo, f"refs/remotes/{remote}"):
-            return remote
-    return git.require_trunk(ws.repo, configured)
+    for candidate in [name] if name is not None else ["main", "master"]:
+        if git.branch_exists(ws.repo, candidate):
+            return candidate
+        if git.ref_exists(ws.repo, f"refs/remotes/origin/{candidate}"):
+            return f"origin/{candidate}"
+    return git.require_trunk(ws.repo, configured)  # it says how to name one
 
 
 class OnBranch:
