@@ -131,7 +131,7 @@ def markdown(report: Report, part: BranchPart, *, limit: int = LIMIT) -> str:
         "",
         f"_{part.commits} commit(s) since it left `{render.md(part.trunk)}` at "
         f"`{git.short(part.base)}` ({part.left_at[:16].replace('T', ' ')} UTC); "
-        f"{render.md(render.read_line(report))} from then on; only the events recorded on this "
+        f"{render.md(render.read_line(report))}; of those, only the events recorded on this "
         "branch count._",
         "",
         *render.markdown_table(report.results),

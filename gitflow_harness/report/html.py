@@ -42,7 +42,8 @@ figure { margin: 1rem 0; }
 figcaption { color: var(--muted); font-size: .9rem; }
 svg.chart { display: block; width: 100%; max-width: 40rem; height: auto; }
 svg.chart text { font-size: 11px; fill: var(--ink); }
-svg.chart text.in-bar { fill: #fff; font-weight: 700; }
+svg.chart text.in-bar { fill: #fff; font-weight: 700; stroke: #1d1f23; stroke-width: 3px;
+  paint-order: stroke; }
 svg.chart text.tick { font-size: 10px; fill: var(--muted); }
 svg.defs { position: absolute; }
 """
