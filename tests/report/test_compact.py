@@ -140,3 +140,10 @@ def test_a_branch_that_never_left_the_trunk_is_refused(repo: Path, gfh: CliRunne
     result = gfh("report", "--format", "markdown", "--compact")
     assert (result.code, result.out) == (1, "")
     assert "island shares no history with main" in result.err
+
+
+def test_without_a_trunk_it_says_how_to_name_one(repo: Path, feature: Path, gfh: CliRunner) -> None:
+    git(repo, "branch", "-m", "main", "trunk")
+    result = gfh("report", "--format", "markdown", "--compact")
+    assert (result.code, result.out) == (1, "")
+    assert "cannot find the trunk" in result.err

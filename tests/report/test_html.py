@@ -148,3 +148,33 @@ def test_an_empty_log_still_shows_every_detector(repo: Path, gfh: CliRunner) -> 
     assert "0 events read" in text
     assert "No hint of a family fired: nothing to draw." in text
     assert "No way fired or was suppressed: nothing to draw." in text
+
+
+def test_what_cannot_be_drawn_says_why() -> None:
+    """If a lesson's reading cannot be measured, a way is no longer declared or nothing was
+    placed on a way's curve, then the page says so where the picture would be."""
+    lesson = {"pill": "implementer/parser", "verify": [
+        {"role": "implementer", "reading": "not measurable", "reason": "only `2 before`",
+         "model": None, "before": None, "after": None, "control": {}},
+    ]}  # fmt: skip
+    curve = {"curve": {"type": "Flat", "suppression": 10}, "axis": "turns", "span": 20,
+             "refire_delta": 10}  # fmt: skip
+    empty = {"fired": {"first": 1}, "suppressed": {}, "unplaced": {"first_fire": 1},
+             "placed": {}}  # fmt: skip
+    ways = {"gone": {**empty, "declared": None}, "kept": {**empty, "declared": curve}}
+    adapters = {"claude": dict.fromkeys(("evaluated", "allowed", "blocked", "would_block",
+                "repaired", "ended_unrepaired", "pending", "fail_open"), 1)}  # fmt: skip
+    results = (
+        DetectorResult("learning", "quiet", 0, breakdown={"lessons": [lesson]}),
+        DetectorResult(
+            "way-firing", "fired", 2, breakdown={"floor": 0.5, "bins": 20, "ways": ways}
+        ),
+        DetectorResult("stop-ritual", "fired", 1, breakdown={"adapters": adapters}),
+    )
+    document = html(Report(results, ReadStats(), None))
+    assert "Not measurable: only <code>2 before</code>." in document
+    assert "No way of this id is declared now: no curve to draw." in document
+    assert "no fire or suppression placed" in document
+    assert "Flat suppression=10 on turns" in document
+    assert "Fail-opens by reason" not in document  # none to draw
+    assert document.count('class="chart"') == 3  # the curve kept, and the two Stop pictures

@@ -170,3 +170,16 @@ def test_what_it_keeps_is_bounded(repo: Path, monkeypatch: Any) -> None:
     assert set(ways) == {"w0", "w1", "(other)"}
     assert sum(ways["(other)"]["fired"].values()) == 2
     assert ways["w0"]["unplaced"] == {"first_fire": 1, "way_not_declared": 1}
+
+
+def test_events_it_cannot_read_are_passed_over(repo: Path) -> None:
+    write_way(repo / "hooks" / "ways", "docs/notes", HALF)
+    nameless = make_event(
+        "way.fired", {"way": 7, "tick": 1}, surface="hook", session="claude:a", branch="b"
+    )
+    unended = make_event(
+        "session.ended", {"reason": "other"}, surface="hook", session=None, branch="b"
+    )
+    result = run(repo, [nameless, unended, fired("docs/notes", 10, "first")])
+    assert list(result.breakdown["ways"]) == ["docs/notes"]
+    assert result.considered == 1
