@@ -65,12 +65,9 @@ def report(as_json: bool, fmt: str, compact: bool, output: Path | None, since: s
         raise UsageError("--compact goes with --format markdown (a pull-request comment)")
     ws = open_workspace()
     if compact:
-        from gitflow_harness.report import compact as branch
+        from gitflow_harness.report.compact import comment
 
-        part = branch.branch_part(ws)
-        since = max(since or "", part.since)
-        result = run_report(ws, since=since, detectors=branch.on_branch(part))
-        text = branch.markdown(result, part)
+        text = comment(ws, since=since)
     else:
         result = run_report(ws, since=since)
         text = json_text(result.to_dict()) if as_json else _render(fmt, result)

@@ -96,6 +96,15 @@ def _trunk_ref(ws: Workspace) -> str:
     return git.require_trunk(ws.repo, configured)  # it says how to name one
 
 
+def comment(ws: Workspace, *, since: str | None = None) -> str:
+    """Run every detector over the current branch's part and render it as one comment."""
+    from gitflow_harness.report.runner import run_report
+
+    part = branch_part(ws)
+    since = max(since or "", part.since)
+    return markdown(run_report(ws, since=since, detectors=on_branch(part)), part)
+
+
 class OnBranch:
     """A detector that sees only the events recorded on one branch from a moment on."""
 
