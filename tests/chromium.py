@@ -65,7 +65,7 @@ def ensure() -> Path:
         if CHROMIUM.exists():
             return CHROMIUM
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        install = ["apt-get", "install", "-y", "--no-install-recommends", "chromium"]
+        install = ["apt-get", "install", "-y", "chromium"]
         # The package lists may be stale or missing (a fresh container): refresh once.
         for command in (install, ["apt-get", "update"], install):
             done = subprocess.run(
