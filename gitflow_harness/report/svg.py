@@ -20,6 +20,7 @@ LABEL: Final = 14  # height of a label line
 BAR: Final = 16  # height of a bar
 GAP: Final = 8
 FLOOR_LINE: Final = 'stroke="#b07a12" stroke-width="1.5" stroke-dasharray="6 3"'
+EDGES: Final = {0.0: "tick start", 1.0: "tick end"}  # an axis's end labels stay inside it
 MARK_LINE: Final = 'stroke="#3465a4" stroke-width="1.2" stroke-dasharray="2 3"'
 
 # Each kind of part: its fill (a colour and, for most, a pattern over it) and its legend mark.
@@ -130,22 +131,23 @@ def bars(key: str, title: str, bars: Sequence[Bar], *, unit: str) -> str:
 
 def intervals(key: str, title: str, rows: Sequence[Interval]) -> str:
     """Each share as a point between its interval's ends, on one axis from 0 to 1."""
-    left, plot = 150, WIDTH - 150 - 10
-    row = 22
+    # Each label on its own line above its interval, so a long stage name never runs off.
+    left, plot = 8, WIDTH - 16
+    row = LABEL + 16
     top = 6
     height = top + row * len(rows) + 24
     body = [
         f'<line x1="{left + plot * t:.1f}" y1="{top}" x2="{left + plot * t:.1f}" '
         f'y2="{height - 20}" stroke="#ccc" stroke-width="0.5"/>'
-        + _text(left + plot * t, height - 6, f"{t:.2f}", "tick")
+        + _text(left + plot * t, height - 6, f"{t:.2f}", EDGES.get(t, "tick"))
         for t in (0.0, 0.25, 0.5, 0.75, 1.0)
     ]
     for i, r in enumerate(rows):
-        y = top + row * i + row / 2
+        y = top + row * i + LABEL + 8
         p = r.k / r.n if r.n else 0.0
         x0, x1, xp = (left + plot * v for v in (r.low, r.high, p))
+        body.append(_text(0, y - 10, f"{r.label} {r.k}/{r.n}", "label"))
         words = f"{r.label}: {r.k} of {r.n}, 95% interval {r.low:.3f} to {r.high:.3f}"
-        body.append(_text(left - 6, y + 4, f"{r.label} {r.k}/{r.n}", "label end"))
         body.append(
             f'<g><title>{escape(words)}</title><line x1="{x0:.1f}" y1="{y}" x2="{x1:.1f}" '
             f'y2="{y}" stroke="#222" stroke-width="2"/>'
