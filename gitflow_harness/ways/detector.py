@@ -27,6 +27,8 @@ OTHER_AXIS: Final = "other_axis"  # counted on another axis than the way declare
 RESTARTED: Final = "ticks_restarted"  # the session's ticks went back (a compaction)
 UNDECLARED: Final = "way_not_declared"  # no way of that id is declared now: no curve to read
 NO_TICK: Final = "no_tick"  # the event carries no tick
+# The kinds and reasons events write (docs/events.md), known without a check on every event.
+TOKENS: Final = frozenset({"first", "refire", "step", "salience", "refractory", "budget"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,13 +73,15 @@ class WayFiring:
         way = data.get("way")
         if type(way) is not str:
             return
-        tally = self._tally(way)
-        kind = _token(data.get("kind"))
+        tally = self._ways.get(way) or self._tally(way)
+        kind = data.get("kind")
+        kind = kind if type(kind) is str and kind in TOKENS else _token(kind)
         if event.type == "way.fired":
             tally.fired[kind] += 1
             series = "fired"
         else:
-            series = _token(data.get("reason"))
+            reason = data.get("reason")
+            series = reason if type(reason) is str and reason in TOKENS else _token(reason)
             tally.suppressed[series] += 1
         why = self._place(way, tally, series, event, kind)
         if why is not None:

@@ -183,3 +183,15 @@ def test_events_it_cannot_read_are_passed_over(repo: Path) -> None:
     result = run(repo, [nameless, unended, fired("docs/notes", 10, "first")])
     assert list(result.breakdown["ways"]) == ["docs/notes"]
     assert result.considered == 1
+
+
+def test_a_kind_or_reason_that_is_no_name_counts_as_unknown(repo: Path) -> None:
+    odd = make_event(
+        "way.suppressed",
+        {"way": "w", "tick": 1, "axis": "tokens", "kind": ["x"], "reason": {"r": 1}},
+        surface="hook",
+        session="claude:a",
+        branch="b",
+    )
+    data = run(repo, [odd]).breakdown["ways"]["w"]
+    assert data["suppressed"] == {"(unknown)": 1}
