@@ -45,7 +45,12 @@ def since_date(value: str | None) -> str | None:
 
 def echo_json(obj: Any) -> None:
     """Print `obj` as indented JSON on stdout."""
-    click.echo(json.dumps(obj, indent=2, ensure_ascii=False, default=str))
+    click.echo(json_text(obj))
+
+
+def json_text(obj: Any) -> str:
+    """Return `obj` as the indented JSON every `--json` prints."""
+    return json.dumps(obj, indent=2, ensure_ascii=False, default=str)
 
 
 class FiniteFloatRange(click.FloatRange):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from gitflow_harness.errors import UsageError
-from gitflow_harness.git.core import GitError, Repo, _cwd, head, run
+from gitflow_harness.git.core import GitError, Repo, _cwd, head, run, split_z
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +136,22 @@ def commits_touching(repo: Repo, since: datetime) -> Iterator[tuple[datetime, li
         raise GitError(args, code, "", stderr)
     if when is not None:
         yield when, paths
+
+
+def commit_time(repo: Repo, rev: str) -> datetime:
+    """Return the committer time of `rev`."""
+    proc = run(["show", "-s", "--format=%ct", f"{rev}^{{commit}}"], cwd=_cwd(repo))
+    return datetime.fromtimestamp(int(proc.stdout.strip()), UTC)
+
+
+def added_between(repo: Repo, base: str, rev: str, path: str) -> list[str]:
+    """Return the files under `path` that `rev` has and `base` had not, as repository paths."""
+    proc = run(
+        ["diff", "--no-ext-diff", "--no-renames", "--name-only", "--diff-filter=A", "-z",
+         base, rev, "--", path],
+        cwd=_cwd(repo),
+    )  # fmt: skip
+    return split_z(proc.stdout)
 
 
 def last_commit_touching(repo: Repo, path: str) -> str | None:

@@ -155,6 +155,13 @@ def history_cut(repo: Repo, ref: str, trunk: str) -> bool:
     return run(["merge-base", ref, trunk], cwd=_cwd(repo), check=False).returncode != 0
 
 
+def merge_base(repo: Repo, ref: str, trunk: str) -> str | None:
+    """Return the commit where `ref` left `trunk` (their best common ancestor), or None when
+    they share no history."""
+    proc = run(["merge-base", ref, trunk], cwd=_cwd(repo), check=False)
+    return proc.stdout.strip() or None if proc.returncode == 0 else None
+
+
 def require_history(repo: Repo, ref: str, trunk: str, verb: str) -> None:
     """Refuse `verb` where the history it compares is cut off (see `history_cut`)."""
     if history_cut(repo, ref, trunk):

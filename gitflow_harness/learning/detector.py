@@ -33,7 +33,7 @@ class LearningDetector:
         self._collector.observe(event)
 
     def finish(self, ctx: ReportContext) -> DetectorResult:
-        from gitflow_harness.learning.report import analyze
+        from gitflow_harness.learning.report import analyze, lesson_to_dict
 
         now = ctx.extra.get("now")
         if not isinstance(now, dt.datetime):
@@ -65,7 +65,8 @@ class LearningDetector:
             status = "insufficient-evidence"
         else:
             status = "quiet"
-        return DetectorResult(ID, status, considered, findings, tuple(notes))
+        breakdown = {"lessons": [lesson_to_dict(lesson) for lesson in report.lessons]}
+        return DetectorResult(ID, status, considered, findings, tuple(notes), breakdown)
 
 
 def findings_of(report: LearningReport) -> list[Finding]:

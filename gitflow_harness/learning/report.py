@@ -207,11 +207,12 @@ def to_dict(report: LearningReport) -> dict[str, Any]:
             }
             for r in report.relapses
         ],
-        "lessons": [_lesson_dict(lesson) for lesson in report.lessons],
+        "lessons": [lesson_to_dict(lesson) for lesson in report.lessons],
     }
 
 
-def _lesson_dict(lesson: LessonStats) -> dict[str, Any]:
+def lesson_to_dict(lesson: LessonStats) -> dict[str, Any]:
+    """Return one lesson, its use and every reading with the control stages', as JSON data."""
     pill = lesson.pill
     return {
         "pill": pill.key,

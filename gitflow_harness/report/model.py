@@ -49,11 +49,16 @@ class DetectorResult:
     considered: int
     findings: tuple[Finding, ...] = ()
     notes: tuple[str, ...] = ()  # e.g. "git history touched 2 episodes"
+    # The numbers behind the pictures of the HTML report, per subject, below any threshold a
+    # finding needs (every family that fired, every adapter, every lesson reading): JSON data.
+    breakdown: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "status": self.status, "considered": self.considered}
         if self.notes:
             out["notes"] = list(self.notes)
+        if self.breakdown:
+            out["breakdown"] = self.breakdown
         return out
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from typing import Any, Final
 
+from gitflow_harness.report.model import DetectorResult, Finding
 from gitflow_harness.report.runner import Report
 
 WIDTH: Final = 80
@@ -13,7 +15,7 @@ WIDTH: Final = 80
 def text(report: Report, *, width: int = WIDTH, title: str = "gfh report") -> str:
     """Render `report` for a terminal, every line at most `width` columns."""
     out: list[str] = []
-    out += _fill(f"{title} · {_read_line(report)}", width)
+    out += _fill(f"{title} · {read_line(report)}", width)
     out.append("")
     name_width = max((len(r.id) for r in report.results), default=8) + 2
     out.append(f"{'detector'.ljust(name_width)}{'status'.ljust(23)}considered")
@@ -38,29 +40,47 @@ def text(report: Report, *, width: int = WIDTH, title: str = "gfh report") -> st
 
 def markdown(report: Report, *, title: str = "gfh report") -> str:
     """Render `report` as GitHub-flavoured markdown."""
-    out = [f"## {_md(title)}", "", f"_{_md(_read_line(report))}_", ""]
-    out += ["| detector | status | considered |", "|---|---|---:|"]
-    for r in report.results:
-        out.append(f"| `{r.id}` | {r.status} | {r.considered} |")
+    out = [f"## {md(title)}", "", f"_{md(read_line(report))}_", ""]
+    out += markdown_table(report.results)
     for finding in report.findings:
-        out += ["", f"### {_md(finding.subject)} ({finding.detector}, {finding.tone})", ""]
-        out += [_md(finding.observed), ""]
-        keys = list(finding.evidence)
-        out.append("| " + " | ".join(k.replace("_", " ") for k in keys) + " |")
-        out.append("|" + "---:|" * len(keys))
-        out.append("| " + " | ".join(_md(_value(finding.evidence[k])) for k in keys) + " |")
-        out += ["", f"**Next step:** {_md(finding.next_step)}"]
-    notes = [(r.id, n) for r in report.results for n in r.notes]
-    if notes:
-        out += ["", "<details><summary>Notes</summary>", ""]
-        out += [f"- `{detector}`: {_md(note)}" for detector, note in notes]
-        out += ["", "</details>"]
+        out += markdown_finding(finding)
+    out += markdown_notes(report.results)
     for part in report.repositories:
         out += ["", markdown(part.report, title=f"repository {part.label}")]
     return "\n".join(out)
 
 
-def _read_line(report: Report) -> str:
+def markdown_table(results: Sequence[DetectorResult]) -> list[str]:
+    """The table of detectors: status and what each considered."""
+    out = ["| detector | status | considered |", "|---|---|---:|"]
+    out += [f"| `{r.id}` | {r.status} | {r.considered} |" for r in results]
+    return out
+
+
+def markdown_finding(finding: Finding) -> list[str]:
+    """One finding: its heading, what was observed, its evidence as a table, the next step."""
+    out = ["", f"### {md(finding.subject)} ({finding.detector}, {finding.tone})", ""]
+    out += [md(finding.observed), ""]
+    keys = list(finding.evidence)
+    out.append("| " + " | ".join(k.replace("_", " ") for k in keys) + " |")
+    out.append("|" + "---:|" * len(keys))
+    out.append("| " + " | ".join(md(value_text(finding.evidence[k])) for k in keys) + " |")
+    out += ["", f"**Next step:** {md(finding.next_step)}"]
+    return out
+
+
+def markdown_notes(results: Sequence[DetectorResult]) -> list[str]:
+    """Every detector's notes, folded away in a `<details>`."""
+    notes = [(r.id, n) for r in results for n in r.notes]
+    if not notes:
+        return []
+    out = ["", "<details><summary>Notes</summary>", ""]
+    out += [f"- `{detector}`: {md(note)}" for detector, note in notes]
+    return [*out, "", "</details>"]
+
+
+def read_line(report: Report) -> str:
+    """What the read of the log saw: events, and the lines it skipped."""
     stats = report.stats
     line = f"{stats.events:,} events read"
     if report.repositories:
@@ -78,11 +98,11 @@ def _read_line(report: Report) -> str:
 
 
 def _evidence_text(evidence: dict[str, Any]) -> str:
-    return " · ".join(f"{k.replace('_', ' ')} {_value(v)}" for k, v in evidence.items())
+    return " · ".join(f"{k.replace('_', ' ')} {value_text(v)}" for k, v in evidence.items())
 
 
-def _value(value: object) -> str:
-    """One evidence value as text; a breakdown (a mapping of counts) as `name n, name n`."""
+def value_text(value: object) -> str:
+    """Return one evidence value as text; a breakdown (a mapping of counts) as `name n, name n`."""
     if isinstance(value, dict):
         return ", ".join(f"{k} {v}" for k, v in value.items())
     return str(value)
@@ -99,6 +119,7 @@ def _fill(content: str, width: int, *, indent: str = "", hang: str | None = None
     ) or [indent.rstrip()]
 
 
-def _md(value: str) -> str:
+def md(value: str) -> str:
+    """Escape `value` for a markdown table cell or paragraph."""
     # Pipes would end a table cell; angle brackets would open HTML.
     return value.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")

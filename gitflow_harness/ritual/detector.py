@@ -25,6 +25,13 @@ ID: Final = "stop-ritual"
 # A block this much older than the log's latest Stop or prompt belongs to a session that ended
 # (the report's horizon for a quiet session); a younger one may still be repaired: pending.
 QUIET: Final = timedelta(hours=24)
+# What the breakdown counts per adapter: turns evaluated; verdicts allowed (clean), blocked,
+# allowed with a rule that would have blocked (observe-only) and failed open; repairs after a
+# block; turns ended unrepaired; blocks still standing at the end of the log.
+OUTCOMES: Final = (
+    "evaluated", "allowed", "blocked", "would_block", "repaired", "ended_unrepaired",
+    "pending", "fail_open",
+)  # fmt: skip
 
 
 class Blocked(NamedTuple):
@@ -33,6 +40,7 @@ class Blocked(NamedTuple):
     turn: int | None
     rule: str
     at: str
+    adapter: str
 
 
 class StopRitual:
@@ -53,6 +61,8 @@ class StopRitual:
         self.ended_by_gfh = 0  # let through after `max_blocks` blocks: `remediation_exhausted`
         self.ended_by_host = 0  # the last verdict was a block, and the turn ended all the same
         self.unrepaired: Counter[str] = Counter()  # turns ended unrepaired, by the rule failing
+        # adapter -> outcome (one of `OUTCOMES`) -> count: what the HTML report draws
+        self.by_adapter: dict[str, Counter[str]] = {}
         self._latest = ""  # the latest `at` seen (RFC 3339 UTC with `Z`: sorts as text)
         # session -> the turn its latest verdict blocked. Only blocked sessions are kept: any
         # other verdict closes its turn, so memory follows the sessions waiting on a repair.
@@ -88,19 +98,28 @@ class StopRitual:
             # A verdict of another turn, whose prompt went unrecorded: the blocked turn ended.
             self._host_ended(self._blocked.pop(session))
             blocked = False
+        outcomes = self._outcomes(adapter)
         if not (same_turn or continuation):
             self.evaluated[adapter] += 1
+            outcomes["evaluated"] += 1
         if decision == "fail_open":
             self.fail_open[str(data.get("reason"))] += 1
+            outcomes["fail_open"] += 1
         elif decision == "block":
             self.blocks[str(rule)] += 1
+            outcomes["blocked"] += 1
         elif rule is not None:
             self.would_block[f"{adapter}:{rule}"] += 1
+            outcomes["would_block"] += 1
+        else:
+            outcomes["allowed"] += 1
         if repairing and decision == "allow" and rule is None:
             self.repaired += 1
+            outcomes["repaired"] += 1
         if decision == "fail_open" and data.get("reason") == EXHAUSTED:
             self.ended_by_gfh += 1
             self.unrepaired[str(rule)] += 1
+            outcomes["ended_unrepaired"] += 1
         unchecked = data.get("unchecked")
         skipped = [str(r) for r in unchecked] if isinstance(unchecked, list) else []
         self.unchecked.update(skipped)
@@ -112,7 +131,7 @@ class StopRitual:
             if rule is None:
                 self.unprompted += 1
         if decision == "block":
-            self._blocked[session] = Blocked(turn, str(rule), event.at)
+            self._blocked[session] = Blocked(turn, str(rule), event.at, adapter)
         else:
             self._blocked.pop(session, None)
 
@@ -128,6 +147,13 @@ class StopRitual:
     def _host_ended(self, blocked: Blocked) -> None:
         self.ended_by_host += 1
         self.unrepaired[blocked.rule] += 1
+        self._outcomes(blocked.adapter)["ended_unrepaired"] += 1
+
+    def _outcomes(self, adapter: str) -> Counter[str]:
+        found = self.by_adapter.get(adapter)
+        if found is None:
+            found = self.by_adapter[adapter] = Counter()
+        return found
 
     def _settle_the_end(self) -> int:
         """Judge the blocks still standing at the end of the log: a session quiet for `QUIET`
@@ -142,6 +168,7 @@ class StopRitual:
                 self._host_ended(blocked)
             else:
                 pending += 1
+                self._outcomes(blocked.adapter)["pending"] += 1
         self._blocked.clear()
         return pending
 
@@ -217,7 +244,16 @@ class StopRitual:
             self.id, "stop", "attention" if attention else "good", observed, evidence, next_step
         )
         status: Status = "fired"
-        return DetectorResult(self.id, status, total, (finding,), notes)
+        breakdown = {
+            "adapters": {
+                adapter: {k: counts[k] for k in OUTCOMES}
+                for adapter, counts in sorted(self.by_adapter.items())
+            },
+            "fail_open_by_reason": dict(sorted(self.fail_open.items())),
+            "unrepaired_by_rule": dict(sorted(self.unrepaired.items())),
+            "blocks_by_rule": dict(sorted(self.blocks.items())),
+        }
+        return DetectorResult(self.id, status, total, (finding,), notes, breakdown)
 
 
 def _breakdown(counts: Counter[str]) -> str:

@@ -54,8 +54,8 @@ def plot(curve: Curve, floor: float, *, width: int = 80, height: int = 11) -> li
     floor_row = row_of(floor) if 0.0 <= floor <= 1.0 else None
     if floor_row is not None:
         grid[floor_row] = [FLOOR] * columns
-    marks = _marks(curve, floor)
-    for mark in marks:
+    refires = marks(curve, floor)
+    for mark in refires:
         if mark <= x_max:
             column = column_of(mark)
             for line in grid:
@@ -80,8 +80,8 @@ def plot(curve: Curve, floor: float, *, width: int = 80, height: int = 11) -> li
     lines.append(_axis_labels(x_max, columns))
     since = "the episode's first fire" if isinstance(curve, ProgressiveStaircase) else "a fire"
     legend = [f"{POINT} salience over ticks since {since}", f"{FLOOR} floor {floor:g}"]
-    if marks:
-        legend.append(f"{REFIRE} " + _mark_legend(curve, marks))
+    if refires:
+        legend.append(f"{REFIRE} " + mark_legend(curve, refires))
     indent = " " * (LABEL_WIDTH + 1)
     text = indent
     for part in legend:
@@ -93,7 +93,7 @@ def plot(curve: Curve, floor: float, *, width: int = 80, height: int = 11) -> li
     return [line[:width] for line in lines]
 
 
-def _marks(curve: Curve, floor: float) -> list[int]:
+def marks(curve: Curve, floor: float) -> list[int]:
     """Return the deltas drawn as vertical lines: where the way can fire again."""
     if isinstance(curve, ProgressiveStaircase):
         return [delta for delta, _ in curve.steps[1:]]
@@ -101,7 +101,8 @@ def _marks(curve: Curve, floor: float) -> list[int]:
     return [] if refire is None else [refire]
 
 
-def _mark_legend(curve: Curve, marks: list[int]) -> str:
+def mark_legend(curve: Curve, marks: list[int]) -> str:
+    """Say what the vertical lines `marks` returned mean for this curve."""
     if isinstance(curve, ProgressiveStaircase):
         return "steps at " + ", ".join(str(m) for m in marks)
     if isinstance(curve, ActionPotential):
@@ -113,7 +114,7 @@ def _axis_labels(x_max: int, columns: int) -> str:
     cells = [" "] * (columns + 12)
     for i in range(5):
         value = x_max * i // 4
-        text = _short(value)
+        text = short(value)
         at = round(i * (columns - 1) / 4)
         start = max(0, min(at - len(text) // 2, columns - len(text)))
         if i == 0:
@@ -124,7 +125,8 @@ def _axis_labels(x_max: int, columns: int) -> str:
     return " " * (LABEL_WIDTH + 1) + "".join(cells).rstrip()
 
 
-def _short(value: int) -> str:
+def short(value: int) -> str:
+    """Write a tick count the way an axis labels it: 1.5M, 30k, 250."""
     if value >= 1_000_000 and value % 100_000 == 0:
         return f"{value / 1_000_000:g}M"
     if value >= 10_000 and value % 1000 == 0:

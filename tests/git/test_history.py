@@ -31,3 +31,29 @@ def test_a_whole_reflog_read_from_its_file_matches_git(repo: Path) -> None:
     assert from_file == from_git
     assert len(from_file) >= 4
     assert git.reflog(r, "refs/heads/topic", limit=1) == from_file[:1]
+
+
+def test_added_between_names_only_the_files_added_under_a_path(repo: Path) -> None:
+    r = git.discover(repo)
+    base = run_git(repo, "rev-parse", "HEAD").strip()
+    for rel in ("requests/a b.md", "requests/old.md", "other/c.md"):
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text("x\n", encoding="utf-8")
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-q", "-m", "add")
+    middle = run_git(repo, "rev-parse", "HEAD").strip()
+    (repo / "requests" / "old.md").write_text("changed\n", encoding="utf-8")
+    (repo / "requests" / "new.md").write_text("x\n", encoding="utf-8")
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-q", "-m", "change one, add one")
+    assert git.added_between(r, base, "HEAD", "requests") == [
+        "requests/a b.md", "requests/new.md", "requests/old.md",
+    ]  # fmt: skip
+    assert git.added_between(r, middle, "HEAD", "requests") == ["requests/new.md"]
+
+
+def test_commit_time_is_the_committers(repo: Path) -> None:
+    r = git.discover(repo)
+    stamp = run_git(repo, "show", "-s", "--format=%ct", "HEAD").strip()
+    assert git.commit_time(r, "HEAD").timestamp() == int(stamp)
+    assert git.commit_time(r, "HEAD").tzinfo is not None

@@ -59,3 +59,16 @@ def test_commits_among_names_the_commits_git_has(repo: Path) -> None:
     names = [head, head[:7], tree, "0" * 40]
     assert git.commits_among(r, names) == {head, head[:7]}
     assert git.commits_among(r, []) == set()
+
+
+def test_merge_base_is_where_a_branch_left_the_trunk(repo: Path) -> None:
+    r = git.discover(repo)
+    left = run_git(repo, "rev-parse", "HEAD").strip()
+    run_git(repo, "checkout", "-q", "-b", "topic")
+    run_git(repo, "commit", "-q", "--allow-empty", "-m", "on topic")
+    run_git(repo, "checkout", "-q", "main")
+    run_git(repo, "commit", "-q", "--allow-empty", "-m", "on main")
+    assert git.merge_base(r, "topic", "main") == left
+    run_git(repo, "checkout", "-q", "--orphan", "island")
+    run_git(repo, "commit", "-q", "--allow-empty", "-m", "alone")
+    assert git.merge_base(r, "island", "main") is None

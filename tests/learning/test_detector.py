@@ -15,6 +15,7 @@ from tests.learning.test_graduation import put_answered, put_request
 
 PutPill = Callable[..., Path]
 NOW = local("2026-11-20", 18)
+DAYS = ("2026-11-05", "2026-11-15")  # either side of a lesson learned on 2026-11-10
 
 
 def run(
@@ -187,3 +188,31 @@ def test_a_lower_reading_of_a_retired_lesson_does_not_ask_to_graduate_it(
     assert finding["evidence"]["reading"] == "lower"  # type: ignore[index]
     assert "graduate it into a way" not in str(finding["next_step"])
     assert finding["next_step"] == "It graduated already: keep the rule that answered it."
+
+
+def test_the_breakdown_carries_every_reading_with_its_control_stages(
+    repo: Path, put_pill: PutPill
+) -> None:
+    """If a lesson is measured, then the breakdown gives both sides with their intervals and the
+    other stages' shares over the same days (the control); an unmeasured reading keeps why."""
+    put_pill(date="2026-11-10", last_seen="2026-11-10")
+    put_pill("reviewer/naming", applies_to="[reviewer]", date="2026-11-10", last_seen="2026-11-10")
+    events = [stopped(local("2026-11-05", 9, i), "implementer", "FAIL") for i in range(5)]
+    events += [stopped(local("2026-11-15", 9, i), "implementer", "DONE") for i in range(5)]
+    events += [stopped(local(day, 10, i), "reviewer", "DONE") for day in DAYS for i in range(2)]
+    ws = open_workspace(repo)
+    detector = LearningDetector()
+    for event in events:
+        detector.observe(event)
+    result = detector.finish(ReportContext(workspace=ws, stats=ReadStats(), extra={"now": NOW}))
+    lessons = {lesson["pill"]: lesson for lesson in result.breakdown["lessons"]}
+    [measured] = lessons["implementer/parser"]["verify"]
+    assert measured["reading"] == "lower"
+    assert (measured["before"]["k"], measured["before"]["n"]) == (5, 5)
+    assert (measured["after"]["k"], measured["after"]["n"]) == (0, 5)
+    assert 0 <= measured["after"]["low"] < measured["after"]["high"] < measured["before"]["low"]
+    control = measured["control"]["reviewer"]
+    assert (control["before"]["n"], control["after"]["n"]) == (2, 2)
+    [unmeasured] = lessons["reviewer/naming"]["verify"]
+    assert unmeasured["reading"] == "not measurable"
+    assert unmeasured["reason"]

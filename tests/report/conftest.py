@@ -94,3 +94,46 @@ def family(doc: dict[str, Any], name: str) -> dict[str, int]:
 def detector(doc: dict[str, Any], name: str) -> dict[str, Any]:
     [found] = [d for d in doc["detectors"] if d["id"] == name]
     return found
+
+
+# (kind, tick, suppressed because) of a way's events; (adapter, decision, rule) of Stops
+WAY_EVENTS = (("first", 100, None), ("refire", 400, "salience"), ("refire", 1300, None),
+              ("refire", 1350, "budget"))  # fmt: skip
+STOPS = (("claude", "block", "box"), ("claude", "allow", None), ("cursor", "fail_open", None),
+         ("codex", "allow", "status"))  # fmt: skip
+
+
+def seed_every_detector(repo: Path, seed: Seeder) -> None:
+    """Give every detector something to report: hints followed and not, a branch that skips
+    `prepare`, a measured lesson, Stop verdicts of three hosts, a way firing over its curve,
+    hook errors."""
+    from tests.learning.conftest import local, pill_text, stopped
+    from tests.ways.conftest import write_way
+
+    for _ in range(4):  # branch-update: 0/3/1
+        seed.verb("status", ("status-branch-behind",), who=A)
+    seed.verb("update", who=B, surface="mcp")
+    seed.verb("done", ("gate-failure-test",), gate="red")  # red-gate-remedy: fired once
+    for gate in ("red", "red", "green", "green"):  # skipped-prepare on feature/loop
+        seed.verb("done", gate=gate, branch="feature/loop")
+    pill = repo / "pills" / "implementer" / "parser.md"
+    pill.parent.mkdir(parents=True)
+    pill.write_text(pill_text(date="2026-11-10", last_seen="2026-11-10"), encoding="utf-8")
+    for day, verdict in (("2026-11-05", "FAIL"), ("2026-11-15", "DONE")):
+        for i in range(5):
+            seed.log.append(stopped(local(day, 9, i), "implementer", verdict))
+            seed.log.append(stopped(local(day, 10, i), "reviewer", "DONE"))
+    curve = "curve: {type: Exponential, half_life: 1000}\n"
+    write_way(repo / "hooks" / "ways", "docs/notes", "description: notes\n" + curve)
+    for kind, tick, reason in WAY_EVENTS:
+        data = {"way": "docs/notes", "trigger": "prompt", "tick": tick, "axis": "tokens"}
+        data |= {"kind": kind, "salience": 0.5} | ({"reason": reason} if reason else {})
+        seed.event("way.suppressed" if reason else "way.fired", data, surface="hook")
+    for adapter, decision, rule in STOPS:
+        data = {"adapter": adapter, "decision": decision, "rule": rule, "reason": "no-prompt"}
+        data |= {"enforced": adapter != "codex", "tool_turn": True, "turn": 1}
+        data |= {"remediation": False, "continuation": False}
+        seed.event("stop.verdict", data, who=f"{adapter}:s", surface="hook")
+    for adapter, event in (("claude", "PostToolUse"), ("codex", "Stop")):
+        data = {"adapter": adapter, "event": event, "error": "NoSession: no session id"}
+        seed.event("hook.error", data, who=None, surface="hook")

@@ -22,6 +22,7 @@ def test_registry_lists_the_detectors_in_order() -> None:
         "skipped-prepare",
         "learning",
         "stop-ritual",
+        "way-firing",
         "hook-errors",
     ]
     assert len(DETECTORS) == len(set(DETECTORS))
@@ -147,7 +148,7 @@ def test_empty_log_reports_without_findings(repo: Path, gfh: CliRunner) -> None:
     doc = report(gfh)
     assert doc["findings"] == []
     assert doc["log"]["events"] == 0
-    assert [d["status"] for d in doc["detectors"]] == ["insufficient-evidence"] * 5
+    assert [d["status"] for d in doc["detectors"]] == ["insufficient-evidence"] * 6
     assert "0 events read; no lines skipped" in gfh("report").out
 
 

@@ -251,3 +251,34 @@ def test_a_session_that_ends_on_a_block_ended_its_turn_unrepaired(repo: Path) ->
     still = [prompt("claude:b"), verdict("claude:b", "block", "task"), ended("claude:other")]
     [finding] = run(still, repo).findings
     assert (finding.evidence["pending"], finding.evidence["ended_by_host"]) == (1, 0)
+
+
+def test_the_breakdown_gives_each_adapters_outcomes(repo: Path) -> None:
+    """If turns end differently on different hosts, then the breakdown says which host did
+    what: verdicts allowed, blocked, observed only and failed open, and how blocked turns
+    ended (repaired, unrepaired, still pending), each under its own adapter."""
+    events = [
+        verdict("claude:a", "block", "box", turn=1, at=hours(0)),
+        verdict("claude:a", "allow", None, turn=1, at=hours(0.1)),  # repaired
+        verdict("claude:b", "block", "task", turn=1, at=hours(0.2)),
+        prompt("claude:b", at=hours(0.3)),  # a new prompt: the host ended it unrepaired
+        verdict("codex:c", "allow", "status", adapter="codex", at=hours(0.4)),
+        verdict("cursor:d", "fail_open", None, adapter="cursor", reason="x", at=hours(0.5)),
+        verdict("cursor:e", "block", "box", adapter="cursor", at=hours(0.6)),  # pending
+    ]
+    result = run(events, repo)
+    zero = dict.fromkeys(
+        ("evaluated", "allowed", "blocked", "would_block", "repaired", "ended_unrepaired",
+         "pending", "fail_open"),
+        0,
+    )  # fmt: skip
+    assert result.breakdown["adapters"] == {
+        "claude": {**zero, "evaluated": 2, "allowed": 1, "blocked": 2, "repaired": 1,
+                   "ended_unrepaired": 1},
+        "codex": {**zero, "evaluated": 1, "would_block": 1},
+        "cursor": {**zero, "evaluated": 2, "blocked": 1, "pending": 1, "fail_open": 1},
+    }  # fmt: skip
+    assert result.breakdown["fail_open_by_reason"] == {"x": 1}
+    assert result.breakdown["unrepaired_by_rule"] == {"task": 1}
+    assert result.breakdown["blocks_by_rule"] == {"box": 2, "task": 1}
+    assert result.to_dict()["breakdown"] == result.breakdown

@@ -20,6 +20,7 @@ DETECTORS: Final[tuple[str, ...]] = (
     "gitflow_harness.report.detectors.skipped_prepare:SkippedPrepare",
     "gitflow_harness.learning.detector:LearningDetector",
     "gitflow_harness.ritual.detector:StopRitual",
+    "gitflow_harness.ways.detector:WayFiring",
     "gitflow_harness.report.detectors.hook_errors:HookErrors",
 )
 

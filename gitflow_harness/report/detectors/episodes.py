@@ -54,6 +54,8 @@ class Tally:
     by_unreadable: int = 0  # of `censored`: the branch's history could no longer be read
     by_accept: int = 0  # of `censored`: still open when `gfh accept` deleted the branch
     by_horizon: int = 0  # of `censored`: the session went quiet for the horizon
+    by_unknown: int = 0  # of `censored`: no session or branch at the firing, or unknown correlation
+    by_end: int = 0  # of `censored`: still open when the log ended
     by_hint: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -66,6 +68,22 @@ class Tally:
             "followed": self.followed,
             "not_followed": self.not_followed,
             "censored": self.censored,
+        }
+
+    def breakdown(self) -> dict[str, int]:
+        """The evidence, with the censored episodes by why they were censored."""
+        censored_by = {
+            "unknown_correlation": self.by_unknown,
+            "git_history": self.by_git,
+            "unreadable_history": self.by_unreadable,
+            "branch_accepted": self.by_accept,
+            "session_quiet": self.by_horizon,
+            "log_ended": self.by_end,
+        }
+        return {
+            **self.evidence(),
+            "resolved": self.resolved,
+            **{f"censored_{why}": n for why, n in censored_by.items()},
         }
 
 
@@ -113,6 +131,10 @@ def verdict(
         considered,
         tuple(findings),
         tuple(notes),
+        {
+            "threshold": THRESHOLD,
+            "families": {name: t.breakdown() for name, t in tallies.items() if t.fired},
+        },
     )
 
 

@@ -244,6 +244,7 @@ class HintFollowThrough:
         session = event.session
         if session is None or (rule.same_branch and _missing(scope)):
             tally.censored += 1
+            tally.by_unknown += 1
             return
         by_scope = self._open[rule.family]
         by_surface = by_scope.get(scope)
@@ -284,7 +285,9 @@ class HintFollowThrough:
                     self._settle(rule, tally, mine, scope, event, followed)
             if session is None or surface != event.surface:
                 # Unknown correlation with every other session's episodes: censored.
-                tally.censored += sum(episode.count for episode in sessions.values())
+                unknown = sum(episode.count for episode in sessions.values())
+                tally.censored += unknown
+                tally.by_unknown += unknown
                 sessions.clear()
             if not sessions:
                 del by_surface[surface]
@@ -429,6 +432,7 @@ class HintFollowThrough:
         for name, opened in self._open.items():
             still = sum(e.count for s in opened.values() for ss in s.values() for e in ss.values())
             self._tally[name].censored += still
+            self._tally[name].by_end += still
             opened.clear()
         self._present.clear()
         return verdict(self.id, self._families, self._tally)

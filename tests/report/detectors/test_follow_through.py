@@ -442,3 +442,33 @@ def test_a_leap_confirmed_by_two_sessions_goes_to_the_earlier_of_their_times(
     notes = detector(report(gfh), "hint-follow-through")["notes"]
     assert "branch-update: 1 resolved of 2 fired (3 needed to report)" in notes
     assert "branch-update: 1 episode(s) censored after their session went quiet for 24 h" in notes
+
+
+def test_the_breakdown_says_why_each_censored_episode_was(seed: Seeder, gfh: CliRunner) -> None:
+    """If episodes are censored for different reasons, then the breakdown counts each reason
+    apart, and the reasons add up to the censored total, for every family that fired — one
+    below the reporting threshold too."""
+    for _ in range(4):
+        seed.verb("status", BEHIND, who=A)
+    seed.verb("update", who=B, surface="mcp")  # unknown correlation: the fourth is censored
+    seed.verb("status", BEHIND, who=None, branch="feature/y")  # no session: censored at once
+    seed.verb("status", BEHIND, who=A, branch="feature/idle")
+    seed.now += timedelta(hours=30)
+    seed.verb("status", who=B, branch="feature/other")  # A was quiet for the horizon
+    seed.verb("status", BEHIND, who=A, branch="feature/last")  # still open when the log ends
+    seed.verb("done", ("gate-failure-test",), gate="red", who=B, branch="feature/other")
+    doc = detector(report(gfh), "hint-follow-through")
+    families = doc["breakdown"]["families"]
+    update = families["branch-update"]
+    assert {k: v for k, v in update.items() if k.startswith("censored_")} == {
+        "censored_unknown_correlation": 2,
+        "censored_git_history": 0,
+        "censored_unreadable_history": 0,
+        "censored_branch_accepted": 0,
+        "censored_session_quiet": 1,
+        "censored_log_ended": 1,
+    }
+    assert (update["fired"], update["censored"], update["resolved"]) == (7, 4, 3)
+    assert families["red-gate-remedy"]["fired"] == 1  # below the threshold, still drawn
+    assert doc["breakdown"]["threshold"] == 3
+    assert "main-worktree-first" not in families  # it never fired
