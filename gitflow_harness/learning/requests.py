@@ -178,9 +178,6 @@ class Ledger:
         found = self.for_pill(key)
         return found[-1] if found else None
 
-    def open_for(self, key: str) -> Request | None:
-        return next((r for r in self.for_pill(key) if r.status == "open"), None)
-
     def find(self, given: str) -> Request:
         return resolve(self.requests, given)
 

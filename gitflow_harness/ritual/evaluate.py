@@ -42,7 +42,6 @@ BOX_UNCHECKED: Final = (
 STATUS: Final = "status"  # 1: `gfh status --end-turn` ran in the turn
 BOX: Final = "box"  # 2: the reply shows the status box
 TASK: Final = "task"  # 3: `gfh task set` ran in the turn
-RULES: Final = (STATUS, BOX, TASK)
 
 REPAIRS: Final = {
     STATUS: "run `gfh status --end-turn`",

@@ -16,7 +16,9 @@ from tests.helpers import read_events
 
 
 def _guarded(ws: Workspace, console: Console) -> VerbResult:
-    return VerbResult("status", "ok", VerbData(), hints=(hint("ensure-main-worktree-first", trunk="main"),))
+    return VerbResult(
+        "status", "ok", VerbData(), hints=(hint("ensure-main-worktree-first", trunk="main"),)
+    )
 
 
 @pytest.mark.parametrize(("surface", "shown"), [("cli", False), ("mcp", True)])
