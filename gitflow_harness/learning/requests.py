@@ -258,14 +258,7 @@ def rule_context(ledger: Ledger, repo: git.Repo, *, today: dt.date) -> RuleConte
     inside = {k: p for k, p in placed.items() if isinstance(p, str)}
     rules = [p for p in inside.values() if (top / p).is_file()]
     # Every answered_in of a closed request, asked of git at once.
-    answered = git.commits_among(
-        repo,
-        (
-            r.answered_in
-            for r in ledger.requests
-            if r.status == "closed" and r.answered_in and _COMMIT_ID.fullmatch(r.answered_in)
-        ),
-    )
+    answered = git.commits_among(repo, _answers(ledger.requests))
     return RuleContext(
         top=top,
         root_rel=ledger.root_rel,
@@ -276,6 +269,13 @@ def rule_context(ledger: Ledger, repo: git.Repo, *, today: dt.date) -> RuleConte
         names=frozenset({r.id for r in ledger.requests} | {f"{r.id}.md" for r in ledger.requests}),
         answered=frozenset(answered),
     )
+
+
+def _answers(requests: Iterable[Request]) -> Iterator[str]:
+    """The answered_in of the closed requests that can name a commit."""
+    for r in requests:
+        if r.status == "closed" and r.answered_in and _COMMIT_ID.fullmatch(r.answered_in):
+            yield r.answered_in
 
 
 def named_for_its_pill(req: Request, ctx: RuleContext) -> Iterator[Finding]:
