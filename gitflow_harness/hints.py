@@ -326,12 +326,6 @@ def hint(hint_id: str, **values: Any) -> Hint:
     return HINTS[hint_id].render(**values)
 
 
-def family_of(hint_id: str) -> FollowThrough | None:
-    """Return the follow-through rule of `hint_id`, or None (also for unknown ids)."""
-    definition = HINTS.get(hint_id)
-    return definition.follow_through if definition is not None else None
-
-
 def deliverable(hints: tuple[Hint, ...], *, agent: bool) -> tuple[Hint, ...]:
     """Drop hints written for agents when nobody but a person is reading."""
     if agent:

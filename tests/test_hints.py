@@ -151,7 +151,5 @@ def test_agent_hints_are_delivered_only_to_agents() -> None:
     assert hints.deliverable(both, agent=False) == (for_all,)
 
 
-def test_family_of_unknown_id_is_none() -> None:
-    assert hints.family_of("no-such-hint") is None
-    assert hints.family_of("gate-failure-test") is RED_GATE_REMEDY
+def test_a_hint_is_written_as_its_id_and_text() -> None:
     assert Hint("a-b", "t").to_dict() == {"id": "a-b", "text": "t"}

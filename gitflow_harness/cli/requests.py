@@ -82,7 +82,8 @@ def list_(status: str | None, as_json: bool) -> int:
 @json_option
 def check(as_json: bool) -> int:
     """Validate every request (fields per status, rule files, one open per pill); exit 1 if bad."""
-    from gitflow_harness.learning.requests import check_rules, load_ledger
+    from gitflow_harness.learning.request_rules import check_rules
+    from gitflow_harness.learning.requests import load_ledger
     from gitflow_harness.workspace import open_workspace
 
     ws = open_workspace()

@@ -31,7 +31,10 @@ def start(name: str, base: str | None, as_json: bool) -> int:
 
 
 def _render_start(result: VerbResult) -> list[str]:
-    return [result.data["path"]] if result.outcome == "ok" else []
+    from gitflow_harness.workflow.start import StartData
+
+    data = result.data
+    return [data.path] if result.outcome == "ok" and isinstance(data, StartData) else []
 
 
 @click.command()
@@ -57,7 +60,10 @@ def status(end_turn: bool, as_json: bool) -> int:
 
 
 def _render_status(result: VerbResult) -> list[str]:
-    return [result.data["box"]] if result.outcome == "ok" else []
+    from gitflow_harness.workflow.status import StatusView
+
+    data = result.data
+    return [data.box] if result.outcome == "ok" and isinstance(data, StatusView) else []
 
 
 @click.command()
@@ -80,11 +86,13 @@ def update(rebase: bool, as_json: bool) -> int:
 
 
 def _render_update(result: VerbResult) -> list[str]:
+    from gitflow_harness.workflow.update import UpdateData, conflict_of
+
     lines = default_render(result)
-    for path in result.data.get("conflicts", []):
-        lines.append(f"  conflict: {path}")
-    if result.data.get("result") == "conflict":
-        lines.append(f"{result.data['branch']} is unchanged at {result.data['head'][:10]}")
+    conflict = conflict_of(result.data)
+    if conflict is not None and isinstance(result.data, UpdateData):
+        lines.extend(f"  conflict: {path}" for path in conflict.conflicts)
+        lines.append(f"{result.data.branch} is unchanged at {conflict.head[:10]}")
     return lines
 
 
@@ -150,11 +158,16 @@ def accept(as_json: bool) -> int:
 
 
 def _render_accept(result: VerbResult) -> list[str]:
+    from gitflow_harness.workflow.accept import AcceptData, Accepted
+
     lines = default_render(result)
-    if result.data.get("removed_worktree"):
-        lines.append(f"removed worktree {result.data['removed_worktree']}")
-    if result.data.get("deleted_branch"):
-        lines.append(f"deleted branch {result.data['branch']}")
+    data = result.data
+    if not isinstance(data, AcceptData) or not isinstance(data.details, Accepted):
+        return lines
+    if data.details.removed_worktree:
+        lines.append(f"removed worktree {data.details.removed_worktree}")
+    if data.details.deleted_branch:
+        lines.append(f"deleted branch {data.branch}")
     return lines
 
 

@@ -20,7 +20,6 @@ class ChangeTimes:
     """Commit times (aware datetimes, newest first) of the paths asked about."""
 
     times: dict[str, list[dt.datetime]] = field(default_factory=dict)
-    walked: bool = False  # False when there was nothing to ask or no history to walk
 
     def changed_after(self, path: str, day: dt.date) -> dt.datetime | None:
         """Return the newest commit time of `path` on a local date after `day`, or None."""
@@ -94,7 +93,7 @@ def walk(repo: git.Repo, paths: Iterable[str], since: dt.date | None) -> ChangeT
         for path in changed:
             if path in wanted:
                 times.setdefault(path, []).append(when)
-    return ChangeTimes(times=times, walked=True)
+    return ChangeTimes(times=times)
 
 
 def pill_paths(pill: Pill, root_rel: str) -> tuple[str, str]:

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from gitflow_harness import git
 from gitflow_harness.errors import UsageError
 from gitflow_harness.store.schema import (
     REQUIRED,
@@ -30,8 +29,8 @@ from gitflow_harness.store.schema import (
 
 KIND: Final = "harness-request"
 STATUSES: Final = ("open", "closed", "declined")
-_COMMIT_ID = re.compile(r"[0-9a-f]{4,64}")
-_DATED = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2})-(?P<rest>.+)$")
+COMMIT_ID = re.compile(r"[0-9a-f]{4,64}")
+DATED = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2})-(?P<rest>.+)$")
 _AGAIN = re.compile(r"^-again(?:-(?P<n>[2-9]|[1-9]\d+))?$")
 
 
@@ -117,7 +116,7 @@ def again_of(request: str, pill_key: str) -> int | None:
 
     The pill is needed: a slug may itself end in `-again`, so the name alone cannot tell.
     """
-    match = _DATED.match(request)
+    match = DATED.match(request)
     if match is None:
         return None
     name = file_name(pill_key)
@@ -178,9 +177,6 @@ class Ledger:
         found = self.for_pill(key)
         return found[-1] if found else None
 
-    def open_for(self, key: str) -> Request | None:
-        return next((r for r in self.for_pill(key) if r.status == "open"), None)
-
     def find(self, given: str) -> Request:
         return resolve(self.requests, given)
 
@@ -227,112 +223,6 @@ def load_ledger(top: Path, root_rel: str) -> Ledger:
             )
         )
     return Ledger(root=root, root_rel=root_rel, requests=tuple(requests), problems=tuple(problems))
-
-
-def check_rules(ledger: Ledger, repo: git.Repo, *, today: dt.date) -> list[Problem]:
-    """Return the problems of the parsed requests: fields per status, rule files, one open each."""
-    from gitflow_harness.learning.citations import Outside, repo_path
-
-    out: list[Problem] = []
-    top = repo.worktree()
-    # Every rule_in, read as a place in the repository; only files there are asked of git.
-    rule_paths = {r.rule_in: repo_path(r.rule_in) for r in ledger.requests if r.rule_in}
-    rules = [p for p in rule_paths.values() if isinstance(p, str) and (top / p).is_file()]
-    tracked = git.tracked(repo, rules) if rules else set()
-    names = {r.id for r in ledger.requests} | {f"{r.id}.md" for r in ledger.requests}
-    # Every answered_in of a closed request, asked of git at once.
-    answered = git.commits_among(
-        repo,
-        (
-            r.answered_in
-            for r in ledger.requests
-            if r.status == "closed" and r.answered_in and _COMMIT_ID.fullmatch(r.answered_in)
-        ),
-    )
-    for req in ledger.requests:
-
-        def add(key: str | None, message: str, severity: str = "error", req: Request = req) -> None:
-            out.append(Problem(req.rel, req.line(key) if key else 1, severity, message))
-
-        match = _DATED.match(req.id)
-        if match is None:
-            add(None, "the file name must be <YYYY-MM-DD>-<name>.md")
-        elif again_of(req.id, req.pill) is None:
-            add(
-                "pill",
-                f"names pill {req.pill!r} but its file is not named for it: expected "
-                f"{request_id(match['date'], req.pill, 0)}.md (or with -again, -again-N)",
-            )
-        if match is not None and match["date"] != req.date.isoformat():
-            # The filing order (and so `-again` and one-open-per-pill) reads the date field.
-            add(
-                "date",
-                f"date {req.date} is not the date its file name begins with ({match['date']}); "
-                "make them agree",
-            )
-        if req.date > today:
-            add("date", f"date {req.date} is in the future (today is {today})")
-        rule = rule_paths.get(req.rule_in) if req.rule_in is not None else None
-        if isinstance(rule, Outside):
-            add("rule_in", f"rule_in {req.rule_in!r}: {rule.reason}")
-        if req.status == "open":
-            # A reopening names, in rule_in, the rule that did not hold.
-            keys = (
-                ("answered_in", "declined")
-                if req.reopens
-                else ("rule_in", "answered_in", "declined")
-            )
-            for key in keys:
-                if getattr(req, key) is not None:
-                    add(key, f"an open request has no {key}; remove it or set the status")
-        elif req.status == "closed":
-            if req.declined is not None:
-                add("declined", "a closed request was answered, not declined; remove declined")
-            if req.rule_in is None or req.answered_in is None:
-                missing = [k for k in ("rule_in", "answered_in") if getattr(req, k) is None]
-                add(
-                    "status",
-                    f"a closed request needs {' and '.join(missing)}: answer it with "
-                    f"`gfh requests answer {req.id} --in PATH`",
-                )
-            if isinstance(rule, str):
-                if not (top / rule).is_file():
-                    add("rule_in", f"rule_in {req.rule_in!r}: no such file")
-                elif rule not in tracked:
-                    add("rule_in", f"rule_in {req.rule_in!r} is not tracked by git; commit it")
-            if req.answered_in is not None and not _COMMIT_ID.fullmatch(req.answered_in):
-                add("answered_in", f"answered_in {req.answered_in!r} is not a commit id")
-            elif req.answered_in is not None and req.answered_in not in answered:
-                add("answered_in", f"answered_in {req.answered_in!r}: no such commit here")
-        else:  # declined
-            if req.declined is None:
-                add("status", f"a declined request says why: `gfh requests decline {req.id} --why`")
-            # A declined reopening still names, in rule_in, the rule that did not hold.
-            for key in ("answered_in",) if req.reopens else ("rule_in", "answered_in"):
-                if getattr(req, key) is not None:
-                    add(key, f"a declined request has no {key}")
-        if req.reopens is not None and req.reopens not in names:
-            add("reopens", f"reopens {req.reopens!r}, which is not in {ledger.root_rel}/")
-        if req.reopens is not None and req.rule_in is None:
-            add("reopens", "a reopening names, in rule_in, the rule that did not hold; add it")
-    by_pill: dict[str, list[Request]] = {}
-    for req in ledger.requests:
-        if req.status == "open":
-            by_pill.setdefault(req.pill, []).append(req)
-    for pill, found in sorted(by_pill.items()):
-        # By filing order, not file name: `-again.md` sorts before `.md`.
-        first, *extras = sorted(found, key=lambda r: r.order)
-        for extra in extras:
-            out.append(
-                Problem(
-                    extra.rel,
-                    extra.line("status"),
-                    "error",
-                    f"pill {pill} already has an open request ({first.id}); "
-                    "one open request per pill: decline or remove this one",
-                )
-            )
-    return out
 
 
 def resolve(requests: Sequence[Request], given: str) -> Request:

@@ -147,15 +147,22 @@ def run_verb(tool: Tool, args: dict[str, Any], progress: Progress, action: Actio
 def _verb_text(result: VerbResult, delivered: tuple[Hint, ...], output: str) -> str:
     """The short text for hosts that show only text: what happened, the status box for
     `status`, the hints, and for a failed gate the tail of its commands' output."""
+    from gitflow_harness.workflow.start import StartData
+    from gitflow_harness.workflow.status import StatusView
+    from gitflow_harness.workflow.update import conflict_of
+
     lines: list[str] = []
-    if result.verb == "status" and result.outcome == "ok":
-        lines.append(str(result.data["box"]))
+    data = result.data
+    if isinstance(data, StatusView) and result.outcome == "ok":
+        lines.append(data.box)
     else:
         head = f"gfh {result.verb}: {result.outcome}"
         lines.append(f"{head}: {result.message}" if result.message else head)
-        if result.verb == "start" and result.outcome == "ok":
-            lines.append(str(result.data["path"]))
-        lines.extend(f"  conflict: {path}" for path in result.data.get("conflicts", []))
+        if isinstance(data, StartData) and result.outcome == "ok":
+            lines.append(data.path)
+        conflict = conflict_of(data)
+        if conflict is not None:
+            lines.extend(f"  conflict: {path}" for path in conflict.conflicts)
     lines.extend(f"hint: {h.text}  [{h.id}]" for h in delivered)
     if output and result.outcome != "ok":
         lines.append(f"output (last lines):\n{_tail(output)}")

@@ -7,7 +7,7 @@ list of events.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -42,7 +42,6 @@ BOX_UNCHECKED: Final = (
 STATUS: Final = "status"  # 1: `gfh status --end-turn` ran in the turn
 BOX: Final = "box"  # 2: the reply shows the status box
 TASK: Final = "task"  # 3: `gfh task set` ran in the turn
-RULES: Final = (STATUS, BOX, TASK)
 
 REPAIRS: Final = {
     STATUS: "run `gfh status --end-turn`",
@@ -98,17 +97,98 @@ CONTINUATION_TEXT: Final = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class TurnEvidence:
+    """What the events of the latest turn say, read once: the rules judge only this."""
+
+    tool_turn: bool  # the turn used tools before its first Stop
+    status_ran: bool  # `gfh status --end-turn` ran in the part of the turn being judged
+    task_set: bool  # `gfh task set` ran in the turn
+    box_seen: bool  # the reply was observed
+    box_whole: bool  # and shows the whole box
+    partial_box: bool  # the reply has the box's first line but not the whole box
+    turns: int = 1
+    continuation: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Demand:
+    """What the configuration and the host ask of one turn's evidence."""
+
+    evidence: TurnEvidence
+    ritual: RitualConfig
+    box_wanted: bool  # the reply must show the box
+    stand_in: bool  # the reply was not observed, and the end-turn status stands in for the box
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule of the ritual: when it applies, and whether the evidence satisfies it."""
+
+    name: str
+    required: Callable[[Demand], bool]
+    satisfied: Callable[[TurnEvidence], bool]
+
+
+def status_required(d: Demand) -> bool:
+    return (d.evidence.tool_turn and d.ritual.require_status) or d.stand_in
+
+
+def status_satisfied(e: TurnEvidence) -> bool:
+    return e.status_ran
+
+
+def box_required(d: Demand) -> bool:
+    return d.box_wanted and d.evidence.box_seen
+
+
+def box_satisfied(e: TurnEvidence) -> bool:
+    return e.box_whole
+
+
+def task_required(d: Demand) -> bool:
+    return d.evidence.tool_turn and d.ritual.require_task
+
+
+def task_satisfied(e: TurnEvidence) -> bool:
+    return e.task_set
+
+
+# The rules, in the order they are checked (and their repairs listed).
+CHECKS: Final = (
+    Rule(STATUS, status_required, status_satisfied),
+    Rule(BOX, box_required, box_satisfied),
+    Rule(TASK, task_required, task_satisfied),
+)
+
+
 def evaluate(events: Sequence[Event], *, adapter: str, ritual: RitualConfig) -> Evaluation:
     """Evaluate the latest turn in `events` (one session's events, in log order)."""
+    found = latest_turn(events)
+    if isinstance(found, str):
+        return Evaluation("unavailable", reason=found)
+    window, turns = found
+    # A turn whose Stop was already allowed can go on: Claude Code runs the Stop hooks of all
+    # settings files at once and continues the turn when any of them blocks (Codex likewise),
+    # saying so with `stop_hook_active`. What it did after that verdict is judged, and nothing
+    # before it counts for the status; the task declared earlier in the turn still does.
+    allowed = _last_allowing(window)
+    if allowed is not None and window[-1].data.get("continued") is not True:
+        return Evaluation("unavailable", reason=NOT_CONTINUED)
+    judged = window if allowed is None else window[allowed + 1 :]
+    evidence = read_evidence(window, judged, turns, continuation=allowed is not None)
+    return judge(evidence, adapter=adapter, ritual=ritual)
+
+
+def latest_turn(events: Sequence[Event]) -> tuple[Sequence[Event], int] | str:
+    """The latest turn's events, from its start (walked back over the remediation turns that
+    repaired it) to its Stop, and how many turns that spans; or why there is no such turn."""
     completed = _last_index(events, "turn.completed", len(events))
     if completed is None:
-        return Evaluation("unavailable", reason="no turn.completed recorded for this session")
+        return "no turn.completed recorded for this session"
     start = _last_index(events, "turn.started", completed)
     if start is None:
-        return Evaluation(
-            "unavailable",
-            reason=NO_TURN_STARTED,
-        )
+        return NO_TURN_STARTED
     turns = 1
     while events[start].data.get("stop_remediation") is True and turns <= MAX_REMEDIATION_HOPS:
         previous = _last_index(events, "turn.started", start)
@@ -116,19 +196,14 @@ def evaluate(events: Sequence[Event], *, adapter: str, ritual: RitualConfig) -> 
             break
         start = previous
         turns += 1
-    window = events[start : completed + 1]
-    final = events[completed].data
-    # A turn whose Stop was already allowed can go on: Claude Code runs the Stop hooks of all
-    # settings files at once and continues the turn when any of them blocks (Codex likewise),
-    # saying so with `stop_hook_active`. What it did after that verdict is judged, and nothing
-    # before it counts for the status; the task declared earlier in the turn still does.
-    allowed = _last_allowing(window)
-    judged = window
-    if allowed is not None:
-        if final.get("continued") is not True:
-            return Evaluation("unavailable", reason=NOT_CONTINUED)
-        judged = window[allowed + 1 :]
-    continuation = allowed is not None
+    return events[start : completed + 1], turns
+
+
+def read_evidence(
+    window: Sequence[Event], judged: Sequence[Event], turns: int, *, continuation: bool
+) -> TurnEvidence:
+    """Read the evidence of a turn: `window` is the whole turn, `judged` the part after its
+    last allowed Stop (`continuation`), else the whole turn."""
     # What the turn was is decided by what happened before its first Stop: the commands an
     # agent runs to repair a block (`gfh status`, `gfh task set`) must not turn a prose turn
     # into a tool turn that then needs more repairs.
@@ -139,64 +214,75 @@ def evaluate(events: Sequence[Event], *, adapter: str, ritual: RitualConfig) -> 
         if continuation  # the turn's own count reaches back before the allowed Stop
         else _obs(judged[first_stop].data.get("tool_call_count"))
     )
-    tool_turn = (
-        any(ev.type == "tool.requested" for ev in original)
-        or (tool_count.get("state") == "observed" and _positive(tool_count.get("value")))
-        or tool_count.get("state") == "expected_but_missing"
-    )
-    status_ok = any(
-        ev.type == "coord.status_observed" and ev.data.get("status") == "end_turn_checked"
-        for ev in judged
-    )
-    task_ok = any(
-        ev.type == "coord.task_changed" and ev.data.get("state") == "set" for ev in window
-    )
-    reply = _obs(final.get("ritual"))
+    reply = _obs(window[-1].data.get("ritual"))
     # The box counts only whole (`status_box_strict`); the first line alone (`status_box`) only
     # says which repair message fits.
     box = _obs(reply.get("status_box_strict"))
-    box_seen = box.get("state") == "observed"
-    partial = box.get("value") is not True and _obs(reply.get("status_box")).get("value") is True
+    whole = box.get("value") is True
+    return TurnEvidence(
+        tool_turn=any(ev.type == "tool.requested" for ev in original) or _counted(tool_count),
+        status_ran=any(
+            ev.type == "coord.status_observed" and ev.data.get("status") == "end_turn_checked"
+            for ev in judged
+        ),
+        task_set=any(
+            ev.type == "coord.task_changed" and ev.data.get("state") == "set" for ev in window
+        ),
+        box_seen=box.get("state") == "observed",
+        box_whole=whole,
+        partial_box=not whole and _obs(reply.get("status_box")).get("value") is True,
+        turns=turns,
+        continuation=continuation,
+    )
+
+
+def judge(evidence: TurnEvidence, *, adapter: str, ritual: RitualConfig) -> Evaluation:
+    """Apply the rules to a turn's evidence."""
+    e = evidence
     # A turn without tools needs nothing unless `chat_turns = "box"`: then only the box.
-    box_wanted = ritual.require_box and (tool_turn or ritual.chat_turns == CHAT_BOX)
+    box_wanted = ritual.require_box and (e.tool_turn or ritual.chat_turns == CHAT_BOX)
     # When the reply was not observed, what stands in depends on the host. Cursor's Stop carries
     # no text (its afterAgentResponse did not report): the end-turn status stands in for the
     # box, so the rule to repair is rule 1, which the agent can do. Claude Code and Codex always
     # send the reply; a payload without it cannot be judged on the box, which is missing
     # evidence, not the agent's omission: the box is skipped, and a turn without tools, having
     # nothing else to check, fails open.
-    stand_in = box_wanted and not box_seen and adapter in STAND_IN_HOSTS
+    stand_in = box_wanted and not e.box_seen and adapter in STAND_IN_HOSTS
     unchecked: tuple[str, ...] = ()
-    if box_wanted and not box_seen and not stand_in:
-        if not tool_turn:
+    if box_wanted and not e.box_seen and not stand_in:
+        if not e.tool_turn:
             return Evaluation(
-                "unavailable", reason=NO_REPLY, turns=turns, continuation=continuation
+                "unavailable", reason=NO_REPLY, turns=e.turns, continuation=e.continuation
             )
         unchecked = (BOX,)
-    checks = (
-        (STATUS, (tool_turn and ritual.require_status) or stand_in, status_ok),
-        (BOX, box_wanted and box_seen, box.get("value") is True),
-        (TASK, tool_turn and ritual.require_task, task_ok),
-    )
-    missing = tuple(rule for rule, required, ok in checks if required and not ok)
+    demand = Demand(e, ritual, box_wanted=box_wanted, stand_in=stand_in)
+    missing = tuple(r.name for r in CHECKS if r.required(demand) and not r.satisfied(e))
     if not missing:
         return Evaluation(
             "pass",
             reason=f"ritual complete; {BOX_UNCHECKED}" if unchecked else "ritual complete",
-            tool_turn=tool_turn,
-            turns=turns,
-            continuation=continuation,
+            tool_turn=e.tool_turn,
+            turns=e.turns,
+            continuation=e.continuation,
             unchecked=unchecked,
         )
     return Evaluation(
         "fail",
         rule=missing[0],
         missing=missing,
-        tool_turn=tool_turn,
-        turns=turns,
-        continuation=continuation,
+        tool_turn=e.tool_turn,
+        turns=e.turns,
+        continuation=e.continuation,
         unchecked=unchecked,
-        partial_box=partial,
+        partial_box=e.partial_box,
+    )
+
+
+def _counted(tool_count: dict[str, Any]) -> bool:
+    """The host's own tool count says the turn used tools (or that they went unreported)."""
+    state = tool_count.get("state")
+    return (state == "observed" and _positive(tool_count.get("value"))) or (
+        state == "expected_but_missing"
     )
 
 

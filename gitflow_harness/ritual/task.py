@@ -95,12 +95,6 @@ def current_task(session: str) -> str | None:
     return str(raw["text"])
 
 
-def task_fingerprint(session: str) -> str | None:
-    """Return the fingerprint of the current task of `session`, or None."""
-    text = current_task(session)
-    return None if text is None else fingerprint(text)
-
-
 @dataclass(frozen=True, slots=True)
 class Declaration:
     """A recorded `coord.task_changed`: what was declared, as the log knows it."""

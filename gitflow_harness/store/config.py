@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -327,76 +327,121 @@ def _split_dotted(text: str) -> list[str]:
     return [a or b or c for a, b, c in parts]
 
 
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One configuration file being read: where it is, its key lines, and the values so far."""
+
+    where: str  # the file, as messages name it
+    lines: Mapping[str, int]  # dotted key -> its line
+    top: Path | None  # the worktree, None outside a repository
+    sections: dict[str, dict[str, Any]] = field(default_factory=dict)  # checked, per table
+    sources: dict[str, str] = field(default_factory=dict)  # dotted key -> where its value is from
+
+    def problem(self, key: str, message: str) -> Problem:
+        return Problem(self.where, self.lines.get(key), "error", message)
+
+
 def _build(
     raw: dict[str, Any], lines: dict[str, int], path: Path | None, top: Path | None
 ) -> Config:
-    where = str(path) if path else CONFIG_FILE
+    reading = Reading(str(path) if path else CONFIG_FILE, lines, top)
+    problems = table_problems(raw, reading)
+    for name, schema in SECTIONS.items():
+        problems.extend(check_section(name, schema, raw.get(name), reading))
+    for rule in AFTER_CHECK:
+        problems.extend(rule(reading))
+    raise_first(problems)
+    records = {name: _RECORDS[name](**reading.sections[name]) for name in SECTIONS}
+    return Config(**records, path=path, sources=reading.sources)
+
+
+def table_problems(raw: Mapping[str, Any], reading: Reading) -> list[Problem]:
+    """Every top-level key is one of the known tables, and a table."""
     problems: list[Problem] = []
-    sections: dict[str, dict[str, Any]] = {}
-    sources: dict[str, str] = {}
     for name in raw:
         if name not in SECTIONS:
-            problems.append(
-                Problem(
-                    where,
-                    lines.get(name),
-                    "error",
-                    f"unknown key {name!r} (known tables: {', '.join(SECTIONS)})",
-                )
-            )
+            known = ", ".join(SECTIONS)
+            problems.append(reading.problem(name, f"unknown key {name!r} (known tables: {known})"))
         elif not isinstance(raw[name], dict):
-            problems.append(
-                Problem(where, lines.get(name), "error", f"{name} must be a table [{name}]")
-            )
-    for name, schema in SECTIONS.items():
-        given = raw.get(name) if isinstance(raw.get(name), dict) else {}
-        assert isinstance(given, dict)
-        section_lines = {k: lines[f"{name}.{k}"] for k in given if f"{name}.{k}" in lines}
-        values, found = schema.check(
-            given,
-            path=where,
-            lines=section_lines,
-            default_line=lines.get(name),
-            qualifier=f"{name}.",
-        )
-        problems.extend(found)
-        for f in schema.fields:
-            if f.name in given:
-                line = section_lines.get(f.name)
-                sources[f"{name}.{f.name}"] = f"{where}:{line}" if line else where
-            else:
-                sources[f"{name}.{f.name}"] = "default"
-        sections[name] = values
-    # The hook records a verdict token upper-cased: normalise the configured ones once, here,
-    # so every reader compares like with like.
-    loop_back = sections["learning"].get("loop_back")
-    if isinstance(loop_back, tuple):
-        for token in loop_back:
-            if not VERDICT_TOKEN.fullmatch(token):
-                problems.append(
-                    Problem(where, lines.get("learning.loop_back"), "error", _bad_verdict(token))
-                )
-        sections["learning"]["loop_back"] = tuple(dict.fromkeys(v.upper() for v in loop_back))
-    if "loops" in sections["graph"]:
-        loops, found = _graph_loops(sections["graph"].get("loops") or {}, where, lines)
-        problems.extend(found)
-        sections["graph"]["loops"] = loops
-    # A wrong-typed `prepare` is left out of the section by the schema check and reported
-    # below; only a missing one takes the default.
-    if "prepare" in sections["gate"] and sections["gate"]["prepare"] is None:
+            problems.append(reading.problem(name, f"{name} must be a table [{name}]"))
+    return problems
+
+
+def check_section(name: str, schema: Schema, given: Any, reading: Reading) -> list[Problem]:
+    """Check one table against its schema; record its values and where each came from."""
+    table: dict[str, Any] = given if isinstance(given, dict) else {}
+    lines = {k: reading.lines[f"{name}.{k}"] for k in table if f"{name}.{k}" in reading.lines}
+    values, found = schema.check(
+        table,
+        path=reading.where,
+        lines=lines,
+        default_line=reading.lines.get(name),
+        qualifier=f"{name}.",
+    )
+    for f in schema.fields:
+        line = lines.get(f.name)
+        given_at = f"{reading.where}:{line}" if line else reading.where
+        reading.sources[f"{name}.{f.name}"] = given_at if f.name in table else "default"
+    reading.sections[name] = values
+    return found
+
+
+def loop_back_verdicts(reading: Reading) -> list[Problem]:
+    """The hook records a verdict token upper-cased: normalise the configured ones once, here,
+    so every reader compares like with like."""
+    learning = reading.sections["learning"]
+    loop_back = learning.get("loop_back")
+    if not isinstance(loop_back, tuple):
+        return []
+    learning["loop_back"] = tuple(dict.fromkeys(v.upper() for v in loop_back))
+    return [
+        reading.problem("learning.loop_back", _bad_verdict(token))
+        for token in loop_back
+        if not VERDICT_TOKEN.fullmatch(token)
+    ]
+
+
+def graph_loops(reading: Reading) -> list[Problem]:
+    graph = reading.sections["graph"]
+    if "loops" not in graph:
+        return []
+    loops, found = _graph_loops(graph.get("loops") or {}, reading.where, reading.lines)
+    graph["loops"] = loops
+    return found
+
+
+def prepare_default(reading: Reading) -> list[Problem]:
+    """A missing `gate.prepare` is pre-commit when the worktree configures it, else nothing.
+
+    A wrong-typed one is left out of the section by the schema check and reported there; only
+    a missing one takes the default."""
+    gate = reading.sections["gate"]
+    if "prepare" in gate and gate["prepare"] is None:
+        top = reading.top
         has_pre_commit = top is not None and (top / ".pre-commit-config.yaml").is_file()
-        sections["gate"]["prepare"] = PRE_COMMIT_DEFAULT if has_pre_commit else ()
+        gate["prepare"] = PRE_COMMIT_DEFAULT if has_pre_commit else ()
         if has_pre_commit:
-            sources["gate.prepare"] = "default (.pre-commit-config.yaml exists)"
-    # Report the first problem as the file reads, whatever order the checks ran in.
+            reading.sources["gate.prepare"] = "default (.pre-commit-config.yaml exists)"
+    return []
+
+
+# What is checked and filled in once every table has passed its schema, in this order.
+AFTER_CHECK: Final[tuple[Callable[[Reading], list[Problem]], ...]] = (
+    loop_back_verdicts,
+    graph_loops,
+    prepare_default,
+)
+
+
+def raise_first(problems: list[Problem]) -> None:
+    """Raise the first error as the file reads, whatever order the checks ran in."""
     errors = sorted((p for p in problems if p.severity == "error"), key=lambda p: p.line or 0)
-    if errors:
-        first = errors[0]
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        where_line = f"{first.path}:{first.line}" if first.line else first.path
-        raise ConfigError(f"{where_line}: {first.message}{more}")
-    records = {name: _RECORDS[name](**sections[name]) for name in SECTIONS}
-    return Config(**records, path=path, sources=sources)
+    if not errors:
+        return
+    first = errors[0]
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    where_line = f"{first.path}:{first.line}" if first.line else first.path
+    raise ConfigError(f"{where_line}: {first.message}{more}")
 
 
 def _graph_loops(

@@ -164,15 +164,6 @@ class Mapping_(Converter):
         return value
 
 
-class Nullable(Converter):
-    def __init__(self, inner: Converter) -> None:
-        self.inner = inner
-        self.description = f"{inner.description} or null"
-
-    def __call__(self, value: Any) -> Any:
-        return None if value is None else self.inner(value)
-
-
 class _Required:
     def __repr__(self) -> str:
         return "REQUIRED"

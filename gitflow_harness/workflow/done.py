@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from gitflow_harness import git
@@ -9,17 +10,57 @@ from gitflow_harness.hints import Hint, hint
 from gitflow_harness.workflow.commands import Console, run_commands
 from gitflow_harness.workflow.facts import Facts, require_trunk
 from gitflow_harness.workflow.gate import (
+    Judged,
+    Unrunnable,
     judged,
+    judgement,
     left_behind,
-    left_data,
     left_hints,
     store_gate,
     unrunnable,
     untracked_paths,
 )
 from gitflow_harness.workflow.gate_index import read_gate
-from gitflow_harness.workflow.result import Gate, VerbResult
+from gitflow_harness.workflow.result import INLINE, Gate, VerbData, VerbResult
 from gitflow_harness.workspace import Workspace
+
+
+@dataclass(frozen=True, slots=True)
+class DoneRefusal(VerbData):
+    reason: str  # on-trunk | trunk-not-merged
+
+
+@dataclass(frozen=True, slots=True)
+class AlreadyRed(VerbData):
+    """This exact tree was judged red before, and no rerun was asked for."""
+
+    tree: str
+    reason: str  # unchanged-tree-red
+    judged: dict[str, Any]  # the gate index's record of that judgement
+
+
+@dataclass(frozen=True, slots=True)
+class NotJudged(VerbData):
+    """A command could not be run: no receipt, and the tree was not judged."""
+
+    receipt: bool
+    unrun: Unrunnable = field(metadata=INLINE)
+
+
+@dataclass(frozen=True, slots=True)
+class Ran(VerbData):
+    """The gate ran on the tree."""
+
+    tree: str
+    commands: list[dict[str, Any]]
+    details: Judged | NotJudged = field(metadata=INLINE)
+
+
+@dataclass(frozen=True, slots=True)
+class DoneData(VerbData):
+    branch: str
+    trunk: str
+    details: DoneRefusal | AlreadyRed | Ran = field(metadata=INLINE)
 
 
 def done(ws: Workspace, console: Console, *, rerun: bool = False) -> VerbResult:
@@ -30,11 +71,11 @@ def done(ws: Workspace, console: Console, *, rerun: bool = False) -> VerbResult:
     assert head.branch is not None
     assert head.sha is not None
     facts = Facts(ws)
-    data: dict[str, Any] = {"branch": head.branch, "trunk": trunk}
-    if head.branch == trunk:
+    branch = head.branch
+    if branch == trunk:
         return _result(
             "refused",
-            {**data, "reason": "on-trunk"},
+            DoneData(branch, trunk, DoneRefusal("on-trunk")),
             (hint("verb-on-trunk", verb="done", trunk=trunk),),
             facts,
             None,
@@ -45,7 +86,7 @@ def done(ws: Workspace, console: Console, *, rerun: bool = False) -> VerbResult:
     if not git.is_ancestor(repo, trunk, head.sha):
         return _result(
             "refused",
-            {**data, "reason": "trunk-not-merged"},
+            DoneData(branch, trunk, DoneRefusal("trunk-not-merged")),
             (hint("gate-failure-merge", branch=head.branch, trunk=trunk),),
             facts,
             None,
@@ -53,12 +94,11 @@ def done(ws: Workspace, console: Console, *, rerun: bool = False) -> VerbResult:
             f"{head.branch} does not contain {trunk}",
         )
     tree = facts.tree
-    data["tree"] = tree
     previous = read_gate(ws, tree)
     if previous is not None and previous.gate == "red" and not rerun:
         return _result(
             "refused",
-            {**data, "reason": "unchanged-tree-red", "judged": previous.to_dict()},
+            DoneData(branch, trunk, AlreadyRed(tree, "unchanged-tree-red", previous.to_dict())),
             (hint("done-unchanged-tree-red"),),
             facts,
             "red",
@@ -72,14 +112,21 @@ def done(ws: Workspace, console: Console, *, rerun: bool = False) -> VerbResult:
     if all(r.ok for r in runs):
         runs += run_commands("test", ws.config.gate.test, cwd=ws.top, console=console)
     failed = next((r for r in runs if not r.ok), None)
-    data["commands"] = [r.to_dict() for r in runs]
+    commands = [r.to_dict() for r in runs]
+
+    def data(details: Judged | NotJudged) -> DoneData:
+        return DoneData(branch, trunk, Ran(tree, commands, details))
+
     if failed is not None and failed.unrunnable:
-        return unrunnable("done", ws, failed, {**data, "receipt": False}, snapshot, probe=rerun)
+
+        def not_judged(unrun: Unrunnable) -> DoneData:
+            return data(NotJudged(False, unrun))
+
+        return unrunnable("done", ws, failed, not_judged, snapshot, probe=rerun)
     gate: Gate = "red" if failed else "green"
     record, unwritten = store_gate(ws, tree, gate, verb="done", head=head)
     receipt = record.receipt if record is not None else False
     left = left_behind(ws, untracked)
-    data.update({"gate": gate, "receipt": receipt, **left_data(left)})
     hints: tuple[Hint, ...] = ()
     if failed is None:
         if receipt and changed:
@@ -97,12 +144,11 @@ def done(ws: Workspace, console: Console, *, rerun: bool = False) -> VerbResult:
         message = f"red: `{failed.command}` exited {failed.exit_code}"
     hints += left_hints(left)
     if unwritten is not None:
-        data["index_error"] = unwritten
         message = unwritten if failed is None else f"{message}; {unwritten}"
     return VerbResult(
         "done",
         judged(failed is not None, unwritten),
-        data,
+        data(judgement(gate, receipt, left, unwritten)),
         hints=hints,
         facts=snapshot,
         gate=gate,
@@ -113,7 +159,7 @@ def done(ws: Workspace, console: Console, *, rerun: bool = False) -> VerbResult:
 
 def _result(
     outcome: Any,
-    data: dict[str, Any],
+    data: DoneData,
     hints: tuple[Hint, ...],
     facts: Facts,
     gate: Any,

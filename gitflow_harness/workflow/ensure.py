@@ -7,10 +7,21 @@ The entry point drains it, delivers it, and records it in the `verb` event.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from gitflow_harness import hints
 from gitflow_harness.workflow.facts import Facts
-from gitflow_harness.workflow.result import VerbResult
+from gitflow_harness.workflow.result import VerbData, VerbResult
 from gitflow_harness.workspace import Workspace
+
+
+@dataclass(frozen=True, slots=True)
+class EnsureData(VerbData):
+    location: str  # "worktree" | "main"
+    branch: str | None
+    trunk: str | None
+    on_trunk: bool
+    clean: bool
 
 
 def ensure(ws: Workspace) -> VerbResult:
@@ -23,13 +34,13 @@ def ensure(ws: Workspace) -> VerbResult:
     if main_on_trunk:
         hints.supplement(hints.hint("ensure-main-worktree-first", trunk=facts.trunk))
     snapshot = facts.snapshot()
-    data = {
-        "location": "worktree" if repo.linked else "main",
-        "branch": facts.head.branch,
-        "trunk": facts.trunk,
-        "on_trunk": facts.on_trunk,
-        "clean": snapshot["clean"],
-    }
+    data = EnsureData(
+        location="worktree" if repo.linked else "main",
+        branch=facts.head.branch,
+        trunk=facts.trunk,
+        on_trunk=facts.on_trunk,
+        clean=snapshot["clean"],
+    )
     where = "a worktree" if repo.linked else "the main checkout"
     return VerbResult(
         "ensure",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Final
 
 from gitflow_harness import git
@@ -16,10 +18,58 @@ from gitflow_harness.workflow.commands import (
 )
 from gitflow_harness.workflow.facts import Facts
 from gitflow_harness.workflow.gate_index import GateIndexError, GateRecord, write_gate
-from gitflow_harness.workflow.result import Gate, Outcome, VerbResult
+from gitflow_harness.workflow.result import INLINE, Gate, Outcome, VerbData, VerbResult
 from gitflow_harness.workspace import Workspace
 
 LEFT_LISTED: Final = 100  # at most this many left-behind paths go into the envelope
+
+
+@dataclass(frozen=True, slots=True)
+class Unrunnable(VerbData):
+    """A gate command could not be run at all: the tree was not judged."""
+
+    gate: None
+    reason: str  # command-unrunnable | environment
+    program: str
+    module: str | None  # the module an interpreter lacks (environment)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexFailure(VerbData):
+    index_error: str  # why the judgement could not be written to the gate index
+
+
+@dataclass(frozen=True, slots=True)
+class Judged(VerbData):
+    """The tree's judgement, and the untracked files the run left behind."""
+
+    gate: Gate
+    receipt: bool
+    left_files: list[str]  # the first LEFT_LISTED of them
+    left_count: int
+    unindexed: IndexFailure | None = field(default=None, metadata=INLINE)
+
+
+def judgement(gate: Gate, receipt: bool, left: list[str], unwritten: str | None) -> Judged:
+    failure = IndexFailure(unwritten) if unwritten is not None else None
+    return Judged(gate, receipt, left[:LEFT_LISTED], len(left), failure)
+
+
+@dataclass(frozen=True, slots=True)
+class PrepareData(VerbData):
+    commands: list[dict[str, Any]]
+    configured: int  # how many commands are configured
+    details: Unrunnable | None = field(default=None, metadata=INLINE)
+
+
+@dataclass(frozen=True, slots=True)
+class GateData(VerbData):
+    """The data of `test`."""
+
+    commands: list[dict[str, Any]]
+    configured: int
+    tree: str
+    details: Judged | Unrunnable = field(metadata=INLINE)
 
 
 def prepare(ws: Workspace, console: Console) -> VerbResult:
@@ -28,7 +78,7 @@ def prepare(ws: Workspace, console: Console) -> VerbResult:
     commands = ws.config.gate.prepare
     runs = run_commands("prepare", commands, cwd=ws.top, console=console)
     failed = _failure(runs)
-    data: dict[str, Any] = {"commands": [r.to_dict() for r in runs], "configured": len(commands)}
+    data = partial(PrepareData, [r.to_dict() for r in runs], len(commands))
     if failed is not None and failed.unrunnable:
         return unrunnable("prepare", ws, failed, data, facts.refresh().snapshot())
     hints: tuple[Hint, ...] = ()
@@ -39,7 +89,7 @@ def prepare(ws: Workspace, console: Console) -> VerbResult:
     return VerbResult(
         "prepare",
         "failed" if failed else "ok",
-        data,
+        data(),
         hints=hints,
         facts=facts.refresh().snapshot(),
         message=_summary("prepare", runs, failed),
@@ -57,12 +107,9 @@ def test(ws: Workspace, console: Console) -> VerbResult:
     commands = ws.config.gate.test
     runs = run_commands("test", commands, cwd=ws.top, console=console)
     failed = _failure(runs)
-    data: dict[str, Any] = {
-        "commands": [r.to_dict() for r in runs],
-        "configured": len(commands),
-        "tree": tree,
-    }
+    commands_run = [r.to_dict() for r in runs]
     if failed is not None and failed.unrunnable:
+        data = partial(GateData, commands_run, len(commands), tree)
         return unrunnable("test", ws, failed, data, snapshot)
     gate: Gate = "red" if failed else "green"
     record, unwritten = store_gate(ws, tree, gate, verb="test", head=facts.head)
@@ -73,21 +120,14 @@ def test(ws: Workspace, console: Console) -> VerbResult:
         hints = (hint("gate-not-configured", stage="test"),)
     left = left_behind(ws, untracked)
     hints += left_hints(left)
-    data.update(
-        {
-            "gate": gate,
-            "receipt": record.receipt if record is not None else False,
-            **left_data(left),
-        }
-    )
+    receipt = record.receipt if record is not None else False
     message = _summary("test", runs, failed)
     if unwritten is not None:
-        data["index_error"] = unwritten
         message = f"{message}; {unwritten}"
     return VerbResult(
         "test",
         judged(failed is not None, unwritten),
-        data,
+        GateData(commands_run, len(commands), tree, judgement(gate, receipt, left, unwritten)),
         hints=hints,
         facts=snapshot,
         gate=gate,
@@ -99,13 +139,13 @@ def unrunnable(
     verb: str,
     ws: Workspace,
     failed: CommandRun,
-    data: dict[str, Any],
+    data: Callable[[Unrunnable], VerbData],
     snapshot: dict[str, Any],
     *,
     probe: bool | None = None,
 ) -> VerbResult:
     """The result of a gate whose command could not be run at all (exit 126 or 127, or an
-    interpreter without the module it was asked to run).
+    interpreter without the module it was asked to run); `data` makes the verb's data of it.
 
     A program that is not installed says nothing about the tree: no gate result is recorded
     (the `verb` event keeps the run, gate null), so installing it and running the gate again is
@@ -130,13 +170,7 @@ def unrunnable(
     return VerbResult(
         verb,
         "failed",
-        {
-            **data,
-            "gate": None,
-            "reason": reason,
-            "program": program,
-            "module": failed.missing_module,
-        },
+        data(Unrunnable(None, reason, program, failed.missing_module)),
         hints=(found,),
         facts=snapshot,
         probe=probe,
@@ -167,10 +201,6 @@ def left_hints(left: list[str]) -> tuple[Hint, ...]:
     if not left:
         return ()
     return (hint("gate-left-files", count=len(left), paths=sample_paths(left)),)
-
-
-def left_data(left: list[str]) -> dict[str, Any]:
-    return {"left_files": left[:LEFT_LISTED], "left_count": len(left)}
 
 
 def sample_paths(paths: list[str], shown: int = 3) -> str:

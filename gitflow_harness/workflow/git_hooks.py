@@ -29,10 +29,6 @@ from gitflow_harness.workspace import Workspace
 # What pre-commit exports to the hooks of each stage.
 REWRITE_ENV: Final = "PRE_COMMIT_REWRITE_COMMAND"  # post-rewrite: "amend" | "rebase"
 SQUASH_ENV: Final = "PRE_COMMIT_IS_SQUASH_MERGE"  # post-merge: "0" | "1"
-TO_REF_ENV: Final = "PRE_COMMIT_TO_REF"  # pre-push: the local commit being pushed
-LOCAL_BRANCH_ENV: Final = "PRE_COMMIT_LOCAL_BRANCH"  # pre-push: e.g. refs/heads/feature
-
-PUSH_POLICIES: Final = ("block-red", "require-green", "off")
 
 
 # -- post-merge / post-rewrite -------------------------------------------------------------

@@ -16,7 +16,6 @@ from gitflow_harness import git
 from gitflow_harness.workflow.hook_input import PushedRef
 from gitflow_harness.workspace import Workspace
 
-POLICIES: Final = ("agents", "all", "warn", "off")
 # What marks a command as run by an agent, besides the session the CLI learns (which reads the
 # hosts' session variables too): each host's own markers in its agents' shells. Cursor's is its
 # agent's alone: a person's terminal in the editor carries other CURSOR_* variables and must not

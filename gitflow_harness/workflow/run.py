@@ -18,7 +18,7 @@ from gitflow_harness import hints
 from gitflow_harness.errors import GfhError
 from gitflow_harness.hints import Hint
 from gitflow_harness.workflow.commands import Console
-from gitflow_harness.workflow.result import VerbResult
+from gitflow_harness.workflow.result import EndTurnNotRecorded, Refused, VerbResult
 from gitflow_harness.workspace import Workspace
 
 Action = Callable[[Workspace, Console], VerbResult]
@@ -65,7 +65,7 @@ def run_verb(
         with held:
             return _run(verb, action, console, list(flags), surface, directory)
     except GfhError as exc:
-        return VerbRun(VerbResult(verb, "refused", {"error": exc.message}), error=exc)
+        return VerbRun(VerbResult(verb, "refused", Refused(exc.message)), error=exc)
 
 
 def _run(
@@ -90,7 +90,7 @@ def _run(
         result = action(ws, console)
     except GfhError as exc:
         hints.drain()
-        refused = VerbResult(verb, "refused", {"error": exc.message}, facts=Facts(ws).snapshot())
+        refused = VerbResult(verb, "refused", Refused(exc.message), facts=Facts(ws).snapshot())
         warning = _record(ws, refused, label, started, flags, ())
         return VerbRun(refused, error=exc, warning=warning)
     shown = hints.deliverable(result.hints, agent=agent)
@@ -121,7 +121,7 @@ def _record(
             surface=ws.surface,
         )
     except (OSError, GfhError) as exc:
-        if result.data.get("reason") == "end-turn-not-recorded":
+        if isinstance(result.data, EndTurnNotRecorded):
             return ""  # the verb already failed for this very reason, and said so
         # The work is done either way; losing its record is worth a warning, not a failure.
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)

@@ -3,15 +3,58 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from gitflow_harness import git
 from gitflow_harness.errors import RepoStateError, UsageError
 from gitflow_harness.hints import hint
 from gitflow_harness.workflow.facts import Facts, require_trunk
-from gitflow_harness.workflow.result import VerbResult
+from gitflow_harness.workflow.result import INLINE, VerbData, VerbResult, key
 from gitflow_harness.workspace import Workspace
+
+
+@dataclass(frozen=True, slots=True)
+class Created(VerbData):
+    head: str
+
+
+@dataclass(frozen=True, slots=True)
+class Existing(VerbData):
+    """The branch has its worktree already: pointed to."""
+
+    head: str
+    existing: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Adopted(VerbData):
+    """The branch had no worktree: given one."""
+
+    head: str
+    adopted: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class BranchElsewhere(VerbData):
+    reason: str  # branch-exists
+    checked_out_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class PathTaken(VerbData):
+    reason: str  # path-exists
+
+
+StartDetail = Created | Existing | Adopted | BranchElsewhere | PathTaken
+
+
+@dataclass(frozen=True, slots=True)
+class StartData(VerbData):
+    branch: str
+    start_point: str | None = field(metadata=key("from"))  # None: the branch existed
+    path: str  # the worktree's directory
+    details: StartDetail | None = field(default=None, metadata=INLINE)
 
 
 def worktree_path(ws: Workspace, branch: str) -> Path:
@@ -54,7 +97,7 @@ def start(ws: Workspace, name: str, *, base: str | None = None) -> VerbResult:
             raise UsageError(f"--from {base!r}: no such commit, branch or tag")
         start_point = base
     path = worktree_path(ws, name)
-    data = {"branch": name, "from": start_point, "path": str(path)}
+    data = StartData(name, start_point, str(path))
     if git.branch_exists(repo, name):
         return _existing(ws, facts, name, path, data)
     if path.exists():
@@ -63,25 +106,23 @@ def start(ws: Workspace, name: str, *, base: str | None = None) -> VerbResult:
     return VerbResult(
         "start",
         "ok",
-        {**data, "head": git.rev_parse(repo, name)},
+        replace(data, details=Created(git.rev_parse(repo, name))),
         hints=(hint("start-created", path=path),),
         facts=facts.snapshot(),
         message=str(path),
     )
 
 
-def _existing(
-    ws: Workspace, facts: Facts, name: str, path: Path, data: dict[str, Any]
-) -> VerbResult:
+def _existing(ws: Workspace, facts: Facts, name: str, path: Path, data: StartData) -> VerbResult:
     """Branch `name` exists: print its worktree, or give it one (a branch made before gfh)."""
     repo = ws.repo
     where = next((w.path for w in git.worktrees(repo) if w.branch == name), None)
-    data = {**data, "from": None}
+    data = replace(data, start_point=None)
     if where is not None and where.is_dir():
         return VerbResult(
             "start",
             "ok",
-            {**data, "path": str(where), "head": git.rev_parse(repo, name), "existing": True},
+            replace(data, path=str(where), details=Existing(git.rev_parse(repo, name))),
             hints=(hint("start-existing", branch=name, path=where),),
             facts=facts.snapshot(),
             message=str(where),
@@ -90,7 +131,7 @@ def _existing(
         return VerbResult(
             "start",
             "refused",
-            {**data, "reason": "branch-exists", "checked_out_at": str(where)},
+            replace(data, details=BranchElsewhere("branch-exists", str(where))),
             hints=(hint("start-branch-exists", branch=name, where=_where(where)),),
             facts=facts.snapshot(),
             message=f"branch {name} already exists",
@@ -101,7 +142,7 @@ def _existing(
     return VerbResult(
         "start",
         "ok",
-        {**data, "head": git.rev_parse(repo, name), "adopted": True},
+        replace(data, details=Adopted(git.rev_parse(repo, name))),
         hints=(hint("start-adopted", branch=name, path=path),),
         facts=facts.snapshot(),
         message=str(path),
@@ -117,12 +158,12 @@ def _where(path: Path | None) -> str:
     return f" (checked out at {path})"
 
 
-def _path_taken(facts: Facts, path: Path, data: dict[str, Any]) -> VerbResult:
+def _path_taken(facts: Facts, path: Path, data: StartData) -> VerbResult:
     """Refuse: the new worktree's directory is already there (never written over)."""
     return VerbResult(
         "start",
         "refused",
-        {**data, "reason": "path-exists"},
+        replace(data, details=PathTaken("path-exists")),
         hints=(hint("start-path-exists", path=path),),
         facts=facts.snapshot(),
         message=f"{path} already exists",

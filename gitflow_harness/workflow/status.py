@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from gitflow_harness import git
@@ -9,8 +10,23 @@ from gitflow_harness.errors import GfhError
 from gitflow_harness.hints import Hint, hint
 from gitflow_harness.workflow.facts import Facts, missing_trunk
 from gitflow_harness.workflow.gate_index import read_gate
-from gitflow_harness.workflow.result import VerbResult
+from gitflow_harness.workflow.result import EndTurnNotRecorded, VerbData, VerbResult
 from gitflow_harness.workspace import Workspace
+
+
+@dataclass(frozen=True, slots=True)
+class StatusView(VerbData):
+    """The data of `status`: the facts the box is drawn from, and the box itself (`box`). They
+    stay one mapping: the box and the hints read it as it is."""
+
+    values: dict[str, Any]
+
+    @property
+    def box(self) -> str:
+        return str(self.values["box"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.values
 
 
 def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
@@ -68,7 +84,7 @@ def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
             return VerbResult(
                 "status",
                 "failed",
-                {"reason": "end-turn-not-recorded", "error": reason},
+                EndTurnNotRecorded("end-turn-not-recorded", reason),
                 facts=facts.snapshot(),
                 message=(
                     f"could not record the end-of-turn check in {ws.log.directory}: {reason}; "
@@ -78,7 +94,7 @@ def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
     return VerbResult(
         "status",
         "ok",
-        data,
+        StatusView(data),
         hints=_hints(data),
         facts=facts.snapshot(),
     )

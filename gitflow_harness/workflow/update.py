@@ -2,15 +2,76 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gitflow_harness import git
 from gitflow_harness.errors import GfhError
-from gitflow_harness.hints import hint
+from gitflow_harness.hints import Hint, hint
 from gitflow_harness.workflow.facts import Facts, require_trunk
 from gitflow_harness.workflow.record import UPDATE_ENV, record_update
-from gitflow_harness.workflow.result import VerbResult
+from gitflow_harness.workflow.result import INLINE, VerbData, VerbResult
 from gitflow_harness.workspace import Workspace
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateRefusal(VerbData):
+    reason: str  # on-trunk
+
+
+@dataclass(frozen=True, slots=True)
+class DirtyTree(VerbData):
+    reason: str  # dirty
+    changed: int
+
+
+@dataclass(frozen=True, slots=True)
+class Already(VerbData):
+    result: str  # already
+    head: str
+    onto: str
+
+
+@dataclass(frozen=True, slots=True)
+class Integrated(VerbData):
+    result: str  # merged | rebased
+    head: str
+    onto: str
+    brought_in: int | None  # the trunk's commits it brought in, when counted
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict(VerbData):
+    """The merge or rebase conflicted and was undone."""
+
+    result: str  # conflict
+    conflicts: list[str]
+    head: str
+
+
+@dataclass(frozen=True, slots=True)
+class GitFailure(VerbData):
+    result: str  # error
+    error: str
+    head: str
+
+
+UpdateDetail = UpdateRefusal | DirtyTree | Already | Integrated | Conflict | GitFailure
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateData(VerbData):
+    branch: str
+    trunk: str
+    via: str  # merge | rebase
+    details: UpdateDetail | None = field(default=None, metadata=INLINE)
+
+
+def conflict_of(data: VerbData) -> Conflict | None:
+    """The conflict an update undid, when `data` is of one."""
+    if isinstance(data, UpdateData) and isinstance(data.details, Conflict):
+        return data.details
+    return None
 
 
 def update(ws: Workspace, *, surface: str, rebase: bool = False) -> VerbResult:
@@ -26,18 +87,18 @@ def update(ws: Workspace, *, surface: str, rebase: bool = False) -> VerbResult:
     via = "rebase" if rebase else "merge"
     assert head.branch is not None
     assert head.sha is not None
-    data: dict[str, Any] = {"branch": head.branch, "trunk": trunk, "via": via}
+    data = UpdateData(head.branch, trunk, via)
     if head.branch == trunk:
         return _refused(
             facts,
-            {**data, "reason": "on-trunk"},
+            replace(data, details=UpdateRefusal("on-trunk")),
             hint("verb-on-trunk", verb="update", trunk=trunk),
             f"{trunk} is the trunk",
         )
     if facts.changes:
         return _refused(
             facts,
-            {**data, "reason": "dirty", "changed": len(facts.changes)},
+            replace(data, details=DirtyTree("dirty", len(facts.changes))),
             hint("update-dirty-tree", count=len(facts.changes)),
             "the working tree has uncommitted changes",
         )
@@ -47,7 +108,7 @@ def update(ws: Workspace, *, surface: str, rebase: bool = False) -> VerbResult:
         return VerbResult(
             "update",
             "ok",
-            {**data, "result": "already", "head": head.sha, "onto": onto},
+            replace(data, details=Already("already", head.sha, onto)),
             facts=facts.snapshot(),
             message=f"{head.branch} already contains {trunk}",
         )
@@ -70,13 +131,15 @@ def update(ws: Workspace, *, surface: str, rebase: bool = False) -> VerbResult:
     return VerbResult(
         "update",
         "ok",
-        {
-            **data,
-            "result": "merged" if via == "merge" else "rebased",
-            "head": after,
-            "onto": onto,
-            "brought_in": counts.behind if counts is not None else None,
-        },
+        replace(
+            data,
+            details=Integrated(
+                "merged" if via == "merge" else "rebased",
+                after,
+                onto,
+                counts.behind if counts is not None else None,
+            ),
+        ),
         hints=(hint("update-integrated", branch=head.branch, trunk=trunk),),
         facts=fresh.snapshot(),
         message=f"{head.branch}: {'merged' if via == 'merge' else 'rebased onto'} {trunk}",
@@ -86,7 +149,7 @@ def update(ws: Workspace, *, surface: str, rebase: bool = False) -> VerbResult:
 def _undo(
     ws: Workspace,
     facts: Facts,
-    data: dict[str, Any],
+    data: UpdateData,
     before: str,
     via: str,
     proc: Any,
@@ -103,7 +166,7 @@ def _undo(
             f"`git {via}` failed and could not be undone cleanly: HEAD is at {after[:10]}, was "
             f"{before[:10]}; inspect with `git status` (the branch's reflog has {before[:10]})"
         )
-    trunk = data["trunk"]
+    trunk = data.trunk
     if files:
         how = (
             f"`git merge {trunk}`, resolve the files, then `git commit`"
@@ -113,7 +176,7 @@ def _undo(
         return VerbResult(
             "update",
             "failed",
-            {**data, "result": "conflict", "conflicts": files, "head": before},
+            replace(data, details=Conflict("conflict", files, before)),
             hints=(hint("update-conflict", trunk=trunk, count=len(files), how=how),),
             facts=facts.refresh().snapshot(),
             message=f"{via} of {trunk} conflicts; undone",
@@ -122,13 +185,13 @@ def _undo(
     return VerbResult(
         "update",
         "failed",
-        {**data, "result": "error", "error": first, "head": before},
+        replace(data, details=GitFailure("error", first, before)),
         facts=facts.refresh().snapshot(),
         message=f"`git {via} {trunk}` failed: {first}",
     )
 
 
-def _refused(facts: Facts, data: dict[str, Any], h: Any, message: str) -> VerbResult:
+def _refused(facts: Facts, data: UpdateData, h: Hint, message: str) -> VerbResult:
     return VerbResult(
         "update", "refused", data, hints=(h,), facts=facts.snapshot(), message=message
     )

@@ -8,10 +8,10 @@ import pytest
 
 from gitflow_harness import git
 from gitflow_harness.errors import UsageError
+from gitflow_harness.learning.request_rules import check_rules
 from gitflow_harness.learning.requests import (
     again_of,
     candidates,
-    check_rules,
     load_ledger,
     request_id,
     resolve,

@@ -12,7 +12,7 @@ from gitflow_harness import hints
 from gitflow_harness.mcp import calls
 from gitflow_harness.mcp.tools import BY_NAME
 from gitflow_harness.workflow.commands import Console
-from gitflow_harness.workflow.result import VerbResult
+from gitflow_harness.workflow.result import VerbData, VerbResult
 from gitflow_harness.workspace import Workspace
 from tests.helpers import read_events
 
@@ -52,7 +52,7 @@ def test_concurrent_calls_each_deliver_only_the_hints_they_queued(repo: Path) ->
         def run(ws: Workspace, console: Console) -> VerbResult:
             hints.supplement(hints.hint(hint_id, **values))
             both_queued.wait()  # each call has queued its hint before either drains
-            return VerbResult("prepare", "ok", {})
+            return VerbResult("prepare", "ok", VerbData())
 
         return run
 

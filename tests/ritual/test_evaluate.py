@@ -5,7 +5,24 @@ from typing import Any
 
 import pytest
 
-from gitflow_harness.ritual.evaluate import BOX, STATUS, TASK, evaluate
+from gitflow_harness.ritual.evaluate import (
+    BOX,
+    CHECKS,
+    NO_TURN_STARTED,
+    STATUS,
+    TASK,
+    Demand,
+    TurnEvidence,
+    box_required,
+    box_satisfied,
+    evaluate,
+    judge,
+    latest_turn,
+    status_required,
+    status_satisfied,
+    task_required,
+    task_satisfied,
+)
 from gitflow_harness.store.config import RitualConfig, default_config
 from gitflow_harness.store.events import Event, make_event
 
@@ -349,3 +366,75 @@ def test_codex_continuations_are_judged_too() -> None:
     events = [*ALLOWED_TOOL_TURN, TOOL, completed(box=True, tools=2, continued=True)]
     result = evaluate(events, adapter="codex", ritual=RITUAL)
     assert (result.continuation, result.rule) == (True, STATUS)
+
+
+# One rule at a time: each rule of the table, asked of a turn's evidence.
+
+EVIDENCE = TurnEvidence(
+    tool_turn=True,
+    status_ran=False,
+    task_set=False,
+    box_seen=True,
+    box_whole=False,
+    partial_box=False,
+)
+
+
+def demand(
+    evidence: TurnEvidence = EVIDENCE,
+    ritual: RitualConfig = RITUAL,
+    *,
+    box_wanted: bool = True,
+    stand_in: bool = False,
+) -> Demand:
+    return Demand(evidence, ritual, box_wanted=box_wanted, stand_in=stand_in)
+
+
+def test_the_table_checks_status_then_box_then_task() -> None:
+    assert tuple(r.name for r in CHECKS) == (STATUS, BOX, TASK)
+
+
+def test_the_status_rule() -> None:
+    """If a tool turn, then the end-turn status is required unless switched off; a stand-in
+    for an unobserved reply requires it in any turn."""
+    prose = replace(EVIDENCE, tool_turn=False)
+    assert status_required(demand())
+    assert not status_required(demand(ritual=replace(RITUAL, require_status=False)))
+    assert not status_required(demand(prose))
+    assert status_required(demand(prose, stand_in=True))
+    assert not status_satisfied(EVIDENCE)
+    assert status_satisfied(replace(EVIDENCE, status_ran=True))
+
+
+def test_the_box_rule() -> None:
+    """If the box is wanted and the reply was observed, then the whole box is required."""
+    assert box_required(demand())
+    assert not box_required(demand(box_wanted=False))
+    assert not box_required(demand(replace(EVIDENCE, box_seen=False)))
+    assert not box_satisfied(replace(EVIDENCE, partial_box=True))
+    assert box_satisfied(replace(EVIDENCE, box_whole=True))
+
+
+def test_the_task_rule() -> None:
+    """If a tool turn, then a declared task is required unless switched off."""
+    assert task_required(demand())
+    assert not task_required(demand(ritual=replace(RITUAL, require_task=False)))
+    assert not task_required(demand(replace(EVIDENCE, tool_turn=False), stand_in=True))
+    assert not task_satisfied(EVIDENCE)
+    assert task_satisfied(replace(EVIDENCE, task_set=True))
+
+
+def test_judge_lists_every_missing_rule_in_table_order() -> None:
+    result = judge(EVIDENCE, adapter="claude", ritual=RITUAL)
+    assert (result.outcome, result.rule, result.missing) == ("fail", STATUS, (STATUS, BOX, TASK))
+    whole = replace(EVIDENCE, status_ran=True, task_set=True, box_whole=True, turns=2)
+    assert judge(whole, adapter="claude", ritual=RITUAL).outcome == "pass"
+
+
+def test_latest_turn_walks_back_over_remediation_turns() -> None:
+    events = [started(), TOOL, completed(box=False), started(remediation=True), completed()]
+    found = latest_turn(events)
+    assert not isinstance(found, str)
+    assert (list(found[0]), found[1]) == (events, 2)
+    assert latest_turn([started()]) == "no turn.completed recorded for this session"
+    assert latest_turn([completed()]) == NO_TURN_STARTED

@@ -22,7 +22,7 @@ def test_set_show_clear_round_trip() -> None:
     assert task.current_task(SESSION) is None
     fp = task.set_task(SESSION, "fix the frontmatter parser")
     assert task.current_task(SESSION) == "fix the frontmatter parser"
-    assert task.task_fingerprint(SESSION) == fp
+    assert task.fingerprint("fix the frontmatter parser") == fp
     assert task.clear_task(SESSION) is True
     assert task.current_task(SESSION) is None
     assert task.clear_task(SESSION) is False

@@ -5,7 +5,21 @@ from pathlib import Path
 import pytest
 
 from gitflow_harness.errors import ConfigError
-from gitflow_harness.store.config import CONFIG_FILE, SECTIONS, default_config, load_config
+from gitflow_harness.store.config import (
+    CONFIG_FILE,
+    SECTIONS,
+    Reading,
+    _bad_verdict,
+    check_section,
+    default_config,
+    graph_loops,
+    load_config,
+    loop_back_verdicts,
+    prepare_default,
+    raise_first,
+    table_problems,
+)
+from gitflow_harness.store.schema import Problem
 from tests.helpers import CliRunner, write
 
 
@@ -176,3 +190,89 @@ def test_a_configuration_nested_too_deep_is_refused_not_a_crash(tmp_path: Path) 
     (tmp_path / CONFIG_FILE).write_text("[gate]\nprepare = " + "[" * 5000 + "]" * 5000 + "\n")
     with pytest.raises(ConfigError, match="values nested too deep; flatten them"):
         load_config(tmp_path)
+
+
+# One step at a time: each check of `_build`, asked of a `Reading`.
+
+
+def reading(tmp_path: Path | None = None, **lines: int) -> Reading:
+    return Reading(CONFIG_FILE, {k.replace("__", "."): v for k, v in lines.items()}, tmp_path)
+
+
+def test_table_problems() -> None:
+    """If a top-level key is not a known table, or not a table, then each is one problem on
+    its line."""
+    found = table_problems({"gate": {}, "nope": {}, "ways": 3}, reading(nope=2, ways=5))
+    assert [(p.line, p.message) for p in found] == [
+        (2, f"unknown key 'nope' (known tables: {', '.join(SECTIONS)})"),
+        (5, "ways must be a table [ways]"),
+    ]
+
+
+def test_check_section_records_values_and_sources() -> None:
+    r = reading(gate__push=3)
+    assert check_section("gate", SECTIONS["gate"], {"push": "off"}, r) == []
+    assert r.sections["gate"]["push"] == "off"
+    assert (r.sources["gate.push"], r.sources["gate.test"]) == (f"{CONFIG_FILE}:3", "default")
+    found = check_section("ways", SECTIONS["ways"], {"floor": "high"}, reading(ways__floor=7))
+    assert [p.line for p in found] == [7]
+    not_a_table = reading()
+    assert check_section("ways", SECTIONS["ways"], 3, not_a_table) == []
+    assert not_a_table.sections["ways"]["floor"] == 0.5
+
+
+def test_loop_back_verdicts() -> None:
+    r = reading(learning__loop_back=4)
+    r.sections["learning"] = {"loop_back": ("rejected", "REJECTED", "no good")}
+    found = loop_back_verdicts(r)
+    assert r.sections["learning"]["loop_back"] == ("REJECTED", "NO GOOD")
+    assert [(p.line, p.message) for p in found] == [(4, _bad_verdict("no good"))]
+    wrong_type = reading()
+    wrong_type.sections["learning"] = {}
+    assert loop_back_verdicts(wrong_type) == []
+
+
+def test_graph_loops() -> None:
+    r = reading()
+    r.sections["graph"] = {"loops": {"reviewer": {"rejected": ["implementer"]}}}
+    assert graph_loops(r) == []
+    assert r.sections["graph"]["loops"] == {"reviewer": {"REJECTED": ("implementer",)}}
+    bad = reading(graph__loops=9)
+    bad.sections["graph"] = {"loops": "x"}
+    assert [p.line for p in graph_loops(bad)] == [9]
+    absent = reading()
+    absent.sections["graph"] = {}
+    assert graph_loops(absent) == []
+    assert absent.sections["graph"] == {}
+
+
+def test_prepare_default(tmp_path: Path) -> None:
+    r = reading(tmp_path)
+    r.sections["gate"] = {"prepare": None}
+    assert prepare_default(r) == []
+    assert r.sections["gate"]["prepare"] == ()
+    write(tmp_path, ".pre-commit-config.yaml", "repos: []\n")
+    r.sections["gate"] = {"prepare": None}
+    prepare_default(r)
+    assert r.sections["gate"]["prepare"] == ("pre-commit run --all-files",)
+    assert r.sources["gate.prepare"] == "default (.pre-commit-config.yaml exists)"
+    wrong_type = reading(tmp_path)
+    wrong_type.sections["gate"] = {}
+    prepare_default(wrong_type)
+    assert wrong_type.sections["gate"] == {}
+
+
+def test_raise_first_names_the_first_error_as_the_file_reads() -> None:
+    raise_first([Problem(CONFIG_FILE, 2, "warning", "w")])
+    with pytest.raises(ConfigError) as raised:
+        raise_first(
+            [
+                Problem(CONFIG_FILE, 9, "error", "late"),
+                Problem(CONFIG_FILE, None, "error", "unplaced"),
+                Problem(CONFIG_FILE, 4, "error", "early"),
+            ]
+        )
+    assert raised.value.message == f"{CONFIG_FILE}: unplaced (and 2 more)"
+    with pytest.raises(ConfigError) as raised:
+        raise_first([Problem(CONFIG_FILE, 4, "error", "early")])
+    assert raised.value.message == f"{CONFIG_FILE}:4: early"

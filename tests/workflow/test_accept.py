@@ -2,6 +2,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from gitflow_harness.workflow.accept import (
+    PRECHECKS,
+    Candidate,
+    Refusal,
+    committed,
+    contains_trunk,
+    green_receipt,
+    on_a_branch,
+    shares_history,
+)
 from tests.helpers import CliRunner, commit, git, write
 from tests.workflow.conftest import configure, verb_events
 
@@ -280,3 +292,72 @@ def test_concurrent_accepts_of_one_branch_let_one_win_and_tell_the_others(
     assert git(repo, "rev-parse", "main").strip() == head
     assert git(repo, "branch", "--list", "feature/x") == ""
     assert not feature.exists()
+
+
+# One precheck at a time, on a real feature worktree.
+
+
+def candidate(path: Path) -> Candidate:
+    from gitflow_harness.workflow.facts import Facts
+    from gitflow_harness.workspace import open_workspace
+
+    ws = open_workspace(path)
+    head = ws.head()
+    assert head.branch is not None
+    assert head.sha is not None
+    return Candidate(ws, Facts(ws), head.branch, "main", head.sha)
+
+
+def reason(refusal: Refusal | None) -> str | None:
+    return None if refusal is None else refusal.details.to_dict()["reason"]
+
+
+def test_the_prechecks_run_in_their_declared_order() -> None:
+    assert (on_a_branch, shares_history, committed, green_receipt, contains_trunk) == PRECHECKS
+
+
+def test_on_a_branch(repo: Path, feature: Path) -> None:
+    assert reason(on_a_branch(candidate(feature))) is None
+    refusal = on_a_branch(candidate(repo))
+    assert reason(refusal) == "on-trunk"
+    assert refusal is not None
+    assert refusal.message == "main is the trunk"
+
+
+def test_committed(feature: Path, gfh: CliRunner) -> None:
+    assert committed(candidate(feature)) is None
+    write(feature, "new.txt", "x\n")
+    refusal = committed(candidate(feature))
+    assert refusal is not None
+    assert refusal.details.to_dict() == {"reason": "dirty", "changed": 1, "remedy": "untracked"}
+    assert gfh("done").code == 0  # the changes themselves judged green
+    refusal = committed(candidate(feature))
+    assert refusal is not None
+    assert refusal.details.to_dict()["remedy"] == "judged"
+
+
+def test_green_receipt(feature: Path, gfh: CliRunner) -> None:
+    commit(feature, "the work", {"work.txt": "done\n"})
+    refusal = green_receipt(candidate(feature))
+    assert refusal is not None
+    assert refusal.details.to_dict()["gate"] is None
+    assert refusal.message == "no green receipt from `gfh done` for this tree"
+    assert gfh("done").code == 0
+    assert green_receipt(candidate(feature)) is None
+
+
+def test_contains_trunk(repo: Path, feature: Path) -> None:
+    assert shares_history(candidate(feature)) is None
+    assert contains_trunk(candidate(feature)) is None
+    commit(repo, "trunk moves", {"t.txt": "t\n"})
+    refusal = contains_trunk(candidate(feature))
+    assert reason(refusal) == "trunk-not-merged"
+    assert refusal is not None
+    assert refusal.message == "main has moved on: feature/x no longer contains it"
+
+
+def test_shares_history_refuses_by_raising(shallow_feature: Path) -> None:
+    from gitflow_harness.errors import GfhError
+
+    with pytest.raises(GfhError):
+        shares_history(candidate(shallow_feature))

@@ -9,14 +9,16 @@ import pytest
 
 from gitflow_harness.hints import hint
 from gitflow_harness.workflow.commands import Console
-from gitflow_harness.workflow.result import VerbResult
+from gitflow_harness.workflow.result import VerbData, VerbResult
 from gitflow_harness.workflow.run import run_verb
 from gitflow_harness.workspace import Workspace
 from tests.helpers import read_events
 
 
 def _guarded(ws: Workspace, console: Console) -> VerbResult:
-    return VerbResult("status", "ok", {}, hints=(hint("ensure-main-worktree-first", trunk="main"),))
+    return VerbResult(
+        "status", "ok", VerbData(), hints=(hint("ensure-main-worktree-first", trunk="main"),)
+    )
 
 
 @pytest.mark.parametrize(("surface", "shown"), [("cli", False), ("mcp", True)])

@@ -46,7 +46,7 @@ def test_the_git_update_carries_the_surface_of_the_entry_point(repo: Path, featu
 
     behind(repo, feature)
     result = update(open_workspace(), surface="mcp")
-    assert result.data["result"] == "merged"
+    assert result.data.to_dict()["result"] == "merged"
     [event] = read_events(repo)
     assert (event["type"], event["surface"]) == ("git.update", "mcp")
 
