@@ -140,6 +140,14 @@ class NotARepository(UsageError):
 
 def discover(cwd: Path | str | None = None) -> Repo:
     """Find the repository containing `cwd` (default: the current directory)."""
+    return discover_head(cwd)[0]
+
+
+def discover_head(cwd: Path | str | None = None) -> tuple[Repo, Head | None]:
+    """Find the repository containing `cwd`, and where its HEAD is, in one `git rev-parse`.
+
+    The HEAD is None where that call cannot tell it (a bare repository): ask `head` then.
+    """
     where = Path(cwd) if cwd is not None else current_directory()
     proc = run(
         [
@@ -149,7 +157,11 @@ def discover(cwd: Path | str | None = None) -> Repo:
             "--git-common-dir",
             "--is-bare-repository",
             "--is-shallow-repository",
-            "--show-toplevel",  # last: it fails in a bare repository, after the rest printed
+            "--show-toplevel",  # it fails in a bare repository, after the rest printed
+            # Last: HEAD's commit, or nothing (exit 1) on an unborn branch.
+            "--verify",
+            "-q",
+            "HEAD^{commit}",
         ],
         cwd=where,
         check=False,
@@ -169,13 +181,17 @@ def discover(cwd: Path | str | None = None) -> Repo:
         raise UsageError(
             f"{where} is inside a git directory, not a working tree; cd to the repository's files"
         )
-    return Repo(
+    repo = Repo(
         top=top,
         git_dir=Path(lines[0]),
         common_dir=Path(lines[1]),
         bare=bare,
         shallow=lines[3] == "true",
     )
+    if top is None:
+        return repo, None
+    sha = lines[5] if len(lines) > 5 else None
+    return repo, Head(branch=_head_branch(repo), sha=sha)
 
 
 def current_directory() -> Path:
