@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from gitflow_harness.errors import RepoStateError
 from gitflow_harness.git.core import GitError, Repo, _cwd, run
@@ -142,8 +142,9 @@ def trunk_tips(repo: Repo, trunk: str) -> list[tuple[str, str]]:
     return tips
 
 
-@dataclass(frozen=True, slots=True)
-class AheadBehind:
+# A NamedTuple, not a dataclass: every verb imports this module, and a frozen dataclass
+# costs about five times as much to define (~0.5 ms each on these machines).
+class AheadBehind(NamedTuple):
     ahead: int
     behind: int
 
