@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from gitflow_harness import __version__
 from gitflow_harness.errors import ConfigError, GfhError, UsageError
+from gitflow_harness.learning.cache import cached, stamp
 from gitflow_harness.store.schema import (
     REQUIRED,
     Choice,
@@ -213,8 +214,6 @@ def load_catalog(top: Path, root_rel: str) -> Catalog:
     root = layout_folder(top, root_rel, "paths.pills")
     found = [(path, place_of(path.relative_to(root).parts)) for path in pill_files(root)]
     placed = {path.relative_to(root).as_posix(): (path, place) for path, place in found if place}
-    from gitflow_harness.learning.cache import cached, stamp
-
     files = {name: stamp(path.stat()) for name, (path, _) in placed.items()}
     parsed = cached(root, "catalog", CATALOG_VERSION, files, lambda name: _record(*placed[name]))
     pills: list[Pill] = []
