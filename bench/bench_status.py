@@ -1,13 +1,15 @@
 """`gfh status` in a feature worktree of a repository with 20,000 commits and 1,000 files,
 against `git status --porcelain=v2 --branch` in the same worktree (what the box adds: the trunk,
 ahead/behind, the tree identity, the gate of this tree, the task, one event appended): asked
-again about the same state, and asked first after an edit."""
+again about the same state, asked first after an edit, and asked as an installed gfh is (without
+the editable-install finder this checkout's venv runs at every interpreter start)."""
 
 from __future__ import annotations
 
 import itertools
 import os
 import subprocess
+import sysconfig
 from pathlib import Path
 
 from bench.runner import PYTHON, Measurement, compare, time_once
@@ -15,6 +17,7 @@ from bench.runner import PYTHON, Measurement, compare, time_once
 COMMITS = 20_000
 FILES = 1_000
 TARGET = 8.0
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(work: Path) -> list[Measurement]:
@@ -54,7 +57,21 @@ def run(work: Path) -> list[Measurement]:
         "the file is rewritten before each call (untimed), so the tree identity is computed "
         "from a temporary index every time, as on the first call after an agent's edit"
     )
-    return [steady, first]
+    # As installed (pipx, uv tool): the package and its dependencies on the path, and no
+    # editable-install finder, which this checkout's venv runs at every start (`-S`: no site).
+    installed_env = {
+        **env,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), sysconfig.get_paths()["purelib"]]),
+    }
+    installed = compare(
+        "gfh status, same state, as installed (no editable-install finder)",
+        lambda: time_once([PYTHON, "-S", *gfh[1:]], cwd=feature, env=installed_env),
+        "git status --porcelain=v2 --branch",
+        lambda: time_once(baseline, cwd=feature),
+        runs=21,
+        target=TARGET,
+    )
+    return [steady, first, installed]
 
 
 def feature_worktree(work: Path) -> Path:
