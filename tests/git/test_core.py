@@ -174,7 +174,8 @@ def test_discover_head_tells_the_head_as_head_does(tmp_path: Path, repo: Path) -
     record another branch or commit than it ran on."""
     found, at = git.discover_head(repo)
     assert at == git.head(found)
-    assert at is not None and at.sha == run_git(repo, "rev-parse", "HEAD").strip()
+    assert at is not None
+    assert at.sha == run_git(repo, "rev-parse", "HEAD").strip()
     run_git(repo, "switch", "-q", "--detach")
     assert git.discover_head(repo)[1] == git.Head(branch=None, sha=at.sha)
     run_git(repo, "switch", "-q", "--orphan", "fresh")
