@@ -63,9 +63,16 @@ def run(work: Path) -> list[Measurement]:
         **env,
         "PYTHONPATH": os.pathsep.join([str(ROOT), sysconfig.get_paths()["purelib"]]),
     }
+    as_installed = [PYTHON, "-S", *gfh[1:]]
+    # time_once accepts exit 1 (a verb's failure): make sure this one shows the box.
+    shown = subprocess.run(
+        as_installed, cwd=feature, env={**os.environ, **installed_env}, capture_output=True
+    )
+    if not shown.stdout.startswith("┌─ gfh".encode()):
+        raise RuntimeError(f"gfh status without site failed: {shown.stderr.decode()[-500:]}")
     installed = compare(
         "gfh status, same state, as installed (no editable-install finder)",
-        lambda: time_once([PYTHON, "-S", *gfh[1:]], cwd=feature, env=installed_env),
+        lambda: time_once(as_installed, cwd=feature, env=installed_env),
         "git status --porcelain=v2 --branch",
         lambda: time_once(baseline, cwd=feature),
         runs=21,
