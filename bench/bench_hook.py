@@ -16,7 +16,6 @@ interpreter's own start: the floor, where every import the hook makes shows in f
 
 from __future__ import annotations
 
-import compileall
 import json
 import os
 import shutil
@@ -28,7 +27,6 @@ from bench.bench_ways import write_ways
 from bench.runner import PYTHON, Measurement, command_vs_pass, compare, time_once
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ROOT / "gitflow_harness"
 FIXTURE = ROOT / "tests" / "fixtures" / "hooks" / "claude" / "PostToolUse.Write.json"
 TRANSCRIPT = ROOT / "tests" / "fixtures" / "transcripts" / "claude-session.jsonl"
 HEAVY = ("click", "git", "yaml", "frontmatter", "filelock", "platformdirs", "dataclasses", "typing")
@@ -47,7 +45,6 @@ MATCHING = (
 
 
 def run(work: Path) -> list[Measurement]:
-    compileall.compile_dir(str(PACKAGE), quiet=1)
     env = {"GFH_STATE_HOME": str(work / "state")}
     bare = _repo(work / "bare")
     none = _repo(work / "none")

@@ -69,6 +69,11 @@ def run(work: Path) -> list[Measurement]:
         "git log --name-only (the walk alone)",
         lambda: time_once(["git", "log", "--name-only", "--since=2025-12-31"], cwd=repo, env=env),
         runs=11,
+        target=3.0,
+    )
+    check.notes.append(
+        "pills parsed on the warm-up run only: after it, each file's stamp finds its parse in "
+        "the catalog cache, as on every run until a pill changes"
     )
     time_once([PYTHON, "-c", INDEX.format(top=str(repo))], env=env)  # warm the cache
     # The hook has its configuration loaded anyway: that is the baseline to compare against.
@@ -90,6 +95,7 @@ def run(work: Path) -> list[Measurement]:
         "gfh --version",
         lambda: time_once([*gfh, "--version"], cwd=repo, env=env),
         runs=11,
+        target=2.0,
     )
     log = _log(repo)
     report = compare(

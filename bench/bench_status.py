@@ -1,35 +1,84 @@
 """`gfh status` in a feature worktree of a repository with 20,000 commits and 1,000 files,
 against `git status --porcelain=v2 --branch` in the same worktree (what the box adds: the trunk,
-ahead/behind, the tree identity, the gate of this tree, the task, one event appended)."""
+ahead/behind, the tree identity, the gate of this tree, the task, one event appended): asked
+again about the same state, asked first after an edit, and asked as an installed gfh is (without
+the editable-install finder this checkout's venv runs at every interpreter start)."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
+import sysconfig
 from pathlib import Path
 
 from bench.runner import PYTHON, Measurement, compare, time_once
 
 COMMITS = 20_000
 FILES = 1_000
+TARGET = 8.0
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(work: Path) -> list[Measurement]:
     feature = feature_worktree(work)
-    (feature / "src" / "f00001.txt").write_text("an edit in progress\n", encoding="utf-8")
+    edited = feature / "src" / "f00001.txt"
+    edited.write_text("an edit in progress\n", encoding="utf-8")
     env = {"GFH_SESSION": "claude:bench", "GFH_STATE_HOME": str(work / "state")}
-    clean = compare(
+    gfh = [PYTHON, "-m", "gitflow_harness", "status"]
+    baseline = ["git", "status", "--porcelain=v2", "--branch"]
+    steady = compare(
         f"gfh status ({COMMITS:,} commits, {FILES:,} files, one edit)",
-        lambda: time_once([PYTHON, "-m", "gitflow_harness", "status"], cwd=feature, env=env),
+        lambda: time_once(gfh, cwd=feature, env=env),
         "git status --porcelain=v2 --branch",
-        lambda: time_once(["git", "status", "--porcelain=v2", "--branch"], cwd=feature),
+        lambda: time_once(baseline, cwd=feature),
         runs=21,
+        target=TARGET,
     )
-    clean.notes.append(
-        "the worktree is 40 commits behind main and 1 ahead, with one modified file, so the "
-        "tree identity is computed from a temporary index"
+    steady.notes.append(
+        "the worktree is 40 commits behind main and 1 ahead, with one modified file; the same "
+        "state asked about again, as an agent asks at the end of each turn"
     )
-    return [clean]
+    edits = itertools.count()
+
+    def after_an_edit() -> float:
+        edited.write_text(f"an edit in progress, take {next(edits)}\n", encoding="utf-8")
+        return time_once(gfh, cwd=feature, env=env)
+
+    first = compare(
+        "gfh status, the first call after an edit",
+        after_an_edit,
+        "git status --porcelain=v2 --branch",
+        lambda: time_once(baseline, cwd=feature),
+        runs=21,
+        target=TARGET,
+    )
+    first.notes.append(
+        "the file is rewritten before each call (untimed), so the tree identity is computed "
+        "from a temporary index every time, as on the first call after an agent's edit"
+    )
+    # As installed (pipx, uv tool): the package and its dependencies on the path, and no
+    # editable-install finder, which this checkout's venv runs at every start (`-S`: no site).
+    installed_env = {
+        **env,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), sysconfig.get_paths()["purelib"]]),
+    }
+    as_installed = [PYTHON, "-S", *gfh[1:]]
+    # time_once accepts exit 1 (a verb's failure): make sure this one shows the box.
+    shown = subprocess.run(
+        as_installed, cwd=feature, env={**os.environ, **installed_env}, capture_output=True
+    )
+    if not shown.stdout.startswith("┌─ gfh".encode()):
+        raise RuntimeError(f"gfh status without site failed: {shown.stderr.decode()[-500:]}")
+    installed = compare(
+        "gfh status, same state, as installed (no editable-install finder)",
+        lambda: time_once(as_installed, cwd=feature, env=installed_env),
+        "git status --porcelain=v2 --branch",
+        lambda: time_once(baseline, cwd=feature),
+        runs=21,
+        target=TARGET,
+    )
+    return [steady, first, installed]
 
 
 def feature_worktree(work: Path) -> Path:

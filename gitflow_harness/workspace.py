@@ -45,6 +45,7 @@ class Workspace:
 
 def open_workspace(cwd: Path | str | None = None, *, surface: str = "cli") -> Workspace:
     """Discover the repository around `cwd` and load its configuration."""
-    repo = git.discover(cwd)
+    repo, head = git.discover_head(cwd)
     config = load_config(repo.top)
-    return Workspace(repo=repo, config=config, log=EventLog(repo.common_dir), surface=surface)
+    log = EventLog(repo.common_dir)
+    return Workspace(repo=repo, config=config, log=log, surface=surface, _head=head)

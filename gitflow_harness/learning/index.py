@@ -9,17 +9,16 @@ imported and a pill parsed only when its file changed since the last call.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from gitflow_harness.learning.cache import cached, stamp
+
 if TYPE_CHECKING:
     from collections.abc import Collection
 
-CACHE_VERSION: Final = 1
+CACHE_VERSION: Final = "index-2"
 TRIGGER_WIDTH: Final = 160
 _SEVERITY_ORDER: Final = {"high": 0, "medium": 1, "low": 2}
 
@@ -79,21 +78,8 @@ def collapse(text: str, width: int = TRIGGER_WIDTH) -> str:
 
 def _entries(root: Path) -> dict[str, dict[str, Any]]:
     """Return {path under root: index fields} for every usable pill, through the cache."""
-    files = _pill_files(root)
-    cache_path = _cache_path(root)
-    cached = _read_cache(cache_path)
-    fresh: dict[str, dict[str, Any]] = {}
-    changed = set(cached) != set(files)
-    for rel, stamp in files.items():
-        hit = cached.get(rel)
-        if hit is not None and hit.get("stamp") == stamp:
-            fresh[rel] = hit
-            continue
-        fresh[rel] = {"stamp": stamp, "pill": _parse(root, rel)}
-        changed = True
-    if changed:
-        _write_cache(cache_path, fresh)
-    return {rel: e["pill"] for rel, e in fresh.items() if e["pill"] is not None}
+    fields = cached(root, "pills", CACHE_VERSION, _pill_files(root), lambda rel: _parse(root, rel))
+    return {rel: pill for rel, pill in fields.items() if pill is not None}
 
 
 def _pill_files(root: Path) -> dict[str, list[int]]:
@@ -110,8 +96,7 @@ def _pill_files(root: Path) -> dict[str, list[int]]:
             if item.is_dir(follow_symlinks=False) and depth > 0:
                 scan(Path(item.path), f"{prefix}{item.name}/", depth - 1)
             elif item.name.endswith(".md") and prefix and item.is_file():
-                st = item.stat()
-                out[prefix + item.name] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+                out[prefix + item.name] = stamp(item.stat())
 
     scan(root, "", 2)
     return out
@@ -136,30 +121,3 @@ def _parse(root: Path, rel: str) -> dict[str, Any] | None:
         "occurrences": pill.occurrences,
         "trigger": pill.trigger,
     }
-
-
-def _cache_path(root: Path) -> Path:
-    from gitflow_harness.store.state import state_home
-
-    digest = hashlib.sha256(os.fsencode(root.resolve())).hexdigest()[:16]
-    return state_home() / "cache" / f"pills-{digest}.json"
-
-
-def _read_cache(path: Path) -> dict[str, dict[str, Any]]:
-    try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
-        return {}
-    entries = data.get("entries")
-    return entries if isinstance(entries, dict) else {}
-
-
-def _write_cache(path: Path, entries: dict[str, dict[str, Any]]) -> None:
-    from gitflow_harness.store.fsutil import write_private
-
-    payload = json.dumps({"version": CACHE_VERSION, "entries": entries}, ensure_ascii=False)
-    # A cache that cannot be written costs time on the next call, nothing else.
-    with contextlib.suppress(OSError):
-        write_private(path, payload)

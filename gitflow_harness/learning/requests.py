@@ -184,7 +184,6 @@ class Ledger:
 def load_ledger(top: Path, root_rel: str) -> Ledger:
     """Parse every request file under `top/root_rel`."""
     from gitflow_harness.learning.pills import layout_folder
-    from gitflow_harness.store import documents
 
     root = layout_folder(top, root_rel, "paths.requests")
     requests: list[Request] = []
@@ -193,6 +192,9 @@ def load_ledger(top: Path, root_rel: str) -> Ledger:
     for path in files:
         if path.name == "README.md":
             continue
+        # YAML is imported only when there is a request to read (~15 ms).
+        from gitflow_harness.store import documents
+
         rel = path.relative_to(top).as_posix()
         try:
             doc = documents.read_document(path)

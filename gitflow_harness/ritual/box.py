@@ -23,6 +23,8 @@ _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]")
 
 def display_width(text: str) -> int:
     """Return the columns `text` takes in a terminal (wide East Asian characters take two)."""
+    if text.isascii():
+        return len(text)  # every ASCII character takes one column
     total = 0
     for ch in text:
         if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):

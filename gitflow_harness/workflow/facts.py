@@ -42,9 +42,9 @@ class Facts:
     @cached_property
     def tree(self) -> str:
         """The tree identity: HEAD's tree when clean, else the tree the changes would make."""
-        if self.clean and self.head.sha is not None:
-            return git.tree_of(self.repo, self.head.sha)
-        return git.tree_identity(self.repo)
+        from gitflow_harness.workflow.tree_identity import tree_identity
+
+        return tree_identity(self.repo, self.head.sha, self.changes)
 
     @cached_property
     def ahead_behind(self) -> git.AheadBehind | None:

@@ -167,3 +167,20 @@ def test_a_directory_removed_under_a_running_git_is_gfhs_one_line(
     assert raised.value.message == core.GONE
     with pytest.raises(UsageError):
         core.discover(None)
+
+
+def test_discover_head_tells_the_head_as_head_does(tmp_path: Path, repo: Path) -> None:
+    """If the one rev-parse of discovery read HEAD differently from `head`, a verb would
+    record another branch or commit than it ran on."""
+    found, at = git.discover_head(repo)
+    assert at == git.head(found)
+    assert at is not None
+    assert at.sha == run_git(repo, "rev-parse", "HEAD").strip()
+    run_git(repo, "switch", "-q", "--detach")
+    assert git.discover_head(repo)[1] == git.Head(branch=None, sha=at.sha)
+    run_git(repo, "switch", "-q", "--orphan", "fresh")
+    assert git.discover_head(repo)[1] == git.Head(branch="fresh", sha=None)
+    run_git(tmp_path, "init", "-q", "--bare", "bare.git")
+    bare, unknown = git.discover_head(tmp_path / "bare.git")
+    assert bare.bare
+    assert unknown is None

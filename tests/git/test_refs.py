@@ -51,6 +51,27 @@ def test_trunk_from_origin_head(tmp_path: Path) -> None:
     assert git.detect_trunk(git.discover(tmp_path / "clone")) == "trunk"
 
 
+def test_local_trunk_is_the_detected_trunk_when_its_branch_exists(
+    tmp_path: Path, repo: Path
+) -> None:
+    r = git.discover(repo)
+    assert git.local_trunk(r) == "main"
+    assert git.local_trunk(r, "main") == "main"
+    assert git.local_trunk(r, "develop") is None
+    run_git(repo, "branch", "develop/x")  # a branch under the name is not the branch
+    assert git.local_trunk(r, "develop") is None
+    run_git(repo, "branch", "-m", "main", "trunk")
+    assert git.local_trunk(r) is None
+    origin = make_repo(tmp_path / "origin", branch="stable")
+    run_git(tmp_path, "clone", "-q", str(origin), "clone")
+    clone = git.discover(tmp_path / "clone")
+    assert git.local_trunk(clone) == "stable"
+    run_git(tmp_path / "clone", "switch", "-q", "--detach")
+    run_git(tmp_path / "clone", "branch", "-q", "-D", "stable")
+    assert git.detect_trunk(clone) == "stable"
+    assert git.local_trunk(clone) is None
+
+
 def test_commits_among_names_the_commits_git_has(repo: Path) -> None:
     """Full and abbreviated names of commits count; a tree, a missing object do not."""
     head = run_git(repo, "rev-parse", "HEAD").strip()

@@ -247,3 +247,38 @@ def test_find_resolves_a_path_a_key_an_id_and_a_unique_prefix(
         catalog.find("implementer/p", top=repo, cwd=repo)
     with pytest.raises(UsageError, match="no pill named 'nothing'"):
         catalog.find("nothing", top=repo, cwd=repo)
+
+
+def test_a_warm_catalog_parses_nothing_and_reads_the_same(
+    repo: Path, put_pill: PutPill, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If `pills check` re-parsed unchanged pills, it would pay for YAML on every file."""
+    from gitflow_harness.learning import pills
+
+    put_pill(citations="[src/a.py, 'src/b.py:3']", occurrences="4")
+    put_pill("shared/naming", applies_to="[implementer, reviewer]")
+    put_pill("implementer/bad", occurrences="zero")
+    put_pill("implementer/old", under="retired", status="retired")
+    (repo / "pills" / "loose.md").write_text(pill_text(), encoding="utf-8")
+    cold = load_catalog(repo, "pills")
+
+    def no_parse(*args: object) -> None:
+        raise AssertionError("parsed a pill again")
+
+    monkeypatch.setattr(pills, "parse_pill", no_parse)
+    warm = load_catalog(repo, "pills")
+    assert warm == cold
+    assert len(warm.pills) == 3
+    assert [p.path for p in warm.problems] == ["pills/implementer/bad.md", "pills/loose.md"]
+
+
+def test_a_changed_pill_is_read_again_from_its_file(repo: Path, put_pill: PutPill) -> None:
+    put_pill(occurrences="1")
+    assert load_catalog(repo, "pills").pills[0].occurrences == 1
+    put_pill(occurrences="12", trigger="a longer trigger than before")
+    [pill] = load_catalog(repo, "pills").pills
+    assert (pill.occurrences, pill.trigger) == (12, "a longer trigger than before")
+    put_pill(occurrences="zero", trigger="a longer trigger than before")
+    catalog = load_catalog(repo, "pills")
+    assert catalog.pills == ()
+    assert "occurrences" in str(catalog.problems[0])

@@ -1,0 +1,85 @@
+"""What was parsed from pill files, kept in owner-only caches keyed by each file's stamp.
+
+Parsing a pill means YAML (~10 ms per file in pure Python): the lessons index of the hook path
+and the catalog of `pills check` and `learn --check` each keep what they read in their own cache
+file under the state home, and parse a file again only when its size, mtime, ctime or inode
+changed. Standard library only: the hook path imports this.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+
+# Not `typing.TYPE_CHECKING`: the hook path does not import typing (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from pathlib import Path
+    from typing import Any
+
+
+def stamp(st: os.stat_result) -> list[int]:
+    """Return what identifies a file's current content: its size, mtime, ctime and inode."""
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def cached(
+    root: Path,
+    kind: str,
+    version: str,
+    files: Mapping[str, list[int]],
+    parse: Callable[[str], Any],
+) -> dict[str, Any]:
+    """Return {name: parse(name)} for every file of `files` (name -> stamp) under `root`,
+    from the `kind` cache of that root where the stamp is unchanged.
+
+    The cache is rewritten when a file was parsed or went away; a cache written by another
+    `version` of its format is ignored.
+    """
+    path = cache_path(root, kind)
+    known = _read(path, version)
+    out: dict[str, Any] = {}
+    fresh: dict[str, dict[str, Any]] = {}
+    changed = set(known) != set(files)
+    for name, current in files.items():
+        hit = known.get(name)
+        if isinstance(hit, dict) and hit.get("stamp") == current and "value" in hit:
+            fresh[name] = hit
+        else:
+            fresh[name] = {"stamp": current, "value": parse(name)}
+            changed = True
+        out[name] = fresh[name]["value"]
+    if changed:
+        _write(path, version, fresh)
+    return out
+
+
+def cache_path(root: Path, kind: str) -> Path:
+    """Return the `kind` cache file of the pills root `root`."""
+    from gitflow_harness.store.state import state_home
+
+    digest = hashlib.sha256(os.fsencode(root.resolve())).hexdigest()[:16]
+    return state_home() / "cache" / f"{kind}-{digest}.json"
+
+
+def _read(path: Path, version: str) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != version:
+        return {}
+    entries = data.get("entries")
+    return entries if isinstance(entries, dict) else {}
+
+
+def _write(path: Path, version: str, entries: dict[str, dict[str, Any]]) -> None:
+    from gitflow_harness.store.fsutil import write_private
+
+    payload = json.dumps({"version": version, "entries": entries}, ensure_ascii=False)
+    # A cache that cannot be written costs time on the next call, nothing else.
+    with contextlib.suppress(OSError):
+        write_private(path, payload)

@@ -1,0 +1,106 @@
+"""The tree identity of a working tree, remembered while nothing it is made of changed.
+
+Computing it costs two git processes that read every file's metadata (`git add -A` into a
+temporary index, `git write-tree`), or one on a clean tree. It is made of HEAD's commit and the
+changes `git status` lists, each with its content: so it is kept per worktree under a key of
+HEAD's commit and, for every change, its status code, its path and its file's stamp (lstat:
+size, mtime, ctime, inode, mode). An edit gives a file a new ctime, hence a new key. Two writes
+can share a timestamp on a coarse filesystem clock, so a result is kept only when every changed
+file was last touched more than `SETTLED_NS` before the computation began; a change that is a
+directory (a nested repository: no stamp shows its HEAD) is never kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import stat
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+from gitflow_harness import git
+
+CACHE: Final = ("gitflow-harness", "tree-identity.json")
+KEEP: Final = 16  # the newest results kept: a tree and the few states it moves between
+SETTLED_NS: Final = 2 * 10**9  # older than any filesystem clock's resolution (FAT: 2 s)
+
+
+def tree_identity(repo: git.Repo, head: str | None, changes: Sequence[git.Change]) -> str:
+    """Return the tree the working tree would commit as (`git.tree_identity`), from the cache
+    when HEAD is `head` and `changes` are the changes `git.changes` listed just before."""
+    started = time.time_ns()
+    key = _key(repo, head, changes, settled_before=started - SETTLED_NS)
+    path = repo.git_dir.joinpath(*CACHE)
+    known = _read(path)
+    if key is not None and key[0] in known:
+        return known[key[0]]
+    tree = _compute(repo, head, changes)
+    if key is not None and key[1]:
+        known.pop(key[0], None)
+        known[key[0]] = tree
+        _write(path, dict(list(known.items())[-KEEP:]))
+    return tree
+
+
+def _compute(repo: git.Repo, head: str | None, changes: Sequence[git.Change]) -> str:
+    if not changes and head is not None:
+        return git.tree_of(repo, head)
+    return git.tree_identity(repo)
+
+
+def _key(
+    repo: git.Repo, head: str | None, changes: Sequence[git.Change], *, settled_before: int
+) -> tuple[str, bool] | None:
+    """Return the cache key and whether a result under it may be kept; None when the changes
+    cannot be told apart by their stamps."""
+    top = repo.worktree()
+    parts: list[object] = [head]
+    settled = True
+    for change in changes:
+        try:
+            st = os.lstat(top / change.path)
+        except FileNotFoundError:
+            parts.append([change.xy, change.path, None])
+            continue
+        except OSError:
+            return None
+        if stat.S_ISDIR(st.st_mode):
+            return None
+        parts.append(
+            [
+                change.xy,
+                change.path,
+                st.st_size,
+                st.st_mtime_ns,
+                st.st_ctime_ns,
+                st.st_ino,
+                st.st_mode,
+            ]
+        )
+        settled = settled and max(st.st_mtime_ns, st.st_ctime_ns) < settled_before
+    digest = hashlib.sha256(
+        json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogateescape")
+    )
+    return digest.hexdigest(), settled
+
+
+def _read(path: Path) -> dict[str, str]:
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def _write(path: Path, known: dict[str, str]) -> None:
+    from gitflow_harness.store.fsutil import write_private
+
+    # A result that cannot be kept costs the next call its computation, nothing else.
+    with contextlib.suppress(OSError):
+        write_private(path, json.dumps(known))
