@@ -1,7 +1,8 @@
 """`python -m bench [NAME...] [--record]`: run the benchmarks (`make bench`).
 
 Each `bench/bench_<name>.py` defines `run(workdir: Path) -> list[Measurement]`. With `--record`,
-the results replace `bench/RESULTS.md`. The package's bytecode is written first, as an install
+each benchmark run replaces its own section of `bench/RESULTS.md`, dated; the sections of the
+benchmarks not run are kept as they were. The package's bytecode is written first, as an install
 writes it: where `PYTHONDONTWRITEBYTECODE` is set, every `gfh` a benchmark starts would otherwise
 compile the package from source, and the figures would measure the compiler.
 """
@@ -33,7 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "names", nargs="*", help=f"benchmarks to run (default all: {', '.join(available())})"
     )
-    parser.add_argument("--record", action="store_true", help="rewrite bench/RESULTS.md")
+    parser.add_argument(
+        "--record", action="store_true", help="replace these benchmarks' sections of RESULTS.md"
+    )
     args = parser.parse_args(argv)
     names = args.names or available()
     compileall.compile_dir(str(HERE.parent / "gitflow_harness"), quiet=1)
@@ -54,22 +57,50 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def write_results(sections: list[tuple[str, str, list[Measurement]]]) -> None:
+def write_results(
+    sections: list[tuple[str, str, list[Measurement]]], path: Path = HERE / "RESULTS.md"
+) -> None:
+    """Replace the sections of the benchmarks just run; keep the others, in name order."""
     machine = (
         f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}"
     )
+    kept = recorded_sections(path.read_text(encoding="utf-8")) if path.exists() else {}
+    today = dt.date.today().isoformat()
+    for name, doc, results in sections:
+        kept[name] = "\n".join(
+            [f"## {name}", "", f"Recorded {today} on {machine}.", "", doc, "",
+             render_table(results), ""]
+        )  # fmt: skip
     out = [
         "# Benchmark results",
         "",
-        f"Latest run: {dt.date.today().isoformat()} on {machine}.",
-        "Reproduce with `make bench` (runs `python -m bench --record`). Every figure is a",
-        "median of interleaved runs; every ratio is against a baseline measured in the same run.",
+        "Reproduce with `make bench` (runs `python -m bench --record`), or one benchmark with",
+        "`python -m bench NAME --record`. Every figure is a median of interleaved runs; every",
+        "ratio is against a baseline measured in the same run.",
         "",
     ]
-    for name, doc, results in sections:
-        out += [f"## {name}", "", doc, "", render_table(results), ""]
-    (HERE / "RESULTS.md").write_text("\n".join(out), encoding="utf-8")
+    order = available()
+    for name in sorted(kept, key=lambda n: (order.index(n) if n in order else len(order), n)):
+        out.append(kept[name].rstrip("\n") + "\n")
+    path.write_text("\n".join(out), encoding="utf-8")
+
+
+def recorded_sections(text: str) -> dict[str, str]:
+    """Split RESULTS.md into its `## name` sections, each with its heading."""
+    sections: dict[str, str] = {}
+    name: str | None = None
+    lines: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("## "):
+            if name is not None:
+                sections[name] = "\n".join(lines)
+            name, lines = line[3:].strip(), []
+        if name is not None:
+            lines.append(line)
+    if name is not None:
+        sections[name] = "\n".join(lines)
+    return sections
 
 
 if __name__ == "__main__":
