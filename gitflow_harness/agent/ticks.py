@@ -205,9 +205,9 @@ def _id(value: object) -> str | None:
     and the transcript is the host's, so nothing of it is kept verbatim in the session state."""
     if not isinstance(value, str) or not value:
         return None
-    import hashlib
+    from gitflow_harness.store.digest import sha256_hex
 
-    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return sha256_hex(value.encode("utf-8", "surrogatepass"))[:16]
 
 
 def _int(value: object) -> int:

@@ -68,10 +68,16 @@ class Document:
         return span.line if span else self.frontmatter_line
 
 
-def read_text(path: Path) -> tuple[str, bool]:
-    """Read a UTF-8 file; return its text without BOM and whether it had one."""
+def read_text(path: Path, data: bytes | None = None) -> tuple[str, bool]:
+    """Read a UTF-8 file; return its text without BOM and whether it had one.
+
+    `data` is the file's bytes when the caller has read them already (the ways index hashes
+    them first), so what is parsed is what was hashed."""
     try:
-        data = read_bounded(path, MAX_DOCUMENT_BYTES)
+        if data is None:
+            data = read_bounded(path, MAX_DOCUMENT_BYTES)
+        elif len(data) > MAX_DOCUMENT_BYTES:
+            raise TooLarge(f"{path}: larger than {MAX_DOCUMENT_BYTES} bytes")
     except TooLarge:
         raise DocumentError(
             [
@@ -99,9 +105,10 @@ def read_text(path: Path) -> tuple[str, bool]:
     return text, False
 
 
-def read_document(path: Path) -> Document:
-    """Read and parse `path`; raise DocumentError when it has no usable frontmatter."""
-    text, bom = read_text(path)
+def read_document(path: Path, data: bytes | None = None) -> Document:
+    """Read and parse `path` (or its bytes, `data`); raise DocumentError when it has no usable
+    frontmatter."""
+    text, bom = read_text(path, data)
     return parse_document(text, path, bom=bom)
 
 
