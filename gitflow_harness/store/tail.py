@@ -46,3 +46,38 @@ def reverse_nonempty_lines(path: Path, *, block: int = BLOCK) -> Iterator[bytes]
     for line in reverse_lines(path, block=block):
         if line:
             yield line
+
+
+def reverse_lines_holding(
+    path: Path, needle: bytes, *, block: int = BLOCK
+) -> Iterator[tuple[int, bytes | None]]:
+    """Yield `(passed, line)` for the lines of `path` that contain `needle`, last first, where
+    `passed` counts the non-empty lines since the previous one yielded that do not; last comes
+    `(passed, None)` for the lines before the first that does.
+
+    Lines without `needle` are counted and dropped a block at a time, never stepped through one
+    by one: the cost of reading back over other writers' lines is a search, not a loop.
+    """
+    passed = 0
+    with open(path, "rb") as fh:
+        pos = fh.seek(0, os.SEEK_END)
+        carry = b""  # the start of the newest line not yet whole: it began before the block
+        while pos > 0:
+            step = min(block, pos)
+            pos -= step
+            fh.seek(pos)
+            buffer = fh.read(step) + carry
+            lines = buffer.split(b"\n")
+            carry = lines.pop(0) if pos > 0 else b""
+            if buffer.find(needle, len(carry)) < 0:
+                passed += len(lines) - lines.count(b"")
+                continue
+            for line in reversed(lines):
+                if not line:
+                    continue
+                if needle in line:
+                    yield passed, line
+                    passed = 0
+                else:
+                    passed += 1
+    yield passed, None

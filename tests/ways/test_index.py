@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,7 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real = parse.parse_way_file
 
-    def counting(file: str, way_id: str, **kwargs: bool) -> object:
+    def counting(file: str, way_id: str, **kwargs: Any) -> object:
         seen.append(way_id)
         return real(file, way_id, **kwargs)
 
