@@ -1,9 +1,10 @@
-"""The configuration as the hook path needs it: plain data, cached in the session state.
+"""The configuration as the hook path needs it: plain data, cached per worktree.
 
 Parsing `.gitflow-harness.toml` means importing the declared schema (dataclasses, tomllib):
-~10 ms, on every tool call. The hook reads it once per session and again only when the file's
-size, mtime or inode change (or `.pre-commit-config.yaml` appears or goes, which changes a
-default). A configuration error is raised as `ConfigError`: the hook fails open with it.
+~10 ms, on every tool call. The hook reads it once per worktree, for every session that works
+there, and again only when the file's size, mtime or inode change (or `.pre-commit-config.yaml`
+appears or goes, which changes a default). A configuration error is raised as `ConfigError`: the
+hook fails open with it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from gitflow_harness.agent.session import SessionState
 
 CONFIG_FILE = ".gitflow-harness.toml"
-CACHE_FILE = "config.json"
+CACHE_DIR = "config"  # in the user state dir: <sha256 of the worktree's top>.json
 
 
 def config_key(top: Path) -> list[Any]:
@@ -38,7 +39,8 @@ def config_key(top: Path) -> list[Any]:
 def hook_config(top: Path | None, store: SessionState | None) -> dict[str, Any]:
     """Return the effective configuration of the repository at `top`, section by section.
 
-    The cache is its own file, replaced atomically and never under the session lock: parallel
+    A call with a session caches it, one file per worktree in the user state dir (a new
+    session's first call reads it too), replaced atomically and never under a lock: parallel
     hook calls write the same content, and a reader sees a whole file or none.
     """
     if top is None:
@@ -46,7 +48,7 @@ def hook_config(top: Path | None, store: SessionState | None) -> dict[str, Any]:
 
         return default_config().as_dict()
     key = config_key(top)
-    cache = store.directory / CACHE_FILE if store is not None else None
+    cache = cache_file(top) if store is not None else None
     if cache is not None:
         try:
             cached = json.loads(cache.read_bytes())
@@ -64,6 +66,19 @@ def hook_config(top: Path | None, store: SessionState | None) -> dict[str, Any]:
 
         write_private(cache, json.dumps({"key": key, "values": values}))
     return values
+
+
+def cache_file(top: Path) -> Path | None:
+    """Return the configuration cache of the worktree at `top`; None without a state dir."""
+    from gitflow_harness.errors import GfhError
+    from gitflow_harness.store.digest import sha256_hex
+    from gitflow_harness.store.state import user_dir
+
+    try:
+        directory = user_dir(CACHE_DIR)
+    except (OSError, GfhError):
+        return None
+    return directory / f"{sha256_hex(str(top).encode('utf-8', 'surrogateescape'))[:24]}.json"
 
 
 def setting(config: dict[str, Any], section: str, key: str) -> Any:

@@ -172,11 +172,12 @@ def create_exclusive(path: Path, data: bytes | str, *, mode: int | None = None) 
         _unlink_quietly(tmp)
 
 
+TEMP_ATTEMPTS = 100
+
+
 def _write_temp(path: Path, payload: bytes, mode: int) -> str:
     """Write `payload` to a synced temporary file beside `path` with `mode`; return its name."""
-    import tempfile  # deferred: the hook path imports this module and rarely writes files
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _create_temp(path)
     try:
         with os.fdopen(fd, "wb") as fh:
             os.fchmod(fh.fileno(), mode)
@@ -187,6 +188,19 @@ def _write_temp(path: Path, payload: bytes, mode: int) -> str:
         _unlink_quietly(tmp)
         raise
     return tmp
+
+
+def _create_temp(path: Path) -> tuple[int, str]:
+    """Create a new owner-only file beside `path` with a random name, as `tempfile.mkstemp`
+    does: importing `tempfile` (and `random`, `hashlib`) costs a hook call several ms."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC
+    for _ in range(TEMP_ATTEMPTS):
+        tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, flags, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no usable temporary name", str(path.parent))
 
 
 class FileExistsGfhError(GfhError):

@@ -191,11 +191,30 @@ def glob_match(glob: str, path: str) -> bool:
     a `/` matches a file name at any depth (`*.py`); a leading `/` anchors it at the root; a
     trailing `/` matches everything below a directory.
     """
+    path = path.replace("\\", "/").removeprefix("./")
     segments = _GLOBS.get(glob)
     if segments is None:
+        # A hook call matches a few paths against every way's globs, each compiled anew in
+        # each process: most are told apart by their literal start, uncompiled.
+        if not path.startswith(literal_prefix(glob)):
+            return False
         segments = _GLOBS[glob] = _compile_glob(glob)
-    parts = path.replace("\\", "/").removeprefix("./").split("/")
-    return _match_segments(segments, 0, parts, 0)
+    return _match_segments(segments, 0, path.split("/"), 0)
+
+
+def literal_prefix(glob: str) -> str:
+    """Return what every path a glob matches starts with: the glob up to its first wildcard,
+    for a glob anchored at the root (one with a `/`); "" for a bare name or when unsure."""
+    body = glob.lstrip("/")
+    if "/" not in body and not glob.startswith("/"):
+        return ""  # a bare name matches at any depth
+    cut = len(body)
+    for wildcard in "*?[":
+        at = body.find(wildcard)
+        if 0 <= at < cut:
+            cut = at
+    prefix = body[:cut]
+    return "" if "//" in prefix else prefix  # an empty segment is skipped: unsure
 
 
 def _match_segments(

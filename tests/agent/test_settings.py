@@ -1,4 +1,4 @@
-"""The configuration on the hook path: cached per session, refreshed when the file changes."""
+"""The configuration on the hook path: cached per worktree, refreshed when the file changes."""
 
 from __future__ import annotations
 
@@ -9,15 +9,22 @@ import pytest
 
 from gitflow_harness.agent import model as ev
 from gitflow_harness.agent.session import SessionState
-from gitflow_harness.agent.settings import hook_config
+from gitflow_harness.agent.settings import cache_file, hook_config
 from tests.agent import kit
 from tests.helpers import CliRunner, read_events, write
 
 
-def test_the_configuration_is_cached_and_refreshed_on_change(repo: Path) -> None:
+def test_the_configuration_is_cached_and_refreshed_on_change(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = SessionState("claude:s")
     assert hook_config(repo, store)["ways"]["budget_chars"] == 9000
-    assert (store.directory / "config.json").exists()
+    cache = cache_file(repo)
+    assert cache is not None
+    assert cache.exists()
+    with monkeypatch.context() as patched:  # a new session in the same worktree parses nothing
+        patched.setattr("gitflow_harness.store.config.load_config", None)
+        assert hook_config(repo, SessionState("claude:another"))["ways"]["budget_chars"] == 9000
     write(repo, ".gitflow-harness.toml", "[ways]\nbudget_chars = 123\n")
     assert hook_config(repo, store)["ways"]["budget_chars"] == 123
     write(repo, ".gitflow-harness.toml", "[ways]\nbudget_chars = 456\n")
