@@ -22,7 +22,7 @@ from gitflow_harness.store.fsutil import TooLarge, atomic_write, create_exclusiv
 from gitflow_harness.store.schema import Problem, Schema
 
 BOM = "\ufeff"
-MAX_DOCUMENT_BYTES = 512 * 1024  # ways, pills and requests are a page of prose, not data
+MAX_DOCUMENT_BYTES = frontmatter.MAX_DOCUMENT_BYTES
 MAX_ALIASES = 32
 MAX_EXPANDED_NODES = 10_000
 

@@ -299,7 +299,7 @@ def content_key(found: Found, data: bytes) -> str:
 def _read_bytes(file: str) -> bytes | None:
     """Return a way file's bytes; None when it cannot be read or is past the size bound (its
     parse reports why)."""
-    from gitflow_harness.store.documents import MAX_DOCUMENT_BYTES
+    from gitflow_harness.store.frontmatter import MAX_DOCUMENT_BYTES
 
     try:
         with open(file, "rb") as fh:

@@ -1,4 +1,4 @@
-"""The configuration on the hook path: cached per worktree, refreshed when the file changes."""
+"""The configuration on the hook path: cached by content, refreshed when the file changes."""
 
 from __future__ import annotations
 
@@ -22,9 +22,12 @@ def test_the_configuration_is_cached_and_refreshed_on_change(
     cache = cache_file(repo)
     assert cache is not None
     assert cache.exists()
-    with monkeypatch.context() as patched:  # a new session in the same worktree parses nothing
+    with monkeypatch.context() as patched:  # another session, another worktree: no parse
         patched.setattr("gitflow_harness.store.config.load_config", None)
         assert hook_config(repo, SessionState("claude:another"))["ways"]["budget_chars"] == 9000
+        other = repo.parent / "other-worktree"
+        other.mkdir()
+        assert hook_config(other, SessionState("claude:third"))["ways"]["budget_chars"] == 9000
     write(repo, ".gitflow-harness.toml", "[ways]\nbudget_chars = 123\n")
     assert hook_config(repo, store)["ways"]["budget_chars"] == 123
     write(repo, ".gitflow-harness.toml", "[ways]\nbudget_chars = 456\n")

@@ -407,3 +407,26 @@ def test_without_a_usable_state_dir_the_index_loads_uncached(
     monkeypatch.setenv("GFH_STATE_HOME", str(blocker))
     write_way(ways_root, "a", WAY)
     assert [w.id for w in load_index(ways_root).ways] == ["a"]
+
+
+def test_a_new_worktrees_first_load_from_the_shared_cache_imports_no_yaml(
+    ways_root: Path, tmp_path: Path
+) -> None:
+    """If another worktree of the repository parsed the ways, then the first load in a new one
+    reads and hashes its files but imports neither YAML nor the parser."""
+    settle(write_way(ways_root, "a", WAY))
+    shared = index_module.shared_cache_file(tmp_path / "common")
+    load_index(ways_root, cache_file=tmp_path / "one.json", shared_file=shared)
+    other = _worktree_of(ways_root, "task")
+    code = (
+        "import sys; from gitflow_harness.ways.index import load_index; "
+        f"ix = load_index({str(other)!r}, cache_file={str(tmp_path / 'two.json')!r}, "
+        f"shared_file={shared!r}); "
+        "print([w.id for w in ix.ways], sorted(m for m in sys.modules "
+        "if m.split('.')[0] in ('yaml', 'dataclasses', 'typing', 'tempfile', 'hashlib') "
+        "or m == 'gitflow_harness.ways.parse'))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=unmeasured_env()
+    )
+    assert proc.stdout.strip() == "['a'] []", proc.stderr
