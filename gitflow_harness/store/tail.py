@@ -67,12 +67,18 @@ def reverse_lines_holding(
             pos -= step
             fh.seek(pos)
             buffer = fh.read(step) + carry
-            lines = buffer.split(b"\n")
-            carry = lines.pop(0) if pos > 0 else b""
-            if buffer.find(needle, len(carry)) < 0:
-                passed += len(lines) - lines.count(b"")
+            if pos > 0:
+                cut = buffer.find(b"\n")
+                if cut < 0:  # the block lies inside one line
+                    carry = buffer
+                    continue
+                carry, start = buffer[:cut], cut + 1
+            else:
+                carry, start = b"", 0
+            if buffer.find(needle, start) < 0:
+                passed += _nonempty(buffer, start)
                 continue
-            for line in reversed(lines):
+            for line in reversed(buffer[start:].split(b"\n")):
                 if not line:
                     continue
                 if needle in line:
@@ -81,3 +87,13 @@ def reverse_lines_holding(
                 else:
                     passed += 1
     yield passed, None
+
+
+def _nonempty(buffer: bytes, start: int) -> int:
+    """Count the non-empty lines of `buffer[start:]`, without splitting it when it can."""
+    if buffer.find(b"\n\n", start) >= 0:
+        return sum(1 for line in buffer[start:].split(b"\n") if line)
+    if len(buffer) == start:
+        return 0
+    ends = (buffer[start : start + 1] == b"\n") + (buffer[-1:] == b"\n")
+    return buffer.count(b"\n", start) + 1 - ends
