@@ -54,7 +54,7 @@ def hook_config(top: Path | None, store: SessionState | None) -> dict[str, Any]:
     if cache is not None:
         from gitflow_harness.store.fsutil import write_private
 
-        write_private(cache, json.dumps({"values": values}))
+        write_private(cache, json.dumps({"values": values}), sync=False)  # rebuilt if damaged
     return values
 
 

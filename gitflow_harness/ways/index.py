@@ -387,7 +387,7 @@ def _write_json(path: str, data: dict[str, Any]) -> None:
 
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     with contextlib.suppress(OSError, GfhError):
-        write_private(Path(path), payload)
+        write_private(Path(path), payload, sync=False)  # a cache: rebuilt if damaged
 
 
 def _read_cache(cache_file: str, root: str) -> dict[str, Entry]:
