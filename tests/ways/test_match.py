@@ -168,3 +168,15 @@ def test_a_glob_told_apart_by_its_literal_start_agrees_with_the_full_match(glob:
         normal = path.replace("\\", "/").removeprefix("./").split("/")
         full = match_module._match_segments(match_module._compile_glob(glob), 0, normal, 0)
         assert glob_match(glob, path) == full, (glob, path)
+
+
+@pytest.mark.parametrize("needle", ["topic0417", "the", "zzzz", "tes", "docs folder", "s fol", "x"])
+def test_a_long_text_is_searched_through_its_grams_as_plainly(needle: str) -> None:
+    """If a text is long, then a needle is told apart by its first and last characters first,
+    and the answer is `in`'s."""
+    from gitflow_harness.ways.match import LONG_TEXT, contains
+
+    text = ("Please check the docs folder and the tests for topic0417 " * 200)[: LONG_TEXT * 2]
+    assert len(text) >= LONG_TEXT
+    assert contains(text, needle) == (needle in text)
+    assert contains(text[:100], needle) == (needle in text[:100])
