@@ -59,7 +59,8 @@ def source(ctx: HookContext) -> list[Offer]:
         return []
     if not ctx.lanes and not ctx.pending:
         return []  # an event that only delivers what waits, and nothing does
-    from gitflow_harness.ways.index import load_index, shared_cache_file, ways_root
+    from gitflow_harness.ways.index import load_index, ways_root
+    from gitflow_harness.ways.shared import shared_cache_file
 
     root = ways_root(ctx.repo.top, ctx.setting("paths", "ways"))
     if not os.path.isdir(root):

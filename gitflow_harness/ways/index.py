@@ -19,7 +19,6 @@ standard library, `firing` and `ways.model` only: check with `python -X importti
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
@@ -27,6 +26,7 @@ from gitflow_harness.errors import GfhError
 from gitflow_harness.firing.record import Record
 from gitflow_harness.store.digest import sha256_hex
 from gitflow_harness.ways.model import MACRO_FILE, POSTCHECK_FILE, LoadProblem, Way
+from gitflow_harness.ways.shared import Shared, read_json, write_json
 
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
@@ -36,10 +36,7 @@ if TYPE_CHECKING:
     StrPath = str | os.PathLike[str]
 
 CACHE_FORMAT = 6
-SHARED_FORMAT = 1
 RACY_NS = 2_000_000_000
-MAX_SHARED = 4096  # way versions a repository's shared cache keeps (its oldest go first)
-SHARED_FILE = ("gitflow-harness", "ways-cache.json")  # under the git common dir
 
 if TYPE_CHECKING:
     # A cached directory: [mtime_ns, racy, subdirectories, has macro.sh, has postcheck.sh, way],
@@ -105,8 +102,8 @@ def load_index(
     """Load every way under `root`, from the cache where nothing changed.
 
     `cache_file` defaults to one file per root in the user state dir; `shared_file` is the
-    repository's cache by content (`shared_cache_file`), shared by its worktrees; `use_cache=False`
-    parses everything and writes nothing. A missing root is an empty index.
+    repository's cache by content (`shared.shared_cache_file`), shared by its worktrees;
+    `use_cache=False` parses everything and writes nothing. A missing root is an empty index.
     """
     root_s = os.path.abspath(os.fspath(root))
     if use_cache and cache_file is None:
@@ -136,11 +133,6 @@ def load_index(
     if shared is not None:
         shared.save()
     return WayIndex(root_s, tuple(ways), tuple(problems))
-
-
-def shared_cache_file(common_dir: StrPath) -> str:
-    """Return the cache by content of the repository whose git common dir is `common_dir`."""
-    return os.path.join(os.fspath(common_dir), *SHARED_FILE)
 
 
 def ways_root(top: StrPath, relative: str) -> str:
@@ -330,68 +322,8 @@ def _parse(
     return way.to_payload(), None, way
 
 
-class Shared:
-    """A repository's cache of parsed ways by content key, read on first use and rewritten only
-    when a way was parsed; a cache that cannot be read or written only costs speed."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._entries: dict[str, Any] | None = None
-        self._added = False
-
-    def get(self, key: str) -> tuple[object, object] | None:
-        """Return the stored `(payload, problems)` of a content key, or None."""
-        value = self._load().get(key)
-        if type(value) is list and len(value) == 2:
-            return value[0], value[1]
-        return None
-
-    def put(self, key: str, value: list[object]) -> None:
-        entries = self._load()
-        entries.pop(key, None)  # newest last: the oldest are dropped first
-        entries[key] = value
-        self._added = True
-
-    def save(self) -> None:
-        if not self._added or self._entries is None:
-            return
-        entries = self._entries
-        excess = len(entries) - MAX_SHARED
-        if excess > 0:
-            entries = dict(list(entries.items())[excess:])
-        _write_json(self.path, {"format": SHARED_FORMAT, "ways": entries})
-
-    def _load(self) -> dict[str, Any]:
-        if self._entries is None:
-            data = _read_json(self.path)
-            ways = data.get("ways") if data.get("format") == SHARED_FORMAT else None
-            self._entries = ways if type(ways) is dict else {}
-        return self._entries
-
-
-def _read_json(path: str) -> dict[str, Any]:
-    try:
-        with open(path, "rb") as fh:
-            data = json.loads(fh.read())
-    except (OSError, ValueError):
-        return {}
-    return data if type(data) is dict else {}
-
-
-def _write_json(path: str, data: dict[str, Any]) -> None:
-    """Replace a cache file atomically; a cache that cannot be written only costs speed."""
-    import contextlib
-    from pathlib import Path
-
-    from gitflow_harness.store.fsutil import write_private
-
-    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    with contextlib.suppress(OSError, GfhError):
-        write_private(Path(path), payload, sync=False)  # a cache: rebuilt if damaged
-
-
 def _read_cache(cache_file: str, root: str) -> dict[str, Entry]:
-    data = _read_json(cache_file)
+    data = read_json(cache_file)
     if (
         data.get("format") != CACHE_FORMAT
         or data.get("root") != root
@@ -403,4 +335,4 @@ def _read_cache(cache_file: str, root: str) -> dict[str, Entry]:
 
 
 def _write_cache(cache_file: str, root: str, entries: dict[str, Entry]) -> None:
-    _write_json(cache_file, {"format": CACHE_FORMAT, "root": root, "entries": entries})
+    write_json(cache_file, {"format": CACHE_FORMAT, "root": root, "entries": entries})

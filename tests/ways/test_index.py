@@ -11,6 +11,7 @@ import pytest
 
 from gitflow_harness.ways import index as index_module
 from gitflow_harness.ways import parse
+from gitflow_harness.ways import shared as shared_module
 from gitflow_harness.ways.index import load_index, scan
 from tests.helpers import unmeasured_env
 from tests.ways.conftest import EXP, settle, settle_tree, write_way
@@ -142,7 +143,7 @@ def test_a_second_worktree_takes_the_ways_another_parsed_from_the_shared_cache(
     files (`gfh start` makes one per task) parses none of them: the shared cache is by content."""
     for way_id in ("a", "g/b"):
         write_way(ways_root, way_id, WAY)
-    shared = index_module.shared_cache_file(tmp_path / "common")
+    shared = shared_module.shared_cache_file(tmp_path / "common")
     first = load_index(ways_root, cache_file=tmp_path / "one.json", shared_file=shared)
     assert sorted(parses) == ["a", "g/b"]
     other = _worktree_of(ways_root, "task")
@@ -161,7 +162,7 @@ def test_a_second_worktree_takes_the_ways_another_parsed_from_the_shared_cache(
     )
     assert second.get("g/b").curve.half_life == 45000  # type: ignore[union-attr]
     stored = json.loads(Path(shared).read_text())
-    assert stored["format"] == index_module.SHARED_FORMAT
+    assert stored["format"] == shared_module.SHARED_FORMAT
     assert len(stored["ways"]) == 3
     assert Path(shared).stat().st_mode & 0o777 == 0o600
 
@@ -170,7 +171,7 @@ def test_the_shared_cache_is_rewritten_only_when_a_way_was_parsed(
     ways_root: Path, tmp_path: Path
 ) -> None:
     settle(write_way(ways_root, "a", WAY))
-    shared = Path(index_module.shared_cache_file(tmp_path / "common"))
+    shared = Path(shared_module.shared_cache_file(tmp_path / "common"))
     load_index(ways_root, cache_file=tmp_path / "one.json", shared_file=shared)
     before = shared.stat().st_mtime_ns
     other = _worktree_of(ways_root, "task")
@@ -181,9 +182,9 @@ def test_the_shared_cache_is_rewritten_only_when_a_way_was_parsed(
 def test_the_shared_cache_keeps_the_newest_versions(
     ways_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(index_module, "MAX_SHARED", 2)
+    monkeypatch.setattr(shared_module, "MAX_SHARED", 2)
     a = write_way(ways_root, "a", WAY)
-    shared = Path(index_module.shared_cache_file(tmp_path / "common"))
+    shared = Path(shared_module.shared_cache_file(tmp_path / "common"))
     for half_life in ("30000", "40000", "50000"):
         write_way(ways_root, "a", WAY.replace("30000", half_life))
         settle(a)
@@ -198,7 +199,7 @@ def test_a_corrupt_shared_cache_is_rebuilt(
     ways_root: Path, tmp_path: Path, content: bytes, parses: list[str]
 ) -> None:
     settle(write_way(ways_root, "a", WAY))
-    shared = Path(index_module.shared_cache_file(tmp_path / "common"))
+    shared = Path(shared_module.shared_cache_file(tmp_path / "common"))
     shared.parent.mkdir(parents=True)
     shared.write_bytes(content)
     index = load_index(ways_root, cache_file=tmp_path / "one.json", shared_file=shared)
@@ -211,7 +212,7 @@ def test_an_unwritable_shared_cache_only_costs_speed(ways_root: Path, tmp_path: 
     settle(write_way(ways_root, "a", WAY))
     blocker = tmp_path / "common"
     blocker.write_text("")  # a file where the common dir's folder would go
-    shared = index_module.shared_cache_file(blocker)
+    shared = shared_module.shared_cache_file(blocker)
     index = load_index(ways_root, cache_file=tmp_path / "one.json", shared_file=shared)
     assert [w.id for w in index.ways] == ["a"]
 
@@ -221,7 +222,7 @@ def test_a_way_past_the_size_bound_is_a_problem_not_hashed(ways_root: Path, tmp_
 
     big = write_way(ways_root, "big", WAY, body="x" * MAX_DOCUMENT_BYTES)
     settle(big)
-    shared = Path(index_module.shared_cache_file(tmp_path / "common"))
+    shared = Path(shared_module.shared_cache_file(tmp_path / "common"))
     index = load_index(ways_root, cache_file=tmp_path / "one.json", shared_file=shared)
     assert [str(p) for p in index.problems] == [
         f"{big}: error: larger than 512 KiB; a document is a page of prose: shorten it"
@@ -415,7 +416,7 @@ def test_a_new_worktrees_first_load_from_the_shared_cache_imports_no_yaml(
     """If another worktree of the repository parsed the ways, then the first load in a new one
     reads and hashes its files but imports neither YAML nor the parser."""
     settle(write_way(ways_root, "a", WAY))
-    shared = index_module.shared_cache_file(tmp_path / "common")
+    shared = shared_module.shared_cache_file(tmp_path / "common")
     load_index(ways_root, cache_file=tmp_path / "one.json", shared_file=shared)
     other = _worktree_of(ways_root, "task")
     code = (
