@@ -48,3 +48,11 @@ def test_a_configuration_error_fails_open_and_says_where(
     assert ".gitflow-harness.toml:2: unknown key" in result.err
     [error] = [e for e in read_events(repo) if e["type"] == "hook.error"]
     assert "unknown key" in error["data"]["error"]
+
+
+def test_a_configuration_that_is_not_a_plain_file_is_parsed_not_cached(repo: Path) -> None:
+    (repo / ".gitflow-harness.toml").mkdir()
+    assert cache_file(repo) is None
+    (repo / ".gitflow-harness.toml").rmdir()
+    write(repo, ".gitflow-harness.toml", "#" * (2 * 1024 * 1024))
+    assert cache_file(repo) is None
