@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 import os
 
-from gitflow_harness.agent import model as ev
-from gitflow_harness.agent.model import Rendered
+from gitflow_harness.hookcall import model as ev
+from gitflow_harness.hookcall.model import Rendered
 from gitflow_harness.store.session_env import host_session_id, host_variables
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from gitflow_harness.agent.model import Outcome
+    from gitflow_harness.hookcall.model import Outcome
 
 NAME = "claude"
 

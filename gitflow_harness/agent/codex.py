@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import json
 
-from gitflow_harness.agent import model as ev
-from gitflow_harness.agent.model import Rendered
+from gitflow_harness.hookcall import model as ev
+from gitflow_harness.hookcall.model import Rendered
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from gitflow_harness.agent.model import Outcome
+    from gitflow_harness.hookcall.model import Outcome
 
 NAME = "codex"
 

@@ -14,14 +14,13 @@ from gitflow_harness.agent.repo import append_hook_event
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
     from types import ModuleType
     from typing import Any
 
-    from gitflow_harness.agent.model import HookEvent
     from gitflow_harness.agent.repo import RepoInfo
-    from gitflow_harness.agent.session import SessionState
     from gitflow_harness.agent.ticks import Position
+    from gitflow_harness.hookcall.model import HookEvent
+    from gitflow_harness.hookcall.session import SessionState
 
 
 REPORTED = "reported"  # session state: fingerprints of the problems already reported
@@ -65,7 +64,7 @@ class HookContext:
     def store(self) -> SessionState | None:
         """The session's runtime state (None without a session id)."""
         if self._store is None and self.event.session is not None:
-            from gitflow_harness.agent.session import SessionState
+            from gitflow_harness.hookcall.session import SessionState
 
             self._store = SessionState(self.event.session)
         return self._store
@@ -97,7 +96,7 @@ class HookContext:
     @property
     def epoch(self) -> int:
         """The compaction epoch: a way fired in an earlier epoch starts a new episode."""
-        from gitflow_harness.agent.session import epoch
+        from gitflow_harness.hookcall.session import epoch
 
         return epoch(self.state)
 
@@ -114,8 +113,8 @@ class HookContext:
     def tick(self, axis: str) -> tuple[str, int]:
         """Return `(axis used, tick)`: `tokens` falls back to `turns` until the session has read
         a token position (hosts without usage, a transcript that never gives one)."""
-        from gitflow_harness.agent import session as sessions
         from gitflow_harness.agent import ticks
+        from gitflow_harness.hookcall import session as sessions
 
         if axis == ticks.SECONDS:
             return ticks.SECONDS, ticks.seconds_tick()
@@ -165,8 +164,8 @@ class HookContext:
 
     def replay(self, state: dict[str, Any]) -> None:
         """Apply this call's transcript observations to the freshest state (under the lock)."""
-        from gitflow_harness.agent import session as sessions
         from gitflow_harness.agent import ticks
+        from gitflow_harness.hookcall import session as sessions
 
         for position in self._observed:
             if ticks.observe(state, position):
@@ -177,14 +176,14 @@ class HookContext:
     def config(self) -> dict[str, Any]:
         """The effective configuration as plain data, section by section (cached per session)."""
         if self._config is None:
-            from gitflow_harness.agent.settings import hook_config
+            from gitflow_harness.hookcall.settings import hook_config
 
             self._config = hook_config(self.repo.top if self.repo else None, self.store)
         return self._config
 
     def setting(self, section: str, key: str) -> Any:
         """Return one configuration value (`ways`, `floor`), validated when it was cached."""
-        from gitflow_harness.agent.settings import setting
+        from gitflow_harness.hookcall.settings import setting
 
         return setting(self.config(), section, key)
 
@@ -239,7 +238,7 @@ class HookContext:
         self.warnings.append(line)
 
     def record_error(self, problem: str) -> None:
-        from gitflow_harness.agent.model import name_or_none
+        from gitflow_harness.hookcall.model import name_or_none
 
         adapter, event = str(self.adapter.NAME), name_or_none(self.event.name) or "(invalid)"
         self.record("hook.error", {"adapter": adapter, "event": event, "error": problem})
@@ -247,17 +246,9 @@ class HookContext:
     @property
     def prefix(self) -> str:
         """What every stderr line of this call begins with: `gfh hook ADAPTER EVENT`."""
-        from gitflow_harness.agent.model import name_or_none
+        from gitflow_harness.hookcall.model import name_or_none
 
         return f"gfh hook {self.adapter.NAME} {name_or_none(self.event.name) or '(invalid)'}"
-
-    def handoff_dir(self, way: str) -> Path | None:
-        """The way's own session-scoped hand-off directory (`$GFH_WAY_STATE`)."""
-        if self.store is None:
-            return None
-        from gitflow_harness.agent.scripts import handoff_dir
-
-        return handoff_dir(self.store.directory, way)
 
 
 def repo_relative(

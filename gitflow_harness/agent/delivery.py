@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager, nullcontext
 
-from gitflow_harness.agent.model import CONTEXT_SEPARATOR
+from gitflow_harness.hookcall.model import CONTEXT_SEPARATOR
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from gitflow_harness.agent.context import HookContext
-    from gitflow_harness.agent.model import Offer, Outcome, Rendered
+    from gitflow_harness.hookcall.model import Offer, Outcome, Rendered
 
 MAX_PENDING = 64
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from gitflow_harness.agent.context import HookContext
-    from gitflow_harness.agent.model import Offer
+    from gitflow_harness.hookcall.model import Offer
 
 
 def source(ctx: HookContext) -> list[Offer]:
@@ -26,7 +26,7 @@ def source(ctx: HookContext) -> list[Offer]:
     import time
 
     from gitflow_harness import hints
-    from gitflow_harness.agent.model import Offer
+    from gitflow_harness.hookcall.model import Offer
     from gitflow_harness.workflow.ensure import ensure
     from gitflow_harness.workflow.record import record_verb
     from gitflow_harness.workspace import open_workspace

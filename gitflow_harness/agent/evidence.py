@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from gitflow_harness.agent import model as ev
+from gitflow_harness.hookcall import model as ev
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -40,8 +40,8 @@ def record(ctx: HookContext) -> None:
     if kind == ev.PROMPT:
         turn: int | None = None
         if ctx.store is not None:
-            from gitflow_harness.agent.ritual import forget_reply
-            from gitflow_harness.agent.session import bump_turn, open_turn
+            from gitflow_harness.hookcall.session import bump_turn, open_turn
+            from gitflow_harness.ritual.hook import forget_reply
 
             with ctx.store.update() as state:
                 # A background task's notification in the middle of a turn is part of that
@@ -127,7 +127,7 @@ def _close_turn(ctx: HookContext) -> None:
     its own, not part of one a user interrupted (Claude Code runs no Stop then)."""
     if ctx.store is None:
         return
-    from gitflow_harness.agent.session import close_turn, open_turn
+    from gitflow_harness.hookcall.session import close_turn, open_turn
 
     if open_turn(ctx.state) is None:
         return

@@ -13,7 +13,7 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitflow_harness.agent.context import HookContext
-    from gitflow_harness.agent.model import Offer
+    from gitflow_harness.hookcall.model import Offer
 
 
 def source(ctx: HookContext) -> list[Offer]:
@@ -21,7 +21,7 @@ def source(ctx: HookContext) -> list[Offer]:
     role = ctx.event.role
     if ctx.repo is None or role is None or not ctx.deliverable:
         return []
-    from gitflow_harness.agent.model import Offer
+    from gitflow_harness.hookcall.model import Offer
     from gitflow_harness.learning.index import subagent_context
 
     # The session's copy of the configuration: parsing the file again would cost ~10 ms.

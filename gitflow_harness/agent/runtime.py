@@ -14,7 +14,7 @@ import contextlib
 import os
 import sys
 
-from gitflow_harness.agent import model as ev
+from gitflow_harness.hookcall import model as ev
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from typing import IO, Any
 
     from gitflow_harness.agent.context import HookContext
-    from gitflow_harness.agent.model import Offer, Outcome
+    from gitflow_harness.hookcall.model import Offer, Outcome
 
 ADAPTERS = {
     "claude": "gitflow_harness.agent.claude",
@@ -67,7 +67,7 @@ def main(
         )
         return EXIT_USAGE
     call = HookCall(importlib.import_module(ADAPTERS[adapter_name]), event_name, out, err)
-    from gitflow_harness.agent.budget import BudgetExceeded, arm
+    from gitflow_harness.hookcall.budget import BudgetExceeded, arm
 
     disarm = arm()
     try:
@@ -148,7 +148,7 @@ def _shown(arg: str) -> str:
 def _payload_cwd(source: IO[Any]) -> str | None:
     """The working directory a payload names (Cursor: its first workspace root), if any; None
     too when stdin does not end within the call's budget."""
-    from gitflow_harness.agent.budget import BudgetExceeded, arm
+    from gitflow_harness.hookcall.budget import BudgetExceeded, arm
 
     disarm = arm()
     try:
@@ -187,8 +187,8 @@ class HookCall:
             return 0
         from gitflow_harness.agent import sources
         from gitflow_harness.agent.context import HookContext
-        from gitflow_harness.agent.model import Outcome
         from gitflow_harness.agent.repo import locate, start_dir
+        from gitflow_harness.hookcall.model import Outcome
 
         ctx = self.ctx = HookContext(
             self.adapter,
@@ -240,6 +240,8 @@ class HookCall:
 
     def report(self, exc: BaseException) -> None:
         """Tell the host's stderr and the log about an internal error, naming no payload text."""
+        from gitflow_harness.hookcall.failure import describe  # only a call that went wrong
+
         adapter, event = self._names()
         what = describe(exc)
         self.say(f"gfh hook {adapter} {event}: {_problem(exc, what)}; let through")
@@ -269,6 +271,8 @@ class HookCall:
             what = f"InvalidPayload: {exc}"
             line = f"gfh hook {adapter} {event}: {exc}; nothing to do"
         else:
+            from gitflow_harness.hookcall.failure import describe
+
             what = describe(exc)
             line = f"gfh hook {adapter} {event}: {_problem(exc, what)}; let through"
         self.say(line)
@@ -278,9 +282,7 @@ class HookCall:
             _quietly(lambda: self.write(self.adapter.neutral()))
         _quietly(lambda: self._record_error(adapter, event, what))
         if isinstance(exc, ev.InvalidPayload):  # a Stop still owes the report its verdict
-            from gitflow_harness.agent.ritual import payload_unreadable
-
-            _quietly(lambda: payload_unreadable(self.adapter, self.event_name))
+            _quietly(lambda: _payload_unreadable(self.adapter, self.event_name))
         return 0
 
     def _record_error(self, adapter: str, event: str, what: str) -> None:
@@ -295,45 +297,40 @@ class HookCall:
         )
 
 
+def _payload_unreadable(adapter: ModuleType, event_name: str) -> None:
+    """Record a `fail_open` verdict for a Stop whose stdin could not be read as a payload.
+
+    Nothing of the turn can be judged, not even whose it is (`session` is null), but the Stop
+    happened and the report counts every Stop: the ritual was skipped, and says so. Any other
+    event is left to the runtime's `hook.error`.
+    """
+    if adapter.parse(event_name, {}, b"").kind != ev.STOP:
+        return  # what this host means by the name, as for a readable payload
+
+    from gitflow_harness.agent.repo import append_hook_event, locate, start_dir
+    from gitflow_harness.hookcall.settings import hook_config
+    from gitflow_harness.ritual.hook import UNREADABLE, ritual_config
+    from gitflow_harness.ritual.stop import StopVerdict, enforces
+
+    repo = locate(start_dir(None))
+    if repo is None:
+        return
+    try:
+        enforced = enforces(adapter.NAME, ritual_config(hook_config(repo.top, None)))
+    except Exception:
+        enforced = False  # a broken configuration is reported by the commands that read it
+    verdict = StopVerdict(adapter.NAME, "fail_open", None, UNREADABLE, enforced)
+    append_hook_event(repo, "stop.verdict", verdict.data())
+
+
 def _problem(exc: BaseException, what: str) -> str:
     """What the stderr line says went wrong: gfh's own message for a problem with its files (a
     broken configuration is the user's to fix, not an internal error), else the class and place
     of an internal error."""
-    own = _own_message(exc)
+    from gitflow_harness.hookcall.failure import own_message
+
+    own = own_message(exc)
     return own if own is not None else f"internal error ({what})"
-
-
-def _own_message(exc: BaseException) -> str | None:
-    """The first line of gfh's own error about its files (the configuration, the event log, the
-    state directory), whose message holds only a path and the fix; None for any other error."""
-    from gitflow_harness.agent.budget import BudgetExceeded
-    from gitflow_harness.errors import ConfigError
-    from gitflow_harness.store.eventwrite import LogWriteError
-    from gitflow_harness.store.state import StateDirError
-
-    if isinstance(exc, ConfigError | LogWriteError | StateDirError):
-        return exc.message.splitlines()[0]
-    if isinstance(exc, BudgetExceeded):
-        return str(exc)
-    return None
-
-
-def describe(exc: BaseException) -> str:
-    """Name an error by class and where it was raised — never by its message, which may quote
-    payload text — except gfh's own errors about its files (the configuration, the event log,
-    the state directory), whose message holds only a path and the fix."""
-    own = _own_message(exc)
-    if own is not None:
-        return f"{type(exc).__name__}: {own}"
-    where = "?"
-    tb = exc.__traceback__
-    while tb is not None:
-        filename = tb.tb_frame.f_code.co_filename
-        marker = filename.replace(os.sep, "/").rfind("gitflow_harness/")
-        if marker >= 0:
-            where = f"{filename.replace(os.sep, '/')[marker:]}:{tb.tb_lineno}"
-        tb = tb.tb_next
-    return f"{type(exc).__name__} at {where}"
 
 
 def _isatty(stream: IO[Any]) -> bool:
@@ -373,7 +370,7 @@ def _bookkeeping(ctx: HookContext) -> None:
     )
     if not (compacted or event.kind == ev.SESSION_START) or ctx.store is None:
         return
-    from gitflow_harness.agent import session as sessions
+    from gitflow_harness.hookcall import session as sessions
 
     if compacted:
         # PreCompact opens a compaction; PostCompact and SessionStart `compact` follow it and
@@ -409,7 +406,7 @@ def _correlate(ctx: HookContext, outcome: Outcome) -> list[Offer]:
         return []
     problem, context = correlation.undelivered(ctx.adapter, session, missing)
     ctx.report_error(problem)
-    from gitflow_harness.agent.model import Offer
+    from gitflow_harness.hookcall.model import Offer
 
     return [Offer(context)]
 

@@ -8,20 +8,21 @@ lock; what it offers is re-checked, budgeted, delivered and committed by the run
 lock (see `delivery`). A stop check is `check(ctx: HookContext) -> Block | None`.
 
 What plugs in here (docs/hooks.md, docs/ritual.md, docs/learning.md):
-- the ways firing engine (`ways_source`), one source for every lane below: `prompt` and
+- the ways firing engine (`ways.firing`), one source for every lane below: `prompt` and
   `keywords` at a prompt; `files`, `commands` and `postcheck` after a tool; `postcheck` after a
   failed tool; `session_start` at session start; `roles` at subagent start; and before a tool,
   what waits for a host's channel;
 - the workflow's `ensure` (`ensure_source`), whose hint SessionStart delivers first;
 - the role's lessons index (`lessons_source`), injected at subagent start after the ways;
-- the end-of-turn ritual, a stop check at `stop` (and its `agent_response` reduction on Cursor).
+- the end-of-turn ritual (`ritual.hook`), a stop check at `stop` (and its `agent_response`
+  reduction on Cursor).
 """
 
 from __future__ import annotations
 
 import importlib
 
-from gitflow_harness.agent import model as ev
+from gitflow_harness.hookcall import model as ev
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -41,7 +42,7 @@ LANES: dict[str, frozenset[str]] = {
     ev.SUBAGENT_START: frozenset({"roles"}),
 }
 
-WAYS = "gitflow_harness.agent.ways_source:source"
+WAYS = "gitflow_harness.ways.firing:source"
 ENSURE = "gitflow_harness.agent.ensure_source:source"
 LESSONS = "gitflow_harness.agent.lessons_source:source"
 
@@ -57,9 +58,9 @@ CONTEXT_SOURCES: dict[str, tuple[str, ...]] = {
 
 # kind -> stop checks; the first Block wins.
 STOP_CHECKS: dict[str, tuple[str, ...]] = {
-    ev.STOP: ("gitflow_harness.agent.ritual:stop",),  # the end-of-turn ritual
+    ev.STOP: ("gitflow_harness.ritual.hook:stop",),  # the end-of-turn ritual
     # Cursor: reduce the reply to booleans for the coming stop
-    ev.AGENT_RESPONSE: ("gitflow_harness.agent.ritual:agent_response",),
+    ev.AGENT_RESPONSE: ("gitflow_harness.ritual.hook:agent_response",),
 }
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 
-from gitflow_harness.agent.session import COMPACTING
+from gitflow_harness.hookcall.session import COMPACTING
 from gitflow_harness.store.tail import reverse_lines
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).

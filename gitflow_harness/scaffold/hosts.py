@@ -16,7 +16,7 @@ from typing import Any
 
 from gitflow_harness.errors import ConfigError
 
-# A hook call fails open at its own budget (agent/budget.py, 20 s by default), before this.
+# A hook call fails open at its own budget (hookcall/budget.py, 20 s by default), before this.
 HOOK_TIMEOUT_S = 30
 
 # The events each host gets, in the order they are added (docs/hooks.md: the ways' lanes, the

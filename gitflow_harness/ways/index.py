@@ -250,7 +250,12 @@ def _build(payload: object, problems: object, raw: Raw) -> Way | list[LoadProble
                 for line, severity, message in problems
             ]
         return Way.from_payload(
-            payload, id=way_id, file=file, has_macro=has_macro, has_postcheck=has_postcheck
+            payload,
+            id=way_id,
+            file=file,
+            has_macro=has_macro,
+            has_postcheck=has_postcheck,
+            repair=reparse,
         )
     except (KeyError, TypeError, ValueError):
         return None
@@ -299,6 +304,18 @@ def _read_bytes(file: str) -> bytes | None:
     except OSError:
         return None
     return data if len(data) <= MAX_DOCUMENT_BYTES else None
+
+
+def reparse(way: Way) -> Way:
+    """Parse a cached way's file again: its cache entry turned out damaged when decoded."""
+    from gitflow_harness.ways.parse import parse_way_file
+
+    again, problems = parse_way_file(
+        way.file, way.id, has_macro=way.has_macro, has_postcheck=way.has_postcheck
+    )
+    if again is None:
+        raise ValueError(f"{problems[0]}" if problems else f"{way.file}: cannot be read")
+    return again
 
 
 def _parse(

@@ -10,6 +10,7 @@ from gitflow_harness.firing.record import Record
 
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
     from typing import Any
 
@@ -106,12 +107,22 @@ class Way(Record):
         "has_macro",
         "has_postcheck",
     )
-    __slots__ = ("_lanes", "_payload", "_rest", "file", "has_macro", "has_postcheck", "id")
+    __slots__ = (
+        "_lanes",
+        "_payload",
+        "_repair",
+        "_rest",
+        "file",
+        "has_macro",
+        "has_postcheck",
+        "id",
+    )
     id: str  # the directory's path under the ways root, `/`-separated
     file: str  # the way file's path
     has_macro: bool
     has_postcheck: bool
     _payload: list[Any] | None
+    _repair: Callable[[Way], Way] | None
     _lanes: Lanes | None
     _rest: tuple[str, Curve, str, tuple[str, ...], tuple[str, ...], str] | None
 
@@ -135,6 +146,7 @@ class Way(Record):
         _SET(self, "has_macro", has_macro)
         _SET(self, "has_postcheck", has_postcheck)
         _SET(self, "_payload", None)
+        _SET(self, "_repair", None)
         _SET(self, "_lanes", lanes)
         _SET(self, "_rest", (description, curve, axis, tuple(scope), tuple(roles), macro))
 
@@ -218,9 +230,19 @@ class Way(Record):
 
     @classmethod
     def from_payload(
-        cls, payload: object, *, id: str, file: str, has_macro: bool, has_postcheck: bool
+        cls,
+        payload: object,
+        *,
+        id: str,
+        file: str,
+        has_macro: bool,
+        has_postcheck: bool,
+        repair: Callable[[Way], Way],
     ) -> Way:
-        """Wrap a payload stored by `to_payload`; its fields are decoded when first read."""
+        """Wrap a payload stored by `to_payload`; its fields are decoded when first read.
+
+        `repair(way)` parses the way file again when the payload turns out damaged: the
+        index's, so that this record never imports the parser (which imports it)."""
         if type(payload) is not list or len(payload) != 2:
             raise ValueError("way payload: expected [lanes, rest]")
         self = object.__new__(cls)
@@ -229,6 +251,7 @@ class Way(Record):
         _SET(self, "has_macro", has_macro)
         _SET(self, "has_postcheck", has_postcheck)
         _SET(self, "_payload", payload)
+        _SET(self, "_repair", repair)
         _SET(self, "_lanes", None)
         _SET(self, "_rest", None)
         return self
@@ -270,14 +293,8 @@ class Way(Record):
 
     def _reparse(self) -> Way:
         """Parse the way file again: its cache entry was damaged."""
-        from gitflow_harness.ways.parse import parse_way_file
-
-        way, problems = parse_way_file(
-            self.file, self.id, has_macro=self.has_macro, has_postcheck=self.has_postcheck
-        )
-        if way is None:
-            raise ValueError(f"{problems[0]}" if problems else f"{self.file}: cannot be read")
-        return way
+        assert self._repair is not None  # only a way wrapped from a payload has one to decode
+        return self._repair(self)
 
 
 def _hints(value: object) -> tuple[str, ...] | None:

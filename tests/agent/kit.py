@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gitflow_harness.agent.model import Offer
+from gitflow_harness.hookcall.model import Offer
 from tests.helpers import FIXTURES, CliRunner, Result, git, read_events
 
 HOOK_FIXTURES = FIXTURES / "hooks"
@@ -159,7 +159,7 @@ def boundary_line(uuid: str) -> str:
 
 def block_check(ctx: Any) -> Any:
     """A stop check that always blocks, naming rule `status`."""
-    from gitflow_harness.agent.model import Block
+    from gitflow_harness.hookcall.model import Block
 
     return Block("status", "Run `gfh status --end-turn` and show the box.")
 

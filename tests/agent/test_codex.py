@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gitflow_harness.agent import codex, sources
-from gitflow_harness.agent import model as ev
+from gitflow_harness.hookcall import model as ev
 from tests.agent import kit
 from tests.helpers import CliRunner, read_events
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from gitflow_harness.agent.context import repo_relative
 from gitflow_harness.agent.repo import RepoInfo, locate
-from gitflow_harness.agent.settings import setting
+from gitflow_harness.hookcall.settings import setting
 from tests.helpers import git, make_repo
 
 

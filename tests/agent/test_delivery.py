@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from gitflow_harness.agent import delivery
-from gitflow_harness.agent import model as ev
-from gitflow_harness.agent.model import Offer
+from gitflow_harness.hookcall import model as ev
+from gitflow_harness.hookcall.model import Offer
 from tests.agent import kit
 from tests.helpers import CliRunner, read_events, write
 

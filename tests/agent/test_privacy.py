@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from gitflow_harness.agent.session import SessionState
+from gitflow_harness.hookcall.session import SessionState
 from tests.agent import kit
 from tests.helpers import CliRunner, read_events, write
 

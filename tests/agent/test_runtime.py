@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from gitflow_harness.agent import model as ev
 from gitflow_harness.agent import runtime, sources
+from gitflow_harness.hookcall import model as ev
 from tests.agent import kit
 from tests.helpers import CliRunner, Result, read_events, unmeasured_env
 from tests.ways.conftest import EXP, settle_tree, write_way
@@ -269,7 +269,7 @@ def test_a_wrong_hook_command_typed_at_a_terminal_is_a_usage_error(args: tuple[s
 
 
 def _epoch(session: str) -> int:
-    from gitflow_harness.agent.session import SessionState, epoch
+    from gitflow_harness.hookcall.session import SessionState, epoch
 
     return epoch(SessionState(session).read())
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gitflow_harness.agent import model as ev
 from gitflow_harness.agent import sources
+from gitflow_harness.hookcall import model as ev
 
 
 def test_every_lane_of_the_design_is_opened_by_its_event() -> None:

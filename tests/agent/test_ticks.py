@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from gitflow_harness.agent import session as sessions
 from gitflow_harness.agent import ticks
+from gitflow_harness.hookcall import session as sessions
 from gitflow_harness.store import tail
 from tests.agent import kit
 

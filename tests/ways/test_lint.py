@@ -114,7 +114,7 @@ def test_lint_warns_exactly_when_the_hook_would_ignore_the_interpreter_line(
 ) -> None:
     """If lint warns about a script's mode, then the hook really runs it with `sh` although it
     names another interpreter — and lint is silent for every mode the hook runs as written."""
-    from gitflow_harness.agent.scripts import script_argv
+    from gitflow_harness.ways.scripts import script_argv
 
     root = repo / "hooks" / "ways"
     macro = write_way(root, "m", "description: D\n" + WHEN + EXP + "macro: append\n").parent

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from gitflow_harness.firing import ActionPotential
+from gitflow_harness.ways.index import reparse
 from gitflow_harness.ways.model import Lanes, Way, read_body
 from gitflow_harness.ways.parse import parse_way_file
 from tests.ways.conftest import write_way
@@ -33,7 +34,9 @@ def test_a_way_survives_the_cache_payload_through_json(ways_root: Path) -> None:
     way, _ = parse_way_file(str(path), "a", has_postcheck=True)
     assert way is not None
     payload = json.loads(json.dumps(way.to_payload()))
-    again = Way.from_payload(payload, id="a", file=str(path), has_macro=False, has_postcheck=True)
+    again = Way.from_payload(
+        payload, id="a", file=str(path), has_macro=False, has_postcheck=True, repair=reparse
+    )
     assert again == way
     assert again.trigger_names() == ("prompt", "files", "session_start", "postcheck", "roles")
 
@@ -45,10 +48,29 @@ def test_a_damaged_payload_is_parsed_again_from_its_file(ways_root: Path) -> Non
         "description: A\nwhen: {keywords: [x]}\ncurve: {type: Flat, suppression: 7}\n",
     )
     broken = Way.from_payload(
-        [["not", "lanes"], "not json"], id="a", file=str(path), has_macro=False, has_postcheck=False
+        [["not", "lanes"], "not json"],
+        id="a",
+        file=str(path),
+        has_macro=False,
+        has_postcheck=False,
+        repair=reparse,
     )
     assert broken.lanes.keywords == ("x",)
     assert broken.curve.to_dict() == {"type": "Flat", "suppression": 7}
+
+
+def test_a_damaged_payload_whose_file_is_broken_names_the_file(ways_root: Path) -> None:
+    path = write_way(ways_root, "a", "description: A\n")  # no `when`, no curve: not a way
+    broken = Way.from_payload(
+        [["not", "lanes"], "not json"],
+        id="a",
+        file=str(path),
+        has_macro=False,
+        has_postcheck=False,
+        repair=reparse,
+    )
+    with pytest.raises(ValueError, match=str(path)):
+        broken.lanes  # noqa: B018 - reading it decodes it
 
 
 def test_ways_are_immutable(ways_root: Path) -> None:

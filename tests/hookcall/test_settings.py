@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from gitflow_harness.agent import model as ev
-from gitflow_harness.agent.session import SessionState
-from gitflow_harness.agent.settings import cache_file, hook_config
+from gitflow_harness.hookcall import model as ev
+from gitflow_harness.hookcall.session import SessionState
+from gitflow_harness.hookcall.settings import cache_file, hook_config
 from tests.agent import kit
 from tests.helpers import CliRunner, read_events, write
 

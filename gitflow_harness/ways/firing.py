@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import os
 
-from gitflow_harness.agent import model as ev
-from gitflow_harness.agent.model import Offer
+from gitflow_harness.hookcall import model as ev
+from gitflow_harness.hookcall.model import Offer
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -182,8 +182,8 @@ def _trigger(value: object) -> str:
 
 def _with_postchecks(ctx: HookContext, found: list[Match], ways: list[Way]) -> list[Match]:
     """Run the postchecks of `ways` in parallel; each that asks adds the postcheck lane."""
-    from gitflow_harness.agent.postcheck import REQUESTED, Postcheck, run_for
     from gitflow_harness.ways.model import POSTCHECK_FILE
+    from gitflow_harness.ways.postcheck import REQUESTED, Postcheck, run_for
 
     checks = []
     for way in ways:
@@ -260,9 +260,9 @@ def decide(ctx: HookContext, matches: list[Match], floor: float) -> list[Offer]:
 def _offer(
     m: Match, fired: dict[str, Any], decision: Decision, text: str, key: str | None, floor: float
 ) -> Offer:
-    from gitflow_harness.agent.session import epoch
     from gitflow_harness.firing.curves import ProgressiveStaircase
     from gitflow_harness.firing.engagement import FIRST, REFIRE, STEP
+    from gitflow_harness.hookcall.session import epoch
 
     way_id, curve, magnitude = m.way.id, m.way.curve, m.magnitude
     tick, axis = fired["tick"], fired["axis"]
@@ -392,7 +392,7 @@ def _texts(ctx: HookContext, fires: list[tuple[Match, dict[str, Any], Decision]]
             wanted.append((m.way.id, rel, decision.level if staircase else None))
     outputs: dict[str, str] = {}
     if wanted:  # `macro` imports subprocess: only when there is a macro to run
-        from gitflow_harness.agent.macro import Macro, run_for
+        from gitflow_harness.ways.macro import Macro, run_for
 
         outputs = run_for(ctx, [Macro(*w) for w in wanted])
     texts = {}

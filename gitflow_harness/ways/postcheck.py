@@ -9,9 +9,9 @@ finding in `$GFH_WAY_STATE`; that finding is never an input to the firing decisi
 
 from __future__ import annotations
 
-from gitflow_harness.agent import scripts
-from gitflow_harness.agent.scripts import FAILED, TIMEOUT, Run, Script
 from gitflow_harness.git.tree import MODIFIED, UNTRACKED
+from gitflow_harness.ways import scripts
+from gitflow_harness.ways.scripts import FAILED, TIMEOUT, Run, Script
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from gitflow_harness.agent.session import SessionState
+    from gitflow_harness.hookcall.session import SessionState
 
 CONFIG_FILE = ".gitflow-harness.toml"
 CACHE_DIR = "config"  # in the user state dir: <hash of what the configuration is made of>.json

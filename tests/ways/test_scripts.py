@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from gitflow_harness.agent import scripts
-from gitflow_harness.agent.scripts import Script, handoff_dir, prune_handoff, run_scripts
 from gitflow_harness.git.tree import MODIFIED, UNTRACKED, blob_id
+from gitflow_harness.ways import scripts
+from gitflow_harness.ways.scripts import Script, handoff_dir, prune_handoff, run_scripts
 from tests.helpers import commit, git, write
 
 PAYLOAD = b'{"hook_event_name": "PostToolUse", "tool_name": "Write"}'

@@ -35,8 +35,8 @@ import threading
 import time
 from pathlib import Path
 
-from gitflow_harness.agent.reaper import Reaper, descendants
 from gitflow_harness.git.tree import UNTRACKED, committed
+from gitflow_harness.ways.reaper import Reaper, descendants
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -180,7 +180,7 @@ def run_for(ctx: HookContext, scripts: Sequence[Script], *, read_output: bool = 
     if ctx.scripts_deadline is None:
         ctx.scripts_deadline = now + float(ctx.setting("ways", "postcheck_timeout_s"))
     timeout_s = ctx.scripts_deadline - now
-    from gitflow_harness.agent.budget import remaining
+    from gitflow_harness.hookcall.budget import remaining
 
     left = remaining()
     if left is not None:

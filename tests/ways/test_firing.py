@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from gitflow_harness.agent import runtime
-from gitflow_harness.agent.session import SessionState
+from gitflow_harness.hookcall.session import SessionState
 from tests.agent import kit
 from tests.helpers import CliRunner, git, make_repo, read_events
 
@@ -466,7 +466,7 @@ def test_cursor_prompt_ways_wait_for_the_next_event_that_takes_context(
     assert _fired(repo) == []
     state = SessionState("cursor:c-5b1e").read()
     assert state["pending"] == [
-        {"source": "gitflow_harness.agent.ways_source:source", "way": "tests", "trigger": "prompt"}
+        {"source": "gitflow_harness.ways.firing:source", "way": "tests", "trigger": "prompt"}
     ]
     assert "gfh test" not in json.dumps(state)
     post = kit.hook(gfh, "cursor", "postToolUse", kit.payload("cursor", "postToolUse", repo))
@@ -535,11 +535,12 @@ def test_a_stop_remediation_prompt_matches_no_way(repo: Path, gfh: CliRunner) ->
 def test_a_fire_by_a_parallel_call_withdraws_this_calls_offer(repo: Path, gfh: CliRunner) -> None:
     """If another hook call of the session fires a way between this call's decision and its
     delivery, then the decision is taken again under the lock and this call shows nothing."""
-    from gitflow_harness.agent import claude, delivery, sources, ways_source
-    from gitflow_harness.agent import model as ev
+    from gitflow_harness.agent import claude, delivery, sources
     from gitflow_harness.agent.context import HookContext
-    from gitflow_harness.agent.model import Outcome
     from gitflow_harness.agent.repo import locate
+    from gitflow_harness.hookcall import model as ev
+    from gitflow_harness.hookcall.model import Outcome
+    from gitflow_harness.ways import firing as ways_source
 
     kit.way(repo, "parser", "when:\n  keywords: [parser]\n" + kit.EXPONENTIAL)
     payload = _prompt(repo)

@@ -583,8 +583,8 @@ def test_a_stop_past_the_calls_budget_still_records_a_fail_open_verdict(
 ) -> None:
     """If the call's time budget runs out inside the Stop check, then the Stop is still counted
     (a `fail_open` verdict) and the agent is let stop: a later notification starts a turn."""
-    from gitflow_harness.agent import ritual
-    from gitflow_harness.agent.budget import BudgetExceeded
+    from gitflow_harness.hookcall.budget import BudgetExceeded
+    from gitflow_harness.ritual import hook as ritual
 
     def slow(ctx: object) -> None:
         raise BudgetExceeded(0.5)

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from gitflow_harness.agent import budget
-from gitflow_harness.agent import model as ev
+from gitflow_harness.hookcall import budget
+from gitflow_harness.hookcall import model as ev
 from tests.agent import kit
 from tests.helpers import CliRunner, read_events
 
@@ -31,7 +31,7 @@ def test_a_source_that_never_returns_is_cut_off_at_the_budget(
 ) -> None:
     """If a context source stalls (and even catches `Exception`), then the call still ends at
     its budget: exit 0, the neutral answer, one stderr line, a `hook.error` naming the budget."""
-    kit.plug(monkeypatch, [ev.PROMPT], "tests.agent.test_budget:stall")
+    kit.plug(monkeypatch, [ev.PROMPT], "tests.hookcall.test_budget:stall")
     data = kit.payload("claude", "UserPromptSubmit", repo)
     result = kit.hook(gfh, "claude", "UserPromptSubmit", data, env={budget.VARIABLE: "0.5"})
     assert result.code == 0

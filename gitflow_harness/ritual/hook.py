@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import contextlib
 
-from gitflow_harness.agent import model as ev
+from gitflow_harness.hookcall import model as ev
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from types import ModuleType
     from typing import Any
 
     from gitflow_harness.agent.context import HookContext
@@ -31,7 +30,7 @@ def stop(ctx: HookContext) -> ev.Block | None:
     """
     if ctx.repo is None:
         return None  # outside a repository there is no log to read or record to
-    from gitflow_harness.agent.budget import BudgetExceeded
+    from gitflow_harness.hookcall.budget import BudgetExceeded
 
     try:
         return _stop(ctx)
@@ -86,7 +85,7 @@ def _let_stop(ctx: HookContext) -> None:
     """The agent was let stop: the session's turn is no longer open."""
     if ctx.store is None:
         return
-    from gitflow_harness.agent.session import close_turn
+    from gitflow_harness.hookcall.session import close_turn
 
     with ctx.store.update() as state:
         close_turn(state)
@@ -94,7 +93,7 @@ def _let_stop(ctx: HookContext) -> None:
 
 
 def _record_failure(ctx: HookContext, exc: BaseException) -> None:
-    from gitflow_harness.agent.runtime import describe
+    from gitflow_harness.hookcall.failure import describe
 
     assert ctx.repo is not None
     from gitflow_harness.ritual.stop import StopVerdict, enforces
@@ -110,31 +109,6 @@ def _record_failure(ctx: HookContext, exc: BaseException) -> None:
         ctx.record("stop.verdict", data)
     with contextlib.suppress(Exception):
         _let_stop(ctx)  # failing open lets the agent stop: its turn is over
-
-
-def payload_unreadable(adapter: ModuleType, event_name: str) -> None:
-    """Record a `fail_open` verdict for a Stop whose stdin could not be read as a payload.
-
-    Nothing of the turn can be judged, not even whose it is (`session` is null), but the Stop
-    happened and the report counts every Stop: the ritual was skipped, and says so. Any other
-    event is left to the runtime's `hook.error`.
-    """
-    if adapter.parse(event_name, {}, b"").kind != ev.STOP:
-        return  # what this host means by the name, as for a readable payload
-
-    from gitflow_harness.agent.repo import append_hook_event, locate, start_dir
-    from gitflow_harness.agent.settings import hook_config
-    from gitflow_harness.ritual.stop import StopVerdict, enforces
-
-    repo = locate(start_dir(None))
-    if repo is None:
-        return
-    try:
-        enforced = enforces(adapter.NAME, ritual_config(hook_config(repo.top, None)))
-    except Exception:
-        enforced = False  # a broken configuration is reported by the commands that read it
-    verdict = StopVerdict(adapter.NAME, "fail_open", None, UNREADABLE, enforced)
-    append_hook_event(repo, "stop.verdict", verdict.data())
 
 
 def agent_response(ctx: HookContext) -> None:
@@ -198,7 +172,7 @@ def _consume_cursor_reply(ctx: HookContext) -> dict[str, Any]:
 
 def ritual_config(config: dict[str, Any]) -> Any:
     """Build the `[ritual]` record from the hook's plain-data configuration."""
-    from gitflow_harness.agent.settings import setting
+    from gitflow_harness.hookcall.settings import setting
     from gitflow_harness.store.config import RitualConfig
 
     def value(key: str) -> Any:

@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from gitflow_harness.agent import macro
-from gitflow_harness.agent.macro import Macro, run_macros
+from gitflow_harness.ways import macro
+from gitflow_harness.ways.macro import Macro, run_macros
 from tests.agent import kit
 from tests.helpers import CliRunner, commit, read_events, write
 

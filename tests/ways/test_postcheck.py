@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gitflow_harness.agent import postcheck
-from gitflow_harness.agent.postcheck import Postcheck, run_postchecks
+from gitflow_harness.ways import postcheck
+from gitflow_harness.ways.postcheck import Postcheck, run_postchecks
 from tests.agent import kit
 from tests.helpers import CliRunner, commit, git, read_events, write
 

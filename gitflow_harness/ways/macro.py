@@ -11,8 +11,8 @@ output goes to the agent only, never to disk.
 
 from __future__ import annotations
 
-from gitflow_harness.agent import scripts
-from gitflow_harness.agent.scripts import MAX_OUTPUT, Script
+from gitflow_harness.ways import scripts
+from gitflow_harness.ways.scripts import MAX_OUTPUT, Script
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from gitflow_harness.agent.context import HookContext
-    from gitflow_harness.agent.scripts import Run
+    from gitflow_harness.ways.scripts import Run
 
 __all__ = ["MAX_OUTPUT", "Macro", "run_for", "run_macros"]
 

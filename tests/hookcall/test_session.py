@@ -8,7 +8,7 @@ import stat
 import time
 from pathlib import Path
 
-from gitflow_harness.agent.session import SessionState, prune_sessions
+from gitflow_harness.hookcall.session import SessionState, prune_sessions
 
 
 def test_state_is_owner_only_and_saved_only_when_changed(hermetic: Path) -> None:

@@ -1,0 +1,168 @@
+"""Every hook event of every host, warm, imports none of the heavy modules.
+
+A host runs `gfh hook` on every event of a session, so what a warm call imports is paid again
+and again. For each fixture payload of each host, a first process answers it (the session's
+configuration and the ways index get cached, as after a session's first call), then a second
+process answers it again and says which heavy module the call brought into `sys.modules`.
+Both run the real entry point, `gitflow_harness.main.main`, in a real repository whose one way
+fires on every lane, once without scripts and once with a macro and a postcheck.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.agent import kit
+from tests.helpers import unmeasured_env
+from tests.ways.conftest import settle_tree
+
+HOSTS = ("claude", "codex", "cursor")
+HEAVY = ("click", "git", "yaml", "frontmatter", "typing", "dataclasses", "tempfile")
+EVERY_LANE = (
+    "when:\n"
+    "  prompt: '.'\n"
+    "  files: ['**']\n"
+    "  commands: '.'\n"
+    "  session_start: true\n"
+    "roles: [reviewer]\n"
+    "curve: {type: Flat, suppression: 0}\n"
+)
+
+# Runs in the hook's own interpreter: each call with its payload on stdin and its host's
+# session variable set, as the host would; prints, per call, its exit code, whether its stderr
+# reports an internal error, and the heavy modules the call imported.
+PROBE = """
+import io, json, os, sys
+calls, heavy = json.loads(sys.stdin.read()), set(sys.argv[1].split(","))
+from gitflow_harness.main import main
+out = []
+for event, stdin, env in calls:
+    os.environ.update(env)
+    before = set(sys.modules)
+    sys.stdin, sys.stdout, sys.stderr = io.StringIO(stdin), io.StringIO(), io.StringIO()
+    code = main(["hook", sys.argv[2], event])
+    err = sys.stderr.getvalue()
+    new = sorted(m for m in set(sys.modules) - before if m.split(".")[0] in heavy)
+    out.append([event, code, "internal error" in err, new])
+sys.__stdout__.write(json.dumps(out))
+"""
+
+
+# What each repository's ways run besides their text.
+# setup -> (macro.sh, postcheck.sh) of the way, None for none.
+SETUPS: dict[str, tuple[str | None, str | None]] = {
+    "ways": (None, None),
+    "ways with scripts": ("echo from the macro\n", "exit 0\n"),
+}
+FIXTURES = [(host, path) for host, _, path in kit.fixture_files() if host in HOSTS]
+
+# The calls known to import a heavy module, and the module that does: each is to be made
+# light, and the test fails (strict) once it is, so that its entry goes.
+ENSURE = "the workflow's ensure hint: hints (dataclasses, typing), git.tree (tempfile)"
+RITUAL = "the Stop ritual: store.events (dataclasses), ritual.evidence and ritual.stop (typing)"
+RUNNERS = "the script runners' `committed`: git.core (dataclasses, typing), git.tree (tempfile)"
+LESSONS = "the role's lessons index: learning.index (typing)"
+STATE_WRITE = "the session state's atomic write: store.fsutil's temporary file (tempfile)"
+KNOWN: dict[tuple[str, str], str] = {
+    ("ways with scripts", "claude/PostToolUse.Bash"): RUNNERS,
+    ("ways with scripts", "claude/PostToolUse.Edit"): RUNNERS,
+    ("ways with scripts", "claude/PostToolUse.Read"): RUNNERS,
+    ("ways with scripts", "claude/PostToolUse.Write"): RUNNERS,
+    ("ways with scripts", "claude/PostToolUseFailure.Bash"): RUNNERS,
+    ("ways with scripts", "claude/PreCompact"): STATE_WRITE,
+    ("ways with scripts", "claude/SessionStart"): ENSURE,
+    ("ways with scripts", "claude/SessionStart.compact"): ENSURE,
+    ("ways with scripts", "claude/Stop"): RITUAL,
+    ("ways with scripts", "claude/SubagentStart"): RUNNERS,
+    ("ways with scripts", "claude/UserPromptSubmit"): RUNNERS,
+    ("ways with scripts", "codex/PostToolUse.Bash"): RUNNERS,
+    ("ways with scripts", "codex/PreCompact"): STATE_WRITE,
+    ("ways with scripts", "codex/SessionStart"): ENSURE,
+    ("ways with scripts", "codex/Stop"): RITUAL,
+    ("ways with scripts", "codex/UserPromptSubmit"): RUNNERS,
+    ("ways with scripts", "cursor/afterAgentResponse"): RITUAL,
+    ("ways with scripts", "cursor/beforeSubmitPrompt"): RUNNERS,
+    ("ways with scripts", "cursor/beforeSubmitPrompt.remediation"): RUNNERS,
+    ("ways with scripts", "cursor/postToolUse"): RUNNERS,
+    ("ways with scripts", "cursor/postToolUseFailure"): RUNNERS,
+    ("ways with scripts", "cursor/preCompact"): STATE_WRITE,
+    ("ways with scripts", "cursor/sessionStart"): ENSURE,
+    ("ways with scripts", "cursor/stop"): RITUAL,
+    ("ways with scripts", "cursor/stop.remediation"): RITUAL,
+    ("ways", "claude/PreCompact"): STATE_WRITE,
+    ("ways", "claude/SessionStart"): ENSURE,
+    ("ways", "claude/SessionStart.compact"): ENSURE,
+    ("ways", "claude/Stop"): RITUAL,
+    ("ways", "claude/SubagentStart"): LESSONS,
+    ("ways", "claude/UserPromptSubmit"): STATE_WRITE,
+    ("ways", "codex/PreCompact"): STATE_WRITE,
+    ("ways", "codex/SessionStart"): ENSURE,
+    ("ways", "codex/Stop"): RITUAL,
+    ("ways", "codex/UserPromptSubmit"): STATE_WRITE,
+    ("ways", "cursor/afterAgentResponse"): RITUAL,
+    ("ways", "cursor/beforeSubmitPrompt"): STATE_WRITE,
+    ("ways", "cursor/beforeSubmitPrompt.remediation"): STATE_WRITE,
+    ("ways", "cursor/preCompact"): STATE_WRITE,
+    ("ways", "cursor/sessionStart"): ENSURE,
+    ("ways", "cursor/stop"): RITUAL,
+    ("ways", "cursor/stop.remediation"): RITUAL,
+}
+
+
+def _call(host: str, path: Path, repo: Path) -> list[object]:
+    data = kit.payload(host, path.name.removesuffix(".json"), repo)
+    variable = kit.HOST_SESSION_VARIABLE.get(host)
+    ident = data.get("session_id")
+    env = {variable: ident} if variable and isinstance(ident, str) else {}
+    return [path.name.split(".")[0], json.dumps(data), env]
+
+
+def _probe(host: str, repo: Path, calls: list[list[object]]) -> list[list[object]]:
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, ",".join(HEAVY), host],
+        cwd=repo,
+        input=json.dumps(calls),
+        capture_output=True,
+        text=True,
+        env=unmeasured_env(),
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result: list[list[object]] = json.loads(proc.stdout)
+    return result
+
+
+def _cases() -> list[object]:
+    cases: list[object] = []
+    for setup in SETUPS:
+        for host, path in FIXTURES:
+            name = f"{host}/{path.name.removesuffix('.json')}"
+            known = KNOWN.get((setup, name))
+            marks = [pytest.mark.xfail(reason=known, strict=True)] if known else []
+            cases.append(pytest.param(setup, host, path, marks=marks, id=f"{setup}:{name}"))
+    return cases
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("setup", "host", "path"), _cases())
+def test_a_warm_hook_call_imports_nothing_heavy(
+    setup: str, host: str, path: Path, repo: Path
+) -> None:
+    macro, postcheck = SETUPS[setup]
+    kit.way(repo, "everywhere", EVERY_LANE, macro=macro, postcheck=postcheck)
+    settle_tree(repo / "hooks")
+    call = _call(host, path, repo)
+    cold = _probe(host, repo, [call])  # caches the configuration and the ways index
+    warm = _probe(host, repo, [call])
+    assert [internal for _, _, internal, _ in cold + warm] == [False, False]
+    assert warm[0][3] == []
+
+
+def test_every_host_has_its_fixtures() -> None:
+    assert {host for host, _ in FIXTURES} == set(HOSTS)
+    assert len(FIXTURES) >= 3 * 9
