@@ -83,8 +83,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("ways with scripts", "codex/Stop"): RITUAL,
     ("ways with scripts", "codex/UserPromptSubmit"): RUNNERS,
     ("ways with scripts", "cursor/afterAgentResponse"): RITUAL,
-    ("ways with scripts", "cursor/beforeSubmitPrompt"): RUNNERS,
-    ("ways with scripts", "cursor/beforeSubmitPrompt.remediation"): RUNNERS,
     ("ways with scripts", "cursor/postToolUse"): RUNNERS,
     ("ways with scripts", "cursor/postToolUseFailure"): RUNNERS,
     ("ways with scripts", "cursor/sessionStart"): ENSURE,
