@@ -195,10 +195,10 @@ class HookContext:
         """Report problems found on the way (a way file that does not load) as an internal error
         is reported — one stderr line, a `hook.error` each — but once per session each, so a
         broken file does not flood every tool call. Each is one line naming a file, no payload."""
-        import hashlib
+        from gitflow_harness.store.digest import sha256_hex
 
         def fingerprint(text: str) -> str:
-            return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16]
+            return sha256_hex(text.encode("utf-8", "replace"))[:16]
 
         seen = self.state.get(REPORTED)
         fresh = [p for p in problems if not (isinstance(seen, list) and fingerprint(p) in seen)]

@@ -65,7 +65,7 @@ def claude_position(path: Path, *, max_bytes: int = MAX_SCAN_BYTES) -> Position:
     for raw in reverse_lines(path, max_bytes=max_bytes):
         scanned += len(raw) + 1
         # Cheap filter first: most lines are user turns and tool results, often large.
-        if b'"assistant"' not in raw and b"compact_boundary" not in raw:
+        if b"compact_boundary" not in raw and (b'"assistant"' not in raw or _sidechain(raw)):
             continue
         obj = _json(raw)
         if obj is None:
@@ -84,6 +84,21 @@ def claude_position(path: Path, *, max_bytes: int = MAX_SCAN_BYTES) -> Position:
         # the newest response is the position; the id tells a re-read of the same response.
         return Position(tokens, message=_id(message.get("id")))
     return Position(None)
+
+
+SIDECHAIN_KEY = b'"isSidechain"'
+
+
+def _sidechain(raw: bytes) -> bool:
+    """True for a line the host marks as a subagent's (`"isSidechain": true` at its top level),
+    told without parsing it: a subagent's lines can fill a transcript's tail, each a large
+    object. Unsure (the key after a nested object opened), it says False and the line is parsed.
+    """
+    at = raw.find(SIDECHAIN_KEY)
+    if at < 0 or b"{" in raw[1:at]:
+        return False
+    value = raw[at + len(SIDECHAIN_KEY) : at + len(SIDECHAIN_KEY) + 8].replace(b" ", b"")
+    return value.startswith(b":true")
 
 
 def codex_position(path: Path, *, max_bytes: int = MAX_SCAN_BYTES) -> Position:
@@ -205,9 +220,9 @@ def _id(value: object) -> str | None:
     and the transcript is the host's, so nothing of it is kept verbatim in the session state."""
     if not isinstance(value, str) or not value:
         return None
-    import hashlib
+    from gitflow_harness.store.digest import sha256_hex
 
-    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return sha256_hex(value.encode("utf-8", "surrogatepass"))[:16]
 
 
 def _int(value: object) -> int:

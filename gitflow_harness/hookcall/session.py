@@ -7,8 +7,8 @@ epoch), `compacting` (a compaction was signalled and no new turn or response has
 could not take yet), `reported` (fingerprints of problems already reported) and `model` (the
 model named at session start). Context sources keep
 their own sections (`ways` and `subagent_ways` for the firing engine).
-Only ids, names, counts and booleans go in here. Beside it: `config.json` (the cached
-configuration, see `settings`) and `handoff/` (postcheck hand-offs, see `postcheck`).
+Only ids, names, counts and booleans go in here. Beside it: `handoff/` (postcheck hand-offs,
+see `postcheck`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
-"""The configuration as the hook path needs it: plain data, cached in the session state.
+"""The configuration as the hook path needs it: plain data, cached by content.
 
 Parsing `.gitflow-harness.toml` means importing the declared schema (dataclasses, tomllib):
-~10 ms, on every tool call. The hook reads it once per session and again only when the file's
-size, mtime or inode change (or `.pre-commit-config.yaml` appears or goes, which changes a
-default). A configuration error is raised as `ConfigError`: the hook fails open with it.
+~10 ms, on every tool call. The hook parses a configuration once, for every session and every
+worktree that checks it out, and again only when the file's bytes change (or
+`.pre-commit-config.yaml` appears or goes, which changes a default). A configuration error is
+raised as `ConfigError`: the hook fails open with it.
 """
 
 from __future__ import annotations
@@ -22,48 +23,69 @@ if TYPE_CHECKING:
     from gitflow_harness.hookcall.session import SessionState
 
 CONFIG_FILE = ".gitflow-harness.toml"
-CACHE_FILE = "config.json"
-
-
-def config_key(top: Path) -> list[Any]:
-    """Return what identifies the configuration files' current content."""
-    try:
-        st = os.stat(top / CONFIG_FILE)
-        stamp: list[int] | None = [st.st_size, st.st_mtime_ns, st.st_ino]
-    except OSError:
-        stamp = None
-    return [__version__, str(top), stamp, os.path.exists(top / ".pre-commit-config.yaml")]
+CACHE_DIR = "config"  # in the user state dir: <hash of what the configuration is made of>.json
+MAX_READ = 1024 * 1024  # past the parser's own bound: parsed (and refused), never cached
 
 
 def hook_config(top: Path | None, store: SessionState | None) -> dict[str, Any]:
     """Return the effective configuration of the repository at `top`, section by section.
 
-    The cache is its own file, replaced atomically and never under the session lock: parallel
+    A call with a session caches it in the user state dir, in a file named by what the
+    configuration is made of (`cache_file`): every session in every worktree that checks out
+    the same configuration reads it. It is replaced atomically and never under a lock: parallel
     hook calls write the same content, and a reader sees a whole file or none.
     """
     if top is None:
         from gitflow_harness.store.config import default_config
 
         return default_config().as_dict()
-    key = config_key(top)
-    cache = store.directory / CACHE_FILE if store is not None else None
+    cache = cache_file(top) if store is not None else None
     if cache is not None:
         try:
             cached = json.loads(cache.read_bytes())
         except (OSError, ValueError):
             cached = None
-        if isinstance(cached, dict) and cached.get("key") == key:
-            values = cached.get("values")
-            if isinstance(values, dict):
-                return values
+        values = cached.get("values") if isinstance(cached, dict) else None
+        if isinstance(values, dict):
+            return values
     from gitflow_harness.store.config import load_config
 
     values = load_config(top).as_dict()
     if cache is not None:
         from gitflow_harness.store.fsutil import write_private
 
-        write_private(cache, json.dumps({"key": key, "values": values}))
+        write_private(cache, json.dumps({"values": values}), sync=False)  # rebuilt if damaged
     return values
+
+
+def cache_file(top: Path) -> Path | None:
+    """Return the configuration cache for the worktree at `top`, named by a hash of gfh's
+    version, the configuration file's bytes and whether `.pre-commit-config.yaml` exists (it
+    changes a default); None when there is no state dir or the file is not plainly readable
+    (parsing it says why)."""
+    from gitflow_harness.errors import GfhError
+    from gitflow_harness.store.digest import sha256_hex
+    from gitflow_harness.store.state import user_dir
+
+    try:
+        with open(top / CONFIG_FILE, "rb") as fh:
+            data = fh.read(MAX_READ + 1)
+    except FileNotFoundError:
+        data = b""
+        present = b"-"
+    except OSError:
+        return None
+    else:
+        present = b"+"
+    if len(data) > MAX_READ:
+        return None
+    pre_commit = b"+" if os.path.exists(top / ".pre-commit-config.yaml") else b"-"
+    made_of = __version__.encode("utf-8") + b"\0" + pre_commit + present + data
+    try:
+        directory = user_dir(CACHE_DIR)
+    except (OSError, GfhError):
+        return None
+    return directory / f"{sha256_hex(made_of)[:24]}.json"
 
 
 def setting(config: dict[str, Any], section: str, key: str) -> Any:

@@ -61,26 +61,36 @@ def turn_events(
     log: EventLog, session: str, *, limit: int = SCAN_LIMIT
 ) -> tuple[list[Event], bool]:
     """Return `session`'s events from the start of its latest turn chain, oldest first, and
-    whether that start was found within `limit` events.
+    whether that start was found within `limit` lines of the log.
 
     Reads the log backwards and stops at the `turn.started` that begins the chain (walking back
-    over remediation turns), so the cost follows the turn, not the log.
+    over remediation turns), so the cost follows the turn, not the log; the lines of other
+    sessions on the way are counted, not parsed.
     """
     collected: list[Event] = []
     hops = 0
-    for scanned, ev in enumerate(log.reverse()):
-        if scanned >= limit:
-            collected.reverse()
-            return collected, False
-        if ev.session != session:
+    scanned = 0  # lines read back before the current one
+    for passed, ev in log.reverse_of(session):
+        if ev is None:
+            scanned += passed
+            if scanned > limit:
+                break
             continue
+        scanned += passed
+        if scanned >= limit:
+            break
+        scanned += 1
         collected.append(ev)
         if ev.type == "turn.started":
             hops += 1
             if ev.data.get("stop_remediation") is not True or hops > MAX_REMEDIATION_HOPS:
-                break
+                collected.reverse()
+                return collected, True
+    else:
+        collected.reverse()
+        return collected, True
     collected.reverse()
-    return collected, True
+    return collected, False
 
 
 def enforces(adapter: str, ritual: RitualConfig) -> bool:

@@ -31,7 +31,7 @@ from gitflow_harness.store.eventwrite import (
     now_at,
 )
 from gitflow_harness.store.session_env import session_from_env
-from gitflow_harness.store.tail import reverse_nonempty_lines
+from gitflow_harness.store.tail import reverse_lines_holding, reverse_nonempty_lines
 
 __all__ = [
     "EVENT",
@@ -289,6 +289,30 @@ class EventLog:
                 ev = classify(raw)
                 if type(ev) is Event:
                     yield ev
+
+    def reverse_of(self, session: str) -> Iterator[tuple[int, Event | None]]:
+        """Yield `(passed, event)` for `session`'s events, newest first, where `passed` counts
+        the log's other lines read back since the previous one; each file ends with
+        `(passed, None)` for its lines before that session's first.
+
+        A line without the session id as JSON quotes it (`"claude:abc"`, as `encode` writes the
+        envelope's `session`) cannot be one of its events: it is counted, never parsed.
+        """
+        quoted = json.dumps(session, ensure_ascii=False)
+        # An id that JSON escapes could be written either way: then every line is parsed.
+        needle = quoted.encode("utf-8") if quoted[1:-1] == session else b""
+        for path in reversed(self.files()):
+            others = 0
+            for passed, raw in reverse_lines_holding(path, needle):
+                if raw is None:
+                    yield others + passed, None
+                    break
+                ev = classify(raw)
+                if type(ev) is Event and ev.session == session:
+                    yield others + passed, ev
+                    others = 0
+                else:
+                    others += passed + (type(ev) is Event)
 
     def verify(self) -> list[FileCounts]:
         """Classify every line of every file."""

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 OPEN = "---"
 CLOSE = ("---", "...")
+# Ways, pills and requests are a page of prose, not data. Here, not in `documents`: the ways
+# index reads a file up to it before hashing it, without importing YAML.
+MAX_DOCUMENT_BYTES = 512 * 1024
 
 
 def opens(line: str) -> bool:

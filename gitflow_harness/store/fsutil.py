@@ -133,10 +133,14 @@ def read_bounded(path: Path, limit: int) -> bytes:
     return data
 
 
-def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None) -> None:
+def atomic_write(
+    path: Path, data: bytes | str, *, mode: int | None = None, sync: bool = True
+) -> None:
     """Replace `path` with `data` atomically: a reader sees the old file or the new one.
 
-    The new file keeps the old file's permission bits unless `mode` is given.
+    The new file keeps the old file's permission bits unless `mode` is given. `sync=False`
+    skips flushing it to the disk first, for a cache: after a crash it may read as damaged,
+    and is rebuilt.
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
     if mode is None:
@@ -144,7 +148,7 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None) -> N
             mode = os.stat(path).st_mode & 0o7777
         except FileNotFoundError:
             mode = 0o666 & ~_umask()
-    tmp = _write_temp(path, payload, mode)
+    tmp = _write_temp(path, payload, mode, sync=sync)
     try:
         os.replace(tmp, path)
     except BaseException:
@@ -172,21 +176,37 @@ def create_exclusive(path: Path, data: bytes | str, *, mode: int | None = None) 
         _unlink_quietly(tmp)
 
 
-def _write_temp(path: Path, payload: bytes, mode: int) -> str:
-    """Write `payload` to a synced temporary file beside `path` with `mode`; return its name."""
-    import tempfile  # deferred: the hook path imports this module and rarely writes files
+TEMP_ATTEMPTS = 100
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+
+def _write_temp(path: Path, payload: bytes, mode: int, *, sync: bool = True) -> str:
+    """Write `payload` to a temporary file beside `path` with `mode`, synced unless told not
+    to; return its name."""
+    fd, tmp = _create_temp(path)
     try:
         with os.fdopen(fd, "wb") as fh:
             os.fchmod(fh.fileno(), mode)
             fh.write(payload)
             fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                os.fsync(fh.fileno())
     except BaseException:
         _unlink_quietly(tmp)
         raise
     return tmp
+
+
+def _create_temp(path: Path) -> tuple[int, str]:
+    """Create a new owner-only file beside `path` with a random name, as `tempfile.mkstemp`
+    does: importing `tempfile` (and `random`, `hashlib`) costs a hook call several ms."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC
+    for _ in range(TEMP_ATTEMPTS):
+        tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, flags, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no usable temporary name", str(path.parent))
 
 
 class FileExistsGfhError(GfhError):
@@ -206,10 +226,10 @@ def _create_excl_direct(path: Path, payload: bytes, mode: int) -> None:
         fh.write(payload)
 
 
-def write_private(path: Path, data: bytes | str) -> None:
+def write_private(path: Path, data: bytes | str, *, sync: bool = True) -> None:
     """Atomically write an owner-only (0600) file, creating its 0700 directory."""
     ensure_private_dir(path.parent)
-    atomic_write(path, data, mode=PRIVATE_FILE)
+    atomic_write(path, data, mode=PRIVATE_FILE, sync=sync)
 
 
 def _umask() -> int:

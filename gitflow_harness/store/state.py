@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from pathlib import Path
 
 from gitflow_harness.errors import GfhError
+from gitflow_harness.store.digest import sha256_hex
 from gitflow_harness.store.fsutil import UnsafePathError, ensure_private_dir, require_private_root
 
 APP = "gitflow-harness"
@@ -27,7 +27,7 @@ def state_home() -> Path:
 def session_key(session: str) -> str:
     """Return a file-name-safe, collision-free directory name for a session id."""
     readable = _SAFE.sub("_", session)[:80]
-    digest = hashlib.sha256(session.encode("utf-8")).hexdigest()[:12]
+    digest = sha256_hex(session.encode("utf-8"))[:12]
     return f"{readable}-{digest}"
 
 

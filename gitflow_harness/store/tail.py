@@ -46,3 +46,54 @@ def reverse_nonempty_lines(path: Path, *, block: int = BLOCK) -> Iterator[bytes]
     for line in reverse_lines(path, block=block):
         if line:
             yield line
+
+
+def reverse_lines_holding(
+    path: Path, needle: bytes, *, block: int = BLOCK
+) -> Iterator[tuple[int, bytes | None]]:
+    """Yield `(passed, line)` for the lines of `path` that contain `needle`, last first, where
+    `passed` counts the non-empty lines since the previous one yielded that do not; last comes
+    `(passed, None)` for the lines before the first that does.
+
+    Lines without `needle` are counted and dropped a block at a time, never stepped through one
+    by one: the cost of reading back over other writers' lines is a search, not a loop.
+    """
+    passed = 0
+    with open(path, "rb") as fh:
+        pos = fh.seek(0, os.SEEK_END)
+        carry = b""  # the start of the newest line not yet whole: it began before the block
+        while pos > 0:
+            step = min(block, pos)
+            pos -= step
+            fh.seek(pos)
+            buffer = fh.read(step) + carry
+            if pos > 0:
+                cut = buffer.find(b"\n")
+                if cut < 0:  # the block lies inside one line
+                    carry = buffer
+                    continue
+                carry, start = buffer[:cut], cut + 1
+            else:
+                carry, start = b"", 0
+            if buffer.find(needle, start) < 0:
+                passed += _nonempty(buffer, start)
+                continue
+            for line in reversed(buffer[start:].split(b"\n")):
+                if not line:
+                    continue
+                if needle in line:
+                    yield passed, line
+                    passed = 0
+                else:
+                    passed += 1
+    yield passed, None
+
+
+def _nonempty(buffer: bytes, start: int) -> int:
+    """Count the non-empty lines of `buffer[start:]`, without splitting it when it can."""
+    if buffer.find(b"\n\n", start) >= 0:
+        return sum(1 for line in buffer[start:].split(b"\n") if line)
+    if len(buffer) == start:
+        return 0
+    ends = (buffer[start : start + 1] == b"\n") + (buffer[-1:] == b"\n")
+    return buffer.count(b"\n", start) + 1 - ends

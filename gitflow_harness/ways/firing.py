@@ -60,11 +60,12 @@ def source(ctx: HookContext) -> list[Offer]:
     if not ctx.lanes and not ctx.pending:
         return []  # an event that only delivers what waits, and nothing does
     from gitflow_harness.ways.index import load_index, ways_root
+    from gitflow_harness.ways.shared import shared_cache_file
 
     root = ways_root(ctx.repo.top, ctx.setting("paths", "ways"))
     if not os.path.isdir(root):
         return []
-    index = load_index(root)
+    index = load_index(root, shared_file=shared_cache_file(ctx.repo.common_dir))
     if index.problems:
         report(ctx, index.problems)
     matches = match(ctx, index.ways)

@@ -5,24 +5,28 @@ The agent hook loads the index on every tool call, so a warm load does as little
   still holds the entries it held (adding, removing or renaming an entry changes it), so its
   cached listing (subdirectories, way file, `macro.sh`, `postcheck.sh`) is reused unread;
 - one `stat` per way file: a way is taken from its cache entry when the file's size and
-  modification time (ns) are unchanged, and parsed again otherwise;
+  modification time (ns) are unchanged;
 - one JSON read, and the cache is rewritten only when something changed.
 
-A file or directory modified within the last two seconds is "racy": a change within the
-filesystem's timestamp granularity could leave its time as it was, so it is read again on every
-load until it has settled. Warm loads import the standard library, `firing` and `ways.model`
-only: check with `python -X importtime`.
+A way file whose stat changed is read and hashed, never parsed again for a content already
+seen: the worktree's own entry remembers the hash, and the repository's shared cache (in its git
+common dir, so every worktree of it, and `gfh start` makes one per task, finds what another
+parsed) maps hash to parsed way. A file or directory modified within the last two seconds is
+"racy": a change within the filesystem's timestamp granularity could leave its time as it was,
+so it is read and hashed again on every load until it has settled. Warm loads import the
+standard library, `firing` and `ways.model` only: check with `python -X importtime`.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
 from gitflow_harness.errors import GfhError
 from gitflow_harness.firing.record import Record
+from gitflow_harness.store.digest import sha256_hex
 from gitflow_harness.ways.model import MACRO_FILE, POSTCHECK_FILE, LoadProblem, Way
+from gitflow_harness.ways.shared import Shared, read_json, write_json
 
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
@@ -31,12 +35,13 @@ if TYPE_CHECKING:
 
     StrPath = str | os.PathLike[str]
 
-CACHE_FORMAT = 5
+CACHE_FORMAT = 6
 RACY_NS = 2_000_000_000
 
 if TYPE_CHECKING:
     # A cached directory: [mtime_ns, racy, subdirectories, has macro.sh, has postcheck.sh, way],
-    # the way None (no <dir>.md), [] (not read yet) or [size, mtime_ns, racy, payload, problems].
+    # the way None (no <dir>.md), [] (not read yet) or
+    # [size, mtime_ns, racy, payload, problems, content key (None: not hashed)].
     Entry = list[Any]
     # What the walk finds for each way file, as a plain tuple (500 of them per hook call): the
     # fields of Found, then the directory's cache entry.
@@ -88,12 +93,17 @@ def scan(root: StrPath) -> list[Found]:
 
 
 def load_index(
-    root: StrPath, *, cache_file: StrPath | None = None, use_cache: bool = True
+    root: StrPath,
+    *,
+    cache_file: StrPath | None = None,
+    use_cache: bool = True,
+    shared_file: StrPath | None = None,
 ) -> WayIndex:
     """Load every way under `root`, from the cache where nothing changed.
 
-    `cache_file` defaults to one file per root in the user state dir; `use_cache=False` parses
-    everything and writes nothing. A missing root is an empty index.
+    `cache_file` defaults to one file per root in the user state dir; `shared_file` is the
+    repository's cache by content (`shared.shared_cache_file`), shared by its worktrees;
+    `use_cache=False` parses everything and writes nothing. A missing root is an empty index.
     """
     root_s = os.path.abspath(os.fspath(root))
     if use_cache and cache_file is None:
@@ -103,6 +113,7 @@ def load_index(
             use_cache = False
     cache_s = os.fspath(cache_file) if use_cache and cache_file is not None else None
     cached = _read_cache(cache_s, root_s) if cache_s else {}
+    shared = Shared(os.fspath(shared_file)) if use_cache and shared_file is not None else None
     now = time.time_ns()
     found, entries, changed = _walk(root_s, cached, now)
     ways: list[Way] = []
@@ -111,7 +122,7 @@ def load_index(
         entry = raw[6]
         result = _from_entry(entry[5], raw)
         if result is None:
-            entry[5], result = _parse(Found._make(*raw[:6]), now)
+            result = _refresh(entry, raw, now, shared)
             changed = True
         if isinstance(result, list):
             problems.extend(result)
@@ -119,6 +130,8 @@ def load_index(
             ways.append(result)
     if cache_s and (changed or len(entries) != len(cached)):
         _write_cache(cache_s, root_s, entries)
+    if shared is not None:
+        shared.save()
     return WayIndex(root_s, tuple(ways), tuple(problems))
 
 
@@ -129,11 +142,9 @@ def ways_root(top: StrPath, relative: str) -> str:
 
 def default_cache_file(root: StrPath) -> Path:
     """Return the cache file for a ways root: `<state>/ways-index/<hash of the root>.json`."""
-    import hashlib
-
     from gitflow_harness.store.state import user_dir
 
-    digest = hashlib.sha256(os.path.abspath(os.fspath(root)).encode("utf-8")).hexdigest()
+    digest = sha256_hex(os.path.abspath(os.fspath(root)).encode("utf-8"))
     return user_dir("ways-index") / f"{digest[:24]}.json"
 
 
@@ -219,15 +230,20 @@ def _list(path: str, rel: str, mtime: int, now: int) -> Entry | None:
 
 
 def _from_entry(way_entry: list[Any], raw: Raw) -> Way | list[LoadProblem] | None:
-    """Return the way (or its problems) a cache entry holds, or None if stale or damaged.
-
-    A way's entry is `[size, mtime_ns, racy, payload, problems]`.
-    """
-    way_id, file, size, mtime, has_macro, has_postcheck, _ = raw
+    """Return the way (or its problems) a cache entry holds, or None if stale or damaged."""
     try:
-        cached_size, cached_mtime, racy, payload, problems = way_entry
-        if cached_size != size or cached_mtime != mtime or racy:
-            return None
+        cached_size, cached_mtime, racy, payload, problems, _ = way_entry
+    except (TypeError, ValueError):
+        return None
+    if cached_size != raw[2] or cached_mtime != raw[3] or racy:
+        return None
+    return _build(payload, problems, raw)
+
+
+def _build(payload: object, problems: object, raw: Raw) -> Way | list[LoadProblem] | None:
+    """Return the way (or its problems) from a stored payload, or None if it is damaged."""
+    way_id, file, _, _, has_macro, has_postcheck, _ = raw
+    try:
         if type(problems) is list:
             return [
                 LoadProblem._make(file, line, severity, message)
@@ -245,6 +261,51 @@ def _from_entry(way_entry: list[Any], raw: Raw) -> Way | list[LoadProblem] | Non
         return None
 
 
+def _refresh(entry: Entry, raw: Raw, now: int, shared: Shared | None) -> Way | list[LoadProblem]:
+    """Bring the way of a directory's entry up to date: from the content it held or the shared
+    cache when the file's content was seen before, else by parsing it."""
+    found = Found._make(*raw[:6])
+    racy = found.mtime_ns >= now - RACY_NS
+    data = _read_bytes(found.file)
+    key = content_key(found, data) if data is not None else None
+    old = entry[5]
+    stored = None
+    if key is not None:
+        if type(old) is list and len(old) == 6 and old[5] == key:
+            stored = old[3], old[4]
+        elif shared is not None:
+            stored = shared.get(key)
+    if stored is not None:
+        result = _build(stored[0], stored[1], raw)
+        if result is not None:
+            entry[5] = [found.size, found.mtime_ns, racy, stored[0], stored[1], key]
+            return result
+    payload, problems, result = _parse(found, data)
+    entry[5] = [found.size, found.mtime_ns, racy, payload, problems, key]
+    if shared is not None and key is not None:
+        shared.put(key, [payload, problems])
+    return result
+
+
+def content_key(found: Found, data: bytes) -> str:
+    """Return what a way's parse depends on, hashed: its id, its siblings and its bytes."""
+    head = f"{found.id}\0{int(found.has_macro)}{int(found.has_postcheck)}\0"
+    return sha256_hex(head.encode("utf-8", "surrogateescape") + data)
+
+
+def _read_bytes(file: str) -> bytes | None:
+    """Return a way file's bytes; None when it cannot be read or is past the size bound (its
+    parse reports why)."""
+    from gitflow_harness.store.frontmatter import MAX_DOCUMENT_BYTES
+
+    try:
+        with open(file, "rb") as fh:
+            data = fh.read(MAX_DOCUMENT_BYTES + 1)
+    except OSError:
+        return None
+    return data if len(data) <= MAX_DOCUMENT_BYTES else None
+
+
 def reparse(way: Way) -> Way:
     """Parse a cached way's file again: its cache entry turned out damaged when decoded."""
     from gitflow_harness.ways.parse import parse_way_file
@@ -257,30 +318,31 @@ def reparse(way: Way) -> Way:
     return again
 
 
-def _parse(found: Found, now: int) -> tuple[list[object], Way | list[LoadProblem]]:
-    """Parse one way file; return its cache entry and the way (or its problems)."""
+def _parse(
+    found: Found, data: bytes | None
+) -> tuple[list[object] | None, list[list[object]] | None, Way | list[LoadProblem]]:
+    """Parse one way file (from `data`, its bytes, when read); return its payload or its
+    problems' rows, and the way (or its problems)."""
     from gitflow_harness.ways.parse import parse_way_file
 
     way, problems = parse_way_file(
-        found.file, found.id, has_macro=found.has_macro, has_postcheck=found.has_postcheck
+        found.file,
+        found.id,
+        has_macro=found.has_macro,
+        has_postcheck=found.has_postcheck,
+        data=data,
     )
-    racy = found.mtime_ns >= now - RACY_NS
     if way is None:
-        rows = [[p.line, p.severity, p.message] for p in problems]
-        entry: list[object] = [found.size, found.mtime_ns, racy, None, rows]
-        return entry, [LoadProblem(found.file, p.line, p.severity, p.message) for p in problems]
-    return [found.size, found.mtime_ns, racy, way.to_payload(), None], way
+        rows: list[list[object]] = [[p.line, p.severity, p.message] for p in problems]
+        loaded = [LoadProblem(found.file, p.line, p.severity, p.message) for p in problems]
+        return None, rows, loaded
+    return way.to_payload(), None, way
 
 
 def _read_cache(cache_file: str, root: str) -> dict[str, Entry]:
-    try:
-        with open(cache_file, "rb") as fh:
-            data = json.loads(fh.read())
-    except (OSError, ValueError):
-        return {}
+    data = read_json(cache_file)
     if (
-        type(data) is not dict
-        or data.get("format") != CACHE_FORMAT
+        data.get("format") != CACHE_FORMAT
         or data.get("root") != root
         or type(data.get("entries")) is not dict
     ):
@@ -290,16 +352,4 @@ def _read_cache(cache_file: str, root: str) -> dict[str, Entry]:
 
 
 def _write_cache(cache_file: str, root: str, entries: dict[str, Entry]) -> None:
-    """Replace the cache atomically; a cache that cannot be written only costs speed."""
-    import contextlib
-    from pathlib import Path
-
-    from gitflow_harness.store.fsutil import write_private
-
-    payload = json.dumps(
-        {"format": CACHE_FORMAT, "root": root, "entries": entries},
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
-    with contextlib.suppress(OSError):
-        write_private(Path(cache_file), payload)
+    write_json(cache_file, {"format": CACHE_FORMAT, "root": root, "entries": entries})

@@ -21,6 +21,9 @@ _COMPILED: dict[tuple[str, int], re.Pattern[str]] = {}
 _FOLDED: dict[str, str] = {}
 _NORMALISED: dict[str, str] = {}
 _GLOBS: dict[str, tuple[tuple[object, ...], ...]] = {}
+_GRAMS: dict[str, set[str]] = {}
+GRAM = 4  # a long text's substrings of this length, in a set: most needles miss one of them
+LONG_TEXT = 4096  # shorter texts are searched directly
 _FOLD = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i"})  # as literals.fold
 
 
@@ -42,12 +45,26 @@ def _folded(text: str) -> str:
     return found
 
 
+def contains(text: str, needle: str) -> bool:
+    """`needle in text`; for a long text (a pasted prompt, every way's literals searched in it),
+    a needle whose first or last characters appear nowhere in it is told apart by a set."""
+    if len(text) >= LONG_TEXT and len(needle) >= GRAM:
+        grams = _GRAMS.get(text)
+        if grams is None:
+            if len(_GRAMS) > 4:
+                _GRAMS.clear()
+            grams = _GRAMS[text] = {text[i : i + GRAM] for i in range(len(text) - GRAM + 1)}
+        if needle[:GRAM] not in grams or needle[-GRAM:] not in grams:
+            return False
+    return needle in text
+
+
 def _regex_lane(pattern: str | None, hints: tuple[str, ...] | None, text: str, flags: int) -> int:
     if not pattern:
         return 0
     if hints is not None:
         folded = _folded(text)
-        if not any(h in folded for h in hints):
+        if not any(contains(folded, h) for h in hints):
             return 0
     return 1 if compiled(pattern, flags).search(text) else 0
 
@@ -73,7 +90,7 @@ def keyword_in(keyword: str, text: str) -> bool:
     """True when `keyword` appears in `text` ignoring case and spacing, not inside a word."""
     needle = _normalise(keyword)
     haystack = _normalise(text)
-    if not needle:
+    if not needle or not contains(haystack, needle):
         return False
     at = haystack.find(needle)
     while at >= 0:
@@ -191,11 +208,30 @@ def glob_match(glob: str, path: str) -> bool:
     a `/` matches a file name at any depth (`*.py`); a leading `/` anchors it at the root; a
     trailing `/` matches everything below a directory.
     """
+    path = path.replace("\\", "/").removeprefix("./")
     segments = _GLOBS.get(glob)
     if segments is None:
+        # A hook call matches a few paths against every way's globs, each compiled anew in
+        # each process: most are told apart by their literal start, uncompiled.
+        if not path.startswith(literal_prefix(glob)):
+            return False
         segments = _GLOBS[glob] = _compile_glob(glob)
-    parts = path.replace("\\", "/").removeprefix("./").split("/")
-    return _match_segments(segments, 0, parts, 0)
+    return _match_segments(segments, 0, path.split("/"), 0)
+
+
+def literal_prefix(glob: str) -> str:
+    """Return what every path a glob matches starts with: the glob up to its first wildcard,
+    for a glob anchored at the root (one with a `/`); "" for a bare name or when unsure."""
+    body = glob.lstrip("/")
+    if "/" not in body and not glob.startswith("/"):
+        return ""  # a bare name matches at any depth
+    cut = len(body)
+    for wildcard in "*?[":
+        at = body.find(wildcard)
+        if 0 <= at < cut:
+            cut = at
+    prefix = body[:cut]
+    return "" if "//" in prefix else prefix  # an empty segment is skipped: unsure
 
 
 def _match_segments(

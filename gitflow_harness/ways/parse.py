@@ -205,11 +205,17 @@ def check_way(
 
 
 def parse_way_file(
-    file: str, way_id: str, *, has_macro: bool = False, has_postcheck: bool = False
+    file: str,
+    way_id: str,
+    *,
+    has_macro: bool = False,
+    has_postcheck: bool = False,
+    data: bytes | None = None,
 ) -> tuple[Way | None, list[Problem]]:
-    """Read and check one way file; the problems are its errors (warnings need the repo)."""
+    """Read and check one way file (`data`: its bytes, when read already); the problems are its
+    errors (warnings need the repo)."""
     try:
-        doc = read_document(Path(file))
+        doc = read_document(Path(file), data)
     except DocumentError as exc:
         return None, list(exc.problems)
     way, problems = check_way(doc, way_id, has_macro=has_macro, has_postcheck=has_postcheck)

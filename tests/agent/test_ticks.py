@@ -212,3 +212,44 @@ def test_a_transcript_line_nested_past_the_stack_is_skipped(tmp_path: Path) -> N
     deep = '{"type": "assistant", "x": ' + "[" * 5000 + "]" * 5000 + "}\n"
     path.write_text("".join(good) + deep)
     assert ticks.claude_position(path).tokens == 18000
+
+
+def test_a_tail_of_subagent_lines_is_passed_over_unparsed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If a subagent's lines fill the transcript's tail, then they are told apart by their
+    top-level `"isSidechain":true` and never parsed; the main chain's last line gives the
+    position, and a main-chain line whose nested content names the key is parsed as ever."""
+    parsed: list[bytes] = []
+    real = ticks._json
+
+    def counting(raw: bytes) -> object:
+        parsed.append(raw)
+        return real(raw)
+
+    monkeypatch.setattr(ticks, "_json", counting)
+    compact = json.dumps(
+        {"parentUuid": None, "isSidechain": True, "type": "assistant", "message": {"id": "s"}},
+        separators=(",", ":"),
+    )
+    usage = {"input_tokens": 2000, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    content = [{"type": "tool_use", "input": {"isSidechain": True}}]
+    nested = (
+        json.dumps(
+            {"type": "assistant", "message": {"id": "m2", "content": content, "usage": usage}}
+        )
+        + "\n"
+    )
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        kit.transcript_line("m1", 1000)
+        + nested
+        + kit.transcript_line("sub", 99999, isSidechain=True) * 50
+        + (compact + "\n") * 50
+    )
+    assert ticks.claude_position(path).tokens == 2000
+    assert len(parsed) == 1
+    path.write_text(kit.transcript_line("m1", 1000) + (compact + "\n") * 3)
+    parsed.clear()
+    assert ticks.claude_position(path).tokens == 1000
+    assert len(parsed) == 1

@@ -1,4 +1,4 @@
-"""The configuration on the hook path: cached per session, refreshed when the file changes."""
+"""The configuration on the hook path: cached by content, refreshed when the file changes."""
 
 from __future__ import annotations
 
@@ -9,15 +9,25 @@ import pytest
 
 from gitflow_harness.hookcall import model as ev
 from gitflow_harness.hookcall.session import SessionState
-from gitflow_harness.hookcall.settings import hook_config
+from gitflow_harness.hookcall.settings import cache_file, hook_config
 from tests.agent import kit
 from tests.helpers import CliRunner, read_events, write
 
 
-def test_the_configuration_is_cached_and_refreshed_on_change(repo: Path) -> None:
+def test_the_configuration_is_cached_and_refreshed_on_change(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = SessionState("claude:s")
     assert hook_config(repo, store)["ways"]["budget_chars"] == 9000
-    assert (store.directory / "config.json").exists()
+    cache = cache_file(repo)
+    assert cache is not None
+    assert cache.exists()
+    with monkeypatch.context() as patched:  # another session, another worktree: no parse
+        patched.setattr("gitflow_harness.store.config.load_config", None)
+        assert hook_config(repo, SessionState("claude:another"))["ways"]["budget_chars"] == 9000
+        other = repo.parent / "other-worktree"
+        other.mkdir()
+        assert hook_config(other, SessionState("claude:third"))["ways"]["budget_chars"] == 9000
     write(repo, ".gitflow-harness.toml", "[ways]\nbudget_chars = 123\n")
     assert hook_config(repo, store)["ways"]["budget_chars"] == 123
     write(repo, ".gitflow-harness.toml", "[ways]\nbudget_chars = 456\n")
@@ -38,3 +48,11 @@ def test_a_configuration_error_fails_open_and_says_where(
     assert ".gitflow-harness.toml:2: unknown key" in result.err
     [error] = [e for e in read_events(repo) if e["type"] == "hook.error"]
     assert "unknown key" in error["data"]["error"]
+
+
+def test_a_configuration_that_is_not_a_plain_file_is_parsed_not_cached(repo: Path) -> None:
+    (repo / ".gitflow-harness.toml").mkdir()
+    assert cache_file(repo) is None
+    (repo / ".gitflow-harness.toml").rmdir()
+    write(repo, ".gitflow-harness.toml", "#" * (2 * 1024 * 1024))
+    assert cache_file(repo) is None

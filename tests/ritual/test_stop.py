@@ -150,10 +150,10 @@ def test_unreadable_log_fails_open(log: EventLog, monkeypatch: pytest.MonkeyPatc
     """If reading the log fails (permissions, I/O), then the stop is allowed as fail_open."""
     rec(log, "turn.started", turn=1, stop_remediation=False)
 
-    def unreadable(self: EventLog) -> None:
+    def unreadable(self: EventLog, session: str) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(EventLog, "reverse", unreadable)
+    monkeypatch.setattr(EventLog, "reverse_of", unreadable)
     verdict = stop(log, BOX)
     assert verdict.decision == "fail_open"
     assert verdict.reason == "event log unreadable: Permission denied"

@@ -256,3 +256,40 @@ def test_values_nested_too_deep_are_refused_not_a_crash(tmp_path: Path, depth: i
     path = _write(tmp_path, ("---\nid: [" + "[" * depth + "]" * depth + "]\n---\n").encode())
     with pytest.raises(DocumentError, match="values nested too deep; flatten them"):
         docs.read_document(path)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\nid: a\nlist: [1, 'b', {c: d}]\nblock:\n  - x  # note\n  - é\n---\nbody\n",
+        "---\r\nid: a\r\nwhen:\r\n  files: ['*.py']\r\n---\r\nbody\r\n",
+        "---\nid: a\ntext: |\n  one\n  two\n\n# trailing comment\nlast: 2026-01-02\n---\n",
+    ],
+)
+def test_libyaml_and_the_pure_python_loader_read_a_document_alike(
+    tmp_path: Path, text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If PyYAML has libyaml, then a plain frontmatter is read by it, with the same values and
+    the same spans (line surgery's offsets) as the pure-Python loader gives."""
+    assert docs._fast(text.split("---", 2)[1].lstrip("\r\n")) is not None
+    fast = docs.parse_document(text, tmp_path / "x.md")
+    monkeypatch.setattr(docs, "_CLoader", None)
+    slow = docs.parse_document(text, tmp_path / "x.md")
+    assert (fast.meta, fast.spans) == (slow.meta, slow.spans)
+
+
+@pytest.mark.parametrize(
+    "fm",
+    ["a: &x 1\nb: *x\n", "a: [" + "[" * 120 + "]" * 120 + "]\n", "a: [1\n", "a: !!int many\n"],
+)
+def test_aliases_bounds_and_errors_are_left_to_the_pure_python_loader(fm: str) -> None:
+    assert docs._fast(fm) is None
+
+
+def test_without_libyaml_documents_still_parse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(docs, "_CLoader", None)
+    assert docs._fast("a: 1\n") is None
+    assert docs.parse_document("---\na: 1\n---\n", tmp_path / "x.md").meta == {"a": 1}
+    assert docs.load_yaml("a: [1]\n", "x.yaml") == {"a": [1]}

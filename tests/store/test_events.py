@@ -259,3 +259,41 @@ def test_lines_the_fast_parser_refuses_are_judged_by_the_standard_library(log: E
     assert event.data["s"] == "\ud800"
     assert (stats.events, stats.foreign, stats.torn) == (1, 0, 1)
     assert type(classify(line)) is Event
+
+
+def test_reading_back_one_session_parses_only_the_lines_that_name_it(
+    log: EventLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If other sessions wrote most of the log, then reading one session back parses its own
+    lines (and any that quote its id) and counts every other line unparsed."""
+    from gitflow_harness.store import events as events_module
+
+    def add(session: str | None, **data: object) -> None:
+        log.append(make_event("x", dict(data), surface="hook", session=session, branch=None))
+
+    add("claude:a", n=1)
+    for i in range(40):
+        add("cursor:busy", i=i)
+    add("cursor:busy", mentions="claude:a")  # quotes the id: parsed, then counted
+    add(None, i=99)
+    add("claude:a", n=2)
+    with open(log.files()[-1], "ab") as fh:
+        fh.write(b"torn tail")
+    parsed: list[bytes] = []
+    real = events_module.classify
+
+    def counting(raw: bytes) -> object:
+        parsed.append(raw)
+        return real(raw)
+
+    monkeypatch.setattr(events_module, "classify", counting)
+    seen = [(passed, ev.data.get("n") if ev else None) for passed, ev in log.reverse_of("claude:a")]
+    assert seen == [(1, 2), (42, 1), (0, None)]
+    assert len(parsed) == 3
+
+
+def test_reading_back_a_session_whose_id_json_escapes_parses_every_line(log: EventLog) -> None:
+    session = 'claude:"odd"'
+    log.append(make_event("x", {}, surface="hook", session=session, branch=None))
+    log.append(make_event("x", {}, surface="hook", session="other", branch=None))
+    assert [(p, e and e.session) for p, e in log.reverse_of(session)] == [(1, session), (0, None)]

@@ -119,3 +119,34 @@ def test_without_a_budget_the_whole_file_is_read(tmp_path: Path) -> None:
     path.write_bytes(b"one\ntwo")
     assert list(reverse_lines(path)) == [b"two", b"one"]
     assert list(reverse_lines(path, max_bytes=0)) == []
+
+
+def _holding(data: bytes, needle: bytes) -> list[tuple[int, bytes | None]]:
+    """What `reverse_lines_holding` yields, worked out one line at a time."""
+    out: list[tuple[int, bytes | None]] = []
+    passed = 0
+    for line in data.split(b"\n")[::-1]:
+        if not line:
+            continue
+        if needle in line:
+            out.append((passed, line))
+            passed = 0
+        else:
+            passed += 1
+    return [*out, (passed, None)]
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.sampled_from([b"a", b"xy", b"\n", b"bxyc", b"\n\n", b"x"]), max_size=40).map(
+        b"".join
+    ),
+    st.integers(min_value=1, max_value=7),
+    st.sampled_from([b"xy", b"a", b""]),
+)
+def test_lines_holding_a_needle_come_last_first_with_the_count_of_the_others(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes, block: int, needle: bytes
+) -> None:
+    path = tmp_path_factory.mktemp("tail") / "f"
+    path.write_bytes(data)
+    assert list(tail.reverse_lines_holding(path, needle, block=block)) == _holding(data, needle)

@@ -5,11 +5,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gitflow_harness.ways import index as index_module
 from gitflow_harness.ways import parse
+from gitflow_harness.ways import shared as shared_module
 from gitflow_harness.ways.index import load_index, scan
 from tests.helpers import unmeasured_env
 from tests.ways.conftest import EXP, settle, settle_tree, write_way
@@ -25,7 +27,7 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real = parse.parse_way_file
 
-    def counting(file: str, way_id: str, **kwargs: bool) -> object:
+    def counting(file: str, way_id: str, **kwargs: Any) -> object:
         seen.append(way_id)
         return real(file, way_id, **kwargs)
 
@@ -101,20 +103,133 @@ def test_a_rewrite_of_another_size_with_the_same_mtime_is_parsed_again(
     assert index.get("a").curve.half_life == 450000  # type: ignore[union-attr]
 
 
-def test_a_racy_entry_is_parsed_again_until_it_settles(
+def test_a_racy_entry_is_hashed_again_until_it_settles_and_parsed_only_when_changed(
     ways_root: Path, tmp_path: Path, parses: list[str]
 ) -> None:
     """If a file was written moments ago, then a same-size rewrite within the filesystem's
-    timestamp granularity could look unchanged: its entry is trusted only once it settled."""
+    timestamp granularity could look unchanged: until it settled its content is hashed on every
+    load, and it is parsed again only when that content changed."""
     a = write_way(ways_root, "a", WAY)
     cache = tmp_path / "cache.json"
     load_index(ways_root, cache_file=cache)
     load_index(ways_root, cache_file=cache)
+    assert parses == ["a"]
+    stat = a.stat()
+    write_way(ways_root, "a", WAY.replace("30000", "40000"))
+    os.utime(a, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert a.stat().st_size == stat.st_size
+    index = load_index(ways_root, cache_file=cache)
     assert parses == ["a", "a"]
+    assert index.get("a").curve.half_life == 40000  # type: ignore[union-attr]
     settle(a)
     load_index(ways_root, cache_file=cache)
     load_index(ways_root, cache_file=cache)
-    assert parses == ["a", "a", "a"]
+    assert parses == ["a", "a"]
+
+
+def _worktree_of(ways_root: Path, name: str) -> Path:
+    """Copy the ways tree as another worktree of the same repository checks it out."""
+    import shutil
+
+    other = ways_root.parent / name / "ways"
+    shutil.copytree(ways_root, other)
+    return other
+
+
+def test_a_second_worktree_takes_the_ways_another_parsed_from_the_shared_cache(
+    ways_root: Path, tmp_path: Path, parses: list[str]
+) -> None:
+    """If a worktree of the repository parsed its ways, then another worktree holding the same
+    files (`gfh start` makes one per task) parses none of them: the shared cache is by content."""
+    for way_id in ("a", "g/b"):
+        write_way(ways_root, way_id, WAY)
+    shared = shared_module.shared_cache_file(tmp_path / "common")
+    first = load_index(ways_root, cache_file=tmp_path / "one.json", shared_file=shared)
+    assert sorted(parses) == ["a", "g/b"]
+    other = _worktree_of(ways_root, "task")
+    write_way(other, "g/b", WAY.replace("30000", "45000"))
+    parses.clear()
+    second = load_index(other, cache_file=tmp_path / "two.json", shared_file=shared)
+    assert parses == ["g/b"]  # only the file whose content differs
+    assert [w.file for w in second.ways] == [str(other / "a" / "a.md"), str(other / "g/b/b.md")]
+    a_one, a_two = first.get("a"), second.get("a")
+    assert a_one is not None
+    assert a_two is not None
+    assert (a_two.lanes, a_two.curve, a_two.description) == (
+        a_one.lanes,
+        a_one.curve,
+        a_one.description,
+    )
+    assert second.get("g/b").curve.half_life == 45000  # type: ignore[union-attr]
+    stored = json.loads(Path(shared).read_text())
+    assert stored["format"] == shared_module.SHARED_FORMAT
+    assert len(stored["ways"]) == 3
+    assert Path(shared).stat().st_mode & 0o777 == 0o600
+
+
+def test_the_shared_cache_is_rewritten_only_when_a_way_was_parsed(
+    ways_root: Path, tmp_path: Path
+) -> None:
+    settle(write_way(ways_root, "a", WAY))
+    shared = Path(shared_module.shared_cache_file(tmp_path / "common"))
+    load_index(ways_root, cache_file=tmp_path / "one.json", shared_file=shared)
+    before = shared.stat().st_mtime_ns
+    other = _worktree_of(ways_root, "task")
+    load_index(other, cache_file=tmp_path / "two.json", shared_file=shared)
+    assert shared.stat().st_mtime_ns == before
+
+
+def test_the_shared_cache_keeps_the_newest_versions(
+    ways_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(shared_module, "MAX_SHARED", 2)
+    a = write_way(ways_root, "a", WAY)
+    shared = Path(shared_module.shared_cache_file(tmp_path / "common"))
+    for half_life in ("30000", "40000", "50000"):
+        write_way(ways_root, "a", WAY.replace("30000", half_life))
+        settle(a)
+        load_index(ways_root, cache_file=tmp_path / "one.json", shared_file=shared)
+    kept = json.loads(shared.read_text())["ways"]
+    assert len(kept) == 2
+    assert [json.loads(v[0][1])[1][1] for v in kept.values()] == [40000, 50000]
+
+
+@pytest.mark.parametrize("content", [b"not json", b"[]", b'{"format": 99, "ways": {}}'])
+def test_a_corrupt_shared_cache_is_rebuilt(
+    ways_root: Path, tmp_path: Path, content: bytes, parses: list[str]
+) -> None:
+    settle(write_way(ways_root, "a", WAY))
+    shared = Path(shared_module.shared_cache_file(tmp_path / "common"))
+    shared.parent.mkdir(parents=True)
+    shared.write_bytes(content)
+    index = load_index(ways_root, cache_file=tmp_path / "one.json", shared_file=shared)
+    assert [w.id for w in index.ways] == ["a"]
+    assert parses == ["a"]
+    assert len(json.loads(shared.read_text())["ways"]) == 1
+
+
+def test_an_unwritable_shared_cache_only_costs_speed(ways_root: Path, tmp_path: Path) -> None:
+    settle(write_way(ways_root, "a", WAY))
+    blocker = tmp_path / "common"
+    blocker.write_text("")  # a file where the common dir's folder would go
+    shared = shared_module.shared_cache_file(blocker)
+    index = load_index(ways_root, cache_file=tmp_path / "one.json", shared_file=shared)
+    assert [w.id for w in index.ways] == ["a"]
+
+
+def test_a_way_past_the_size_bound_is_a_problem_not_hashed(ways_root: Path, tmp_path: Path) -> None:
+    from gitflow_harness.store.documents import MAX_DOCUMENT_BYTES
+
+    big = write_way(ways_root, "big", WAY, body="x" * MAX_DOCUMENT_BYTES)
+    settle(big)
+    shared = Path(shared_module.shared_cache_file(tmp_path / "common"))
+    index = load_index(ways_root, cache_file=tmp_path / "one.json", shared_file=shared)
+    assert [str(p) for p in index.problems] == [
+        f"{big}: error: larger than 512 KiB; a document is a page of prose: shorten it"
+    ]
+    assert not shared.exists()
+    again = load_index(ways_root, cache_file=tmp_path / "one.json", shared_file=shared)
+    assert again.problems == index.problems
 
 
 def test_new_and_removed_ways_are_seen_and_the_cache_pruned(
@@ -293,3 +408,26 @@ def test_without_a_usable_state_dir_the_index_loads_uncached(
     monkeypatch.setenv("GFH_STATE_HOME", str(blocker))
     write_way(ways_root, "a", WAY)
     assert [w.id for w in load_index(ways_root).ways] == ["a"]
+
+
+def test_a_new_worktrees_first_load_from_the_shared_cache_imports_no_yaml(
+    ways_root: Path, tmp_path: Path
+) -> None:
+    """If another worktree of the repository parsed the ways, then the first load in a new one
+    reads and hashes its files but imports neither YAML nor the parser."""
+    settle(write_way(ways_root, "a", WAY))
+    shared = shared_module.shared_cache_file(tmp_path / "common")
+    load_index(ways_root, cache_file=tmp_path / "one.json", shared_file=shared)
+    other = _worktree_of(ways_root, "task")
+    code = (
+        "import sys; from gitflow_harness.ways.index import load_index; "
+        f"ix = load_index({str(other)!r}, cache_file={str(tmp_path / 'two.json')!r}, "
+        f"shared_file={shared!r}); "
+        "print([w.id for w in ix.ways], sorted(m for m in sys.modules "
+        "if m.split('.')[0] in ('yaml', 'dataclasses', 'typing', 'tempfile', 'hashlib') "
+        "or m == 'gitflow_harness.ways.parse'))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=unmeasured_env()
+    )
+    assert proc.stdout.strip() == "['a'] []", proc.stderr

@@ -138,3 +138,45 @@ def test_roles_lane_matches_the_subagent_types_a_way_names() -> None:
     assert roles_lane(way, "reviewer") == 1
     assert roles_lane(way, "implementer") == 0
     assert roles_lane(way, "tester") == 1
+
+
+@pytest.mark.parametrize(
+    "glob",
+    [
+        "src/module1/**/*.py",
+        "docs/",
+        "/README.md",
+        "a//b",
+        "./src/*.py",
+        "src/a.py",
+        "src/[ab]/x",
+        "tests/?.py",
+        "**/x",
+        "*.py",
+        "src/**",
+    ],
+)
+def test_a_glob_told_apart_by_its_literal_start_agrees_with_the_full_match(glob: str) -> None:
+    """If a path does not start with a glob's literal start, then it is refused uncompiled,
+    and the answer is the one the compiled glob gives."""
+    from gitflow_harness.ways import match as match_module
+
+    paths = ["src/module1/a/b.py", "src/a.py", "docs/x.md", "docs", "README.md", "a/b", "a//b"]
+    paths += ["src/a/x", "tests/1.py", "q/x", "x", "./src/a.py", "src\\a.py", "srcx/a.py"]
+    for path in paths:
+        match_module._GLOBS.pop(glob, None)
+        normal = path.replace("\\", "/").removeprefix("./").split("/")
+        full = match_module._match_segments(match_module._compile_glob(glob), 0, normal, 0)
+        assert glob_match(glob, path) == full, (glob, path)
+
+
+@pytest.mark.parametrize("needle", ["topic0417", "the", "zzzz", "tes", "docs folder", "s fol", "x"])
+def test_a_long_text_is_searched_through_its_grams_as_plainly(needle: str) -> None:
+    """If a text is long, then a needle is told apart by its first and last characters first,
+    and the answer is `in`'s."""
+    from gitflow_harness.ways.match import LONG_TEXT, contains
+
+    text = ("Please check the docs folder and the tests for topic0417 " * 200)[: LONG_TEXT * 2]
+    assert len(text) >= LONG_TEXT
+    assert contains(text, needle) == (needle in text)
+    assert contains(text[:100], needle) == (needle in text[:100])
