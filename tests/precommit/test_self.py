@@ -11,7 +11,8 @@ import pytest
 from pre_commit.clientlib import load_config, load_manifest
 
 from tests.helpers import ROOT, git, write
-from tests.precommit.conftest import copy_checkout, pre_commit
+from tests.precommit.conftest import pre_commit
+from tests.precommit.store import BUILDS, copy_checkout
 
 
 def local_hooks() -> dict[str, dict[str, Any]]:
@@ -60,6 +61,7 @@ def test_the_repositorys_own_folders_hold_real_content() -> None:
 
 
 @pytest.mark.slow
+@BUILDS
 def test_pre_commit_run_all_files_passes_on_this_repository(tmp_path: Path) -> None:
     """If `make lint` would fail on this checkout, this fails: every hook of the repository's
     own config, on a copy of its files (the checkout itself is never written)."""
