@@ -13,20 +13,22 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from tests.helpers import commit
+from tests.helpers import commit, unmeasured_env
 from tests.precommit.store import Published, config_text
 
 
 def pre_commit(
     cwd: Path, *args: str, env: Mapping[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run the real `pre-commit` (the one installed beside these tests)."""
+    """Run the real `pre-commit` (the one installed beside these tests). Coverage does not
+    measure it: the hooks it runs, gfh's included, run in its own environments, where coverage
+    is not installed, so measuring pre-commit would only add coverage's start-up to each run."""
     return subprocess.run(
         [sys.executable, "-m", "pre_commit", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
-        env={**os.environ, **(env or {})},
+        env={**unmeasured_env(), **(env or {})},
         stdin=subprocess.DEVNULL,
     )
 
