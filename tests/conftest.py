@@ -16,6 +16,7 @@ from freezegun.api import FakeDate, FakeDatetime
 from hypothesis import settings
 
 from tests.helpers import CliRunner, git, make_repo
+from tests.precommit import store as precommit_store
 
 # freezegun skips modules whose name starts with any ignored prefix, and its defaults include
 # "gi" (PyGObject), which also matches "gitflow_harness": without this, time is never frozen.
@@ -122,6 +123,18 @@ def _watch(event: str, args: tuple[object, ...]) -> None:
 sys.addaudithook(_watch)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the slow tests first: the workers share them out from the start, and the many quick
+    ones even out the end, instead of one worker finishing a long test while the other idles."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.fixture(scope="session")
+def published() -> precommit_store.Published:
+    """This checkout, committed in a repository of its own, for `repo:` hooks."""
+    return precommit_store.publish()
+
+
 @pytest.fixture(autouse=True)
 def hermetic(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
@@ -167,8 +180,9 @@ def hermetic(
         ("XDG_DATA_HOME", ".local/share"),
     ):
         monkeypatch.setenv(var, str(home / sub))
-    # pre-commit's environments are expensive to build: share them across the tests of a worker.
-    monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path_factory.getbasetemp() / "pre-commit-home"))
+    # pre-commit's environments are expensive to build: every test and run shares one store
+    # under the ignored .cache/ (tests/precommit/store.py).
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(precommit_store.HOME))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_TEMPLATE_DIR", str(templates))

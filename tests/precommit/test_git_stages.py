@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 
 from tests.helpers import CliRunner, commit, git, read_events
-from tests.precommit.conftest import Published, install, pre_commit, run_git
+from tests.precommit.conftest import install, pre_commit, run_git
+from tests.precommit.store import BUILDS, Published
 
 SESSION = "claude:4e0b7d2c-session"
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, BUILDS]
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ from pre_commit.clientlib import load_manifest
 
 from tests.helpers import ROOT, CliRunner, git, write
 from tests.learning.conftest import pill_text
-from tests.precommit.conftest import Published, install, pre_commit, run_git
+from tests.precommit.conftest import install, run_git, run_hook
+from tests.precommit.store import BUILDS, Published
 
 MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 COMMIT_STAGES = {"pre-commit", "pre-merge-commit", "manual"}
@@ -87,12 +88,13 @@ def test_the_git_stage_hooks_run_where_git_tells_them_what_happened() -> None:
 
 
 def try_repo(repo: Path, published: Published, hook: str) -> str:
-    proc = pre_commit(repo, "try-repo", str(published.path), hook, "--all-files")
+    proc = run_hook(repo, published, hook)
     assert proc.returncode in (0, 1), proc.stdout + proc.stderr
     return ("fail:" if proc.returncode else "pass:") + proc.stdout
 
 
 @pytest.mark.slow
+@BUILDS
 def test_ways_lint_fails_on_a_legacy_way_until_it_is_migrated(
     repo: Path, published: Published, gfh: CliRunner
 ) -> None:
@@ -111,6 +113,7 @@ def test_ways_lint_fails_on_a_legacy_way_until_it_is_migrated(
 
 
 @pytest.mark.slow
+@BUILDS
 def test_graduate_stops_the_commit_that_owes_a_request_until_it_is_added(
     repo: Path, published: Published
 ) -> None:

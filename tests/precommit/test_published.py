@@ -12,9 +12,10 @@ import pytest
 
 from gitflow_harness.scaffold import precommit
 from tests.helpers import CliRunner, commit, git
-from tests.precommit.conftest import Published, pre_commit, run_git
+from tests.precommit.conftest import pre_commit, run_git
+from tests.precommit.store import BUILDS, Published
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, BUILDS]
 
 
 def path_without_gfh() -> str:
