@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from bench.bench_ways import write_ways
-from bench.runner import PYTHON, Measurement, command_vs_pass, compare, time_once
+from bench.runner import PYTHON, Measurement, command_vs_pass, compare, event_counts, time_once
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "hooks" / "claude" / "PostToolUse.Write.json"
@@ -111,11 +111,7 @@ def _gfh_argv(*args: str) -> list[str]:
 
 
 def _fired(repo: Path) -> str:
-    counts: dict[str, int] = {}
-    for path in (repo / ".git" / "gitflow-harness" / "events").glob("*.jsonl"):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            kind = json.loads(line)["type"]
-            counts[kind] = counts.get(kind, 0) + 1
+    counts = event_counts(repo)
     return (
         f"every run fired the matching way: {counts.get('way.fired', 0)} way.fired for "
         f"{counts.get('tool.requested', 0)} tool.requested, "

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from bench.bench_hook import MATCHING, _gfh_argv, _repo
 from bench.bench_ways import write_ways
-from bench.runner import BASELINE_PASS, Measurement, compare, time_once
+from bench.runner import BASELINE_PASS, Measurement, compare, event_counts, time_once
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "gitflow_harness"
@@ -288,9 +288,5 @@ def _stop(hook: _Hook, path: Path) -> Measurement:
 
 
 def _fired(repo: Path) -> str:
-    counts: dict[str, int] = {}
-    for path in (repo / ".git" / "gitflow-harness" / "events").glob("*.jsonl"):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            kind = json.loads(line)["type"]
-            counts[kind] = counts.get(kind, 0) + 1
+    counts = event_counts(repo)
     return f"{counts.get('way.fired', 0)} way.fired, {counts.get('way.suppressed', 0)} suppressed"

@@ -6,6 +6,7 @@ the thing and its baseline back to back, interleaved, and reports the ratio of t
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -110,6 +111,16 @@ def command_vs_pass(
         runs=runs,
         target=target,
     )
+
+
+def event_counts(repo: Path) -> dict[str, int]:
+    """Count the events of each type in the log of the repository at `repo`."""
+    counts: dict[str, int] = {}
+    for path in (repo / ".git" / "gitflow-harness" / "events").glob("*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            kind = json.loads(line)["type"]
+            counts[kind] = counts.get(kind, 0) + 1
+    return counts
 
 
 def render_table(results: Sequence[Measurement]) -> str:
