@@ -140,33 +140,8 @@ def violations(edges: dict[str, set[str]]) -> list[str]:
     return found
 
 
-# The one knot left: `learning`'s records, statistics and history import each other. Until
-# it is untangled the test holds it to these four modules, and fails once it is gone too.
-KNOWN_KNOT = frozenset(
-    f"gitflow_harness.learning.{name}" for name in ("citations", "history", "pills", "requests")
-)
-
-
-def collapsed(
-    edges: dict[str, set[str]], group: frozenset[str], as_one: str
-) -> dict[str, set[str]]:
-    """The graph with `group` made one node: a cycle through it from outside still shows."""
-
-    def node(name: str) -> str:
-        return as_one if name in group else name
-
-    out: dict[str, set[str]] = {}
-    for name, targets in edges.items():
-        out.setdefault(node(name), set()).update(node(t) for t in targets)
-    out.get(as_one, set()).discard(as_one)
-    return out
-
-
 def test_the_package_has_no_import_cycle() -> None:
-    edges = graph()
-    knot = {name: targets for name, targets in edges.items() if name in KNOWN_KNOT}
-    assert find_cycle(knot) is not None, "the learning knot is untangled: drop KNOWN_KNOT"
-    cycle = find_cycle(collapsed(edges, KNOWN_KNOT, "gitflow_harness.learning.<knot>"))
+    cycle = find_cycle(graph())
     assert cycle is None, " -> ".join(cycle or ())
 
 
@@ -193,12 +168,6 @@ def test_the_graph_sees_deferred_imports_and_skips_type_only_ones() -> None:
 )
 def test_find_cycle(edges: dict[str, set[str]], cycle: list[str] | None) -> None:
     assert find_cycle(edges) == cycle
-
-
-def test_a_cycle_through_a_collapsed_group_still_shows() -> None:
-    edges = {"a": {"b"}, "b": {"a", "x"}, "x": {"a"}}
-    assert collapsed(edges, frozenset({"a", "b"}), "ab") == {"ab": {"x"}, "x": {"ab"}}
-    assert find_cycle(collapsed(edges, frozenset({"a", "b"}), "ab")) == ["ab", "x", "ab"]
 
 
 def test_violations_name_the_import_against_the_arrows() -> None:

@@ -140,8 +140,8 @@ def new(
 @click.argument("role")
 def index(role: str) -> int:
     """Print ROLE's lessons index: what its subagents are given when they start."""
+    from gitflow_harness.learning.folders import layout_folder
     from gitflow_harness.learning.index import lessons_index
-    from gitflow_harness.learning.pills import layout_folder
     from gitflow_harness.workspace import open_workspace
 
     ws = open_workspace()

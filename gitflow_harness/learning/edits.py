@@ -12,6 +12,7 @@ from pathlib import Path
 
 from gitflow_harness import git
 from gitflow_harness.errors import GfhError, UsageError
+from gitflow_harness.learning.folders import require_folder
 from gitflow_harness.learning.lock import held
 from gitflow_harness.learning.pills import (
     PILL_SCHEMA,
@@ -23,7 +24,6 @@ from gitflow_harness.learning.pills import (
     Pill,
     Place,
     is_name,
-    require_folder,
 )
 
 

@@ -8,15 +8,15 @@ wherever it sits, so a pill keeps its name (and its requests) when it is retired
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
 from gitflow_harness import __version__
-from gitflow_harness.errors import ConfigError, GfhError, UsageError
+from gitflow_harness.errors import GfhError, UsageError
 from gitflow_harness.learning.cache import cached, stamp
+from gitflow_harness.learning.folders import layout_folder
 from gitflow_harness.store.schema import (
     REQUIRED,
     Choice,
@@ -170,32 +170,6 @@ class Catalog(NamedTuple):
 
     def applying_to(self, role: str) -> list[Pill]:
         return [p for p in self.pills if p.applies(role)]
-
-
-def layout_folder(top: Path, rel: str, setting: str) -> Path:
-    """Return `top/rel`, the folder `setting` names; refuse (exit 2) when a file is in its way."""
-    return require_folder(
-        top,
-        rel,
-        f"{setting} = {rel!r} names a folder there: move the file away or set {setting} in "
-        ".gitflow-harness.toml",
-    )
-
-
-def require_folder(top: Path, rel: str, why: str) -> Path:
-    """Return `top/rel`; raise ConfigError when a file stands where it or a parent must be.
-
-    Otherwise a missing folder reads as an empty one (a check passes on nothing) and creating
-    one fails with a bare OSError.
-    """
-    folder = top / rel
-    probe = folder
-    while not probe.exists() and probe != top and probe.parent != probe:
-        probe = probe.parent
-    if probe.exists() and not probe.is_dir():
-        shown = os.path.relpath(probe, top).replace(os.sep, "/")
-        raise ConfigError(f"{shown} is a file, but {why}")
-    return folder
 
 
 def pill_files(root: Path) -> list[Path]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from gitflow_harness.errors import UsageError
+from gitflow_harness.learning.folders import layout_folder
 from gitflow_harness.store.schema import (
     REQUIRED,
     Choice,
@@ -183,8 +184,6 @@ class Ledger:
 
 def load_ledger(top: Path, root_rel: str) -> Ledger:
     """Parse every request file under `top/root_rel`."""
-    from gitflow_harness.learning.pills import layout_folder
-
     root = layout_folder(top, root_rel, "paths.requests")
     requests: list[Request] = []
     problems: list[Problem] = []
