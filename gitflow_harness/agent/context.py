@@ -15,15 +15,15 @@ from gitflow_harness.agent.repo import append_hook_event
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Any
+    from typing import Any, Final
 
     from gitflow_harness.agent.repo import RepoInfo
     from gitflow_harness.agent.ticks import Position
     from gitflow_harness.hookcall.model import HookEvent
-    from gitflow_harness.hookcall.session import SessionState
+    from gitflow_harness.hookcall.session import RuntimeState, SessionState
 
 
-REPORTED = "reported"  # session state: fingerprints of the problems already reported
+REPORTED: Final = "reported"  # session state: fingerprints of the problems already reported
 MAX_REPORTED = 64
 
 
@@ -45,7 +45,7 @@ class HookContext:
         self.source_name = ""  # the source being consulted (set by the runtime)
         self.warnings: list[str] = []  # lines for the host's stderr (the runtime writes one)
         self._store: SessionState | None = None
-        self._snapshot: dict[str, Any] | None = None
+        self._snapshot: RuntimeState | None = None
         self._observed: list[Position] = []
         self._config: dict[str, Any] | None = None
         self._paths: tuple[str, ...] | None = None
@@ -86,7 +86,7 @@ class HookContext:
         return self._paths
 
     @property
-    def state(self) -> dict[str, Any]:
+    def state(self) -> RuntimeState:
         """A snapshot of the session state (empty without a session). Changes here are not
         saved: sources change state only through an offer's `commit`, under the lock."""
         if self._snapshot is None:
@@ -145,7 +145,7 @@ class HookContext:
         except (OSError, ValueError):
             return None  # not there yet, or not a file: the host writes it asynchronously
 
-    def fold_position(self, state: dict[str, Any]) -> None:
+    def fold_position(self, state: RuntimeState) -> None:
         """Read the context position now and fold it into `state` (under the lock).
 
         At a compaction signal, so the size before the drop is known whether or not a way read
@@ -162,7 +162,7 @@ class HookContext:
         """True when this call read a context position that must be folded into the state."""
         return bool(self._observed)
 
-    def replay(self, state: dict[str, Any]) -> None:
+    def replay(self, state: RuntimeState) -> None:
         """Apply this call's transcript observations to the freshest state (under the lock)."""
         from gitflow_harness.agent import ticks
         from gitflow_harness.hookcall import session as sessions

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from gitflow_harness.agent.context import HookContext
     from gitflow_harness.hookcall.model import Offer, Outcome, Rendered
+    from gitflow_harness.hookcall.session import RuntimeState
 
 MAX_PENDING = 64
 
@@ -60,7 +61,7 @@ def emit(
     if not offers and not ctx.observed and not _has_pending(ctx):
         return _write(ctx, outcome, write)
     store = ctx.store
-    lock: AbstractContextManager[dict[str, Any]] = (
+    lock: AbstractContextManager[RuntimeState] = (
         store.update() if store is not None else nullcontext({})
     )
     with lock as state:
@@ -117,7 +118,7 @@ def _has_pending(ctx: HookContext) -> bool:
     return bool(ctx.state.get("pending"))
 
 
-def _defer(ctx: HookContext, state: dict[str, Any], offers: Sequence[Offer]) -> None:
+def _defer(ctx: HookContext, state: RuntimeState, offers: Sequence[Offer]) -> None:
     items = state.get("pending")
     pending: list[Any] = items if isinstance(items, list) else []
     for offer in offers:
@@ -129,7 +130,7 @@ def _defer(ctx: HookContext, state: dict[str, Any], offers: Sequence[Offer]) -> 
     state["pending"] = pending[-MAX_PENDING:]
 
 
-def _consume_pending(ctx: HookContext, state: dict[str, Any]) -> None:
+def _consume_pending(ctx: HookContext, state: RuntimeState) -> None:
     seen = ctx.state.get("pending")
     if not isinstance(seen, list) or not seen:
         return

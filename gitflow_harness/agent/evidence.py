@@ -16,13 +16,13 @@ from gitflow_harness.hookcall import model as ev
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Final
 
     from gitflow_harness.agent.context import HookContext
 
 # Verdicts that say the work passed. They are declared here because they send nothing back;
 # the ones that do are declared in the configuration (`learning.loop_back`, `graph.loops`).
-MODEL = "model"  # the session state's key for the model named at session start
+MODEL: Final = "model"  # the session state's key for the model named at session start
 
 AFFIRMATIVE = frozenset({"PASS", "PASSED", "APPROVED", "ACCEPTED", "OK", "DONE"})
 

@@ -25,9 +25,11 @@ from gitflow_harness.store.tail import reverse_lines
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any
+    from typing import Any, Final
 
-TOKENS = "tokens"
+    from gitflow_harness.hookcall.session import RuntimeState
+
+TOKENS: Final = "tokens"
 TURNS = "turns"
 SECONDS = "seconds"
 AXES = (TOKENS, TURNS, SECONDS)
@@ -128,7 +130,7 @@ def codex_position(path: Path, *, max_bytes: int = MAX_SCAN_BYTES) -> Position:
 READERS = {"claude": claude_position, "codex": codex_position}
 
 
-def observe(state: dict[str, Any], position: Position) -> bool:
+def observe(state: RuntimeState, position: Position) -> bool:
     """Fold a position into the session's token bookkeeping; True if it reveals a compaction.
 
     A compaction already signalled by a hook (`expect`) is not counted again when its drop or
@@ -168,7 +170,7 @@ def observe(state: dict[str, Any], position: Position) -> bool:
     return False
 
 
-def token_tick(state: dict[str, Any]) -> int:
+def token_tick(state: RuntimeState) -> int:
     """Return the monotonic token tick: offset plus the last position."""
     tokens = state.get("tokens")
     if not isinstance(tokens, dict):
@@ -176,7 +178,7 @@ def token_tick(state: dict[str, Any]) -> int:
     return _int(tokens.get("offset")) + _int(tokens.get("last"))
 
 
-def has_tokens(state: dict[str, Any]) -> bool:
+def has_tokens(state: RuntimeState) -> bool:
     """True once the session read a token position from its transcript: from then on the
     `tokens` axis ticks on it. Until then (no transcript, or none that gives a position) it
     ticks on turns, so ways on it can still refire."""
@@ -184,7 +186,7 @@ def has_tokens(state: dict[str, Any]) -> bool:
     return isinstance(tokens, dict) and type(tokens.get("last")) is int
 
 
-def turn_tick(state: dict[str, Any]) -> int:
+def turn_tick(state: RuntimeState) -> int:
     turns = state.get("turns")
     return turns if isinstance(turns, int) and turns >= 0 else 0
 

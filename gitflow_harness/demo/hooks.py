@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitflow_harness.demo import Demo
+
+if TYPE_CHECKING:
+    from gitflow_harness.hookcall.session import RuntimeState
 
 SESSION = "5d0c2a4e-demo"
 
@@ -148,7 +151,7 @@ class _Session:
         self.demo = demo
         self.transcript = transcript
         self.env = env
-        self.ticks: dict[str, Any] = {}  # what a way's `tokens` tick reads, step by step
+        self.ticks: RuntimeState = {}  # what a way's `tokens` tick reads, step by step
         self.seen = len(_decisions(demo))
 
     def send(self, event: str, **fields: Any) -> None:

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from gitflow_harness.hookcall.session import RuntimeState
+
 # Event kinds: the host-independent meaning of a host event.
 SESSION_START = "session_start"
 PROMPT = "prompt"
@@ -284,9 +286,9 @@ class Offer:
         way: str | None = None,
         fired: dict[str, Any] | None = None,
         first: bool = True,
-        check: Callable[[dict[str, Any]], bool] | None = None,
-        commit: Callable[[dict[str, Any]], None] | None = None,
-        cut: Callable[[dict[str, Any]], None] | None = None,
+        check: Callable[[RuntimeState], bool] | None = None,
+        commit: Callable[[RuntimeState], None] | None = None,
+        cut: Callable[[RuntimeState], None] | None = None,
     ) -> None:
         self.text = text
         self.way = way

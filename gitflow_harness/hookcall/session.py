@@ -23,11 +23,30 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
-    from typing import Any
+    from typing import Final, TypedDict
+
+    class RuntimeState(TypedDict, total=False):
+        """The keys of `runtime.json`, for the type checker alone (nothing is imported for it
+        at run time). Every value is `object`: the file is JSON a person may have edited, so
+        each reader checks the shape it needs before it uses a value."""
+
+        v: object  # the format's version, `VERSION`
+        turns: object  # int: `turn.started` events counted
+        epoch: object  # int: compactions counted
+        compacting: object  # bool: a compaction was signalled, no turn or response since
+        open_turn: object  # int: the turn whose Stop has not yet let the agent stop
+        tokens: object  # dict: the context position's bookkeeping (`agent.ticks`)
+        pending: object  # list of way ids a host could not take yet (`agent.delivery`)
+        reported: object  # list of fingerprints of problems reported (`agent.context`)
+        model: object  # str: the model named at session start (`agent.evidence`)
+        reply: object  # dict: Cursor's afterAgentResponse observations (`ritual.hook`)
+        ways: object  # dict: the main agent's way engagements (`ways.firing`)
+        subagent_ways: object  # list: each subagent's way engagements (`ways.firing`)
+
 
 STATE_FILE = "runtime.json"
-COMPACTING = "compacting"
-OPEN_TURN = "open_turn"  # the turn whose Stop has not yet let the agent stop
+COMPACTING: Final = "compacting"
+OPEN_TURN: Final = "open_turn"  # the turn whose Stop has not yet let the agent stop
 LOCK_FILE = "runtime.lock"
 VERSION = 1
 
@@ -50,12 +69,12 @@ class SessionState:
             self._dir = session_dir(self.session)
         return self._dir
 
-    def read(self) -> dict[str, Any]:
+    def read(self) -> RuntimeState:
         """Return a snapshot of the state, without the lock (it is replaced atomically)."""
         return _load(self.directory / STATE_FILE)
 
     @contextmanager
-    def update(self) -> Iterator[dict[str, Any]]:
+    def update(self) -> Iterator[RuntimeState]:
         """Hold the session lock; yield the freshest state; save it if the block changed it."""
         directory = self.directory
         with exclusive(directory / LOCK_FILE):
@@ -70,7 +89,7 @@ class SessionState:
                 write_private(path, after)
 
 
-def _load(path: Path) -> dict[str, Any]:
+def _load(path: Path) -> RuntimeState:
     try:
         data = json.loads(path.read_bytes())
     except FileNotFoundError:
@@ -81,14 +100,15 @@ def _load(path: Path) -> dict[str, Any]:
         return {"v": VERSION}
     if not isinstance(data, dict) or data.get("v") != VERSION:
         return {"v": VERSION}
-    return data
+    state: RuntimeState = data  # type: ignore[assignment]  # JSON: each reader checks its value
+    return state
 
 
-def _dump(state: dict[str, Any]) -> str:
+def _dump(state: RuntimeState) -> str:
     return json.dumps(state, sort_keys=True, separators=(",", ":"))
 
 
-def bump_turn(state: dict[str, Any]) -> int:
+def bump_turn(state: RuntimeState) -> int:
     """Count one more `turn.started` in the session; return its number."""
     turns = state.get("turns")
     turn = (turns if isinstance(turns, int) and turns >= 0 else 0) + 1
@@ -98,24 +118,24 @@ def bump_turn(state: dict[str, Any]) -> int:
     return turn
 
 
-def open_turn(state: dict[str, Any]) -> int | None:
+def open_turn(state: RuntimeState) -> int | None:
     """Return the turn that started and has not yet been let stop, or None."""
     value = state.get(OPEN_TURN)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def close_turn(state: dict[str, Any]) -> None:
+def close_turn(state: RuntimeState) -> None:
     """The agent was let stop: the session's latest turn is over."""
     state.pop(OPEN_TURN, None)
 
 
-def epoch(state: dict[str, Any]) -> int:
+def epoch(state: RuntimeState) -> int:
     """Return the session's compaction epoch."""
     value = state.get("epoch")
     return value if isinstance(value, int) and value >= 0 else 0
 
 
-def signal_compaction(state: dict[str, Any], *, opens: bool) -> bool:
+def signal_compaction(state: RuntimeState, *, opens: bool) -> bool:
     """Count a compaction signalled by a hook once; True when it started a new epoch.
 
     A host signals one compaction several times (Claude Code: PreCompact, PostCompact, then
@@ -129,7 +149,7 @@ def signal_compaction(state: dict[str, Any], *, opens: bool) -> bool:
     return True
 
 
-def compact(state: dict[str, Any]) -> None:
+def compact(state: RuntimeState) -> None:
     """Record a compaction: a new epoch ends every way's episode (their text left the context).
 
     The next drop in the context position or the next compaction boundary in the transcript

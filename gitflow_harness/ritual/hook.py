@@ -13,11 +13,12 @@ from gitflow_harness.hookcall import model as ev
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Final
 
     from gitflow_harness.agent.context import HookContext
+    from gitflow_harness.hookcall.session import RuntimeState
 
-REPLY_KEY = "reply"  # Cursor: afterAgentResponse's booleans and generation, for its stop
+REPLY_KEY: Final = "reply"  # Cursor: afterAgentResponse's booleans and generation, for its stop
 CLOUD_PREFIX = "bc-"  # Cursor background (cloud) agents: their tools do not reach hooks
 UNREADABLE = "payload_unreadable"  # the reason of a Stop whose stdin was not a JSON object
 
@@ -133,7 +134,7 @@ def generation(event: ev.HookEvent) -> str | None:
     return ev.name_or_none(event.payload.get("generation_id"))
 
 
-def forget_reply(state: dict[str, Any]) -> None:
+def forget_reply(state: RuntimeState) -> None:
     """At a new prompt: drop a reply whose stop never came, so it cannot decide a later turn."""
     state.pop(REPLY_KEY, None)
 

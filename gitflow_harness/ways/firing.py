@@ -26,15 +26,16 @@ from gitflow_harness.hookcall.model import Offer
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
+    from typing import Any, Final
 
     from gitflow_harness.agent.context import HookContext
     from gitflow_harness.firing.curves import Curve
     from gitflow_harness.firing.engagement import Decision, EngagementState
+    from gitflow_harness.hookcall.session import RuntimeState
     from gitflow_harness.ways.model import LoadProblem, Way
 
-SECTION = "ways"  # the main agent's engagement: way id -> engagement state and epoch
-SUBAGENTS = "subagent_ways"  # [[agent id, {way id: engagement}], ...], newest last
+SECTION: Final = "ways"  # the main agent's engagement: way id -> engagement state and epoch
+SUBAGENTS: Final = "subagent_ways"  # [[agent id, {way id: engagement}], ...], newest last
 MAX_SUBAGENTS = 32  # subagents remembered per session; older ones have long finished
 MAIN = ""  # the engagement key of the main agent; a subagent's is its agent id
 AGENT = "agent"
@@ -268,7 +269,7 @@ def _offer(
     tick, axis = fired["tick"], fired["axis"]
     offer = Offer(text, way=way_id, fired=fired, first=decision.kind == FIRST)
 
-    def check(state: dict[str, Any]) -> bool:
+    def check(state: RuntimeState) -> bool:
         # Under the lock, on the freshest state: a parallel call may have fired it meanwhile.
         now = engagement(curve, engagements(state, key).get(way_id), epoch(state), axis, tick)
         again = now.decide(tick, magnitude, floor)
@@ -282,7 +283,7 @@ def _offer(
         offer.first = again.kind == FIRST
         return True
 
-    def commit(state: dict[str, Any]) -> None:
+    def commit(state: RuntimeState) -> None:
         entries = writable_engagements(state, key)
         if entries is None:
             return  # a subagent without an id: its context is new at every start anyway
@@ -336,7 +337,7 @@ def engagement_key(ctx: HookContext) -> str | None:
     return ctx.event.agent
 
 
-def engagements(state: dict[str, Any], key: str | None) -> dict[str, Any]:
+def engagements(state: RuntimeState, key: str | None) -> dict[str, Any]:
     """Return the stored engagements of one context (read-only; empty when there are none)."""
     if key == MAIN:
         section = state.get(SECTION)
@@ -350,7 +351,7 @@ def engagements(state: dict[str, Any], key: str | None) -> dict[str, Any]:
     return {}
 
 
-def writable_engagements(state: dict[str, Any], key: str | None) -> dict[str, Any] | None:
+def writable_engagements(state: RuntimeState, key: str | None) -> dict[str, Any] | None:
     """Return the engagements of one context to change, creating them; a subagent's move to
     the end of the list, which keeps the newest `MAX_SUBAGENTS`."""
     if key is None:
@@ -358,8 +359,10 @@ def writable_engagements(state: dict[str, Any], key: str | None) -> dict[str, An
     if key == MAIN:
         section = state.get(SECTION)
         if not isinstance(section, dict):
-            section = state[SECTION] = {}
-        return section
+            section = {}
+            state[SECTION] = section
+        engagements: dict[str, Any] = section
+        return engagements
     agents = state.get(SUBAGENTS)
     items = agents if isinstance(agents, list) else []
     kept = [i for i in items if isinstance(i, list) and len(i) == 2]
