@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, NamedTuple
 
 from gitflow_harness.errors import GfhError
 from gitflow_harness.store import eventwrite
@@ -32,6 +31,13 @@ from gitflow_harness.store.eventwrite import (
 )
 from gitflow_harness.store.session_env import session_from_env
 from gitflow_harness.store.tail import reverse_lines_holding, reverse_nonempty_lines
+
+# Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final, NamedTuple
+else:
+    from gitflow_harness.records import NamedTuple
 
 __all__ = [
     "EVENT",
