@@ -42,3 +42,25 @@ class _NamedTupleMeta(type):
 
 
 NamedTuple = type.__new__(_NamedTupleMeta, "NamedTuple", (), {})
+
+
+class Mutable:
+    """A mutable record without `dataclasses` (which imports `inspect`, ~6 ms): a subclass
+    names its fields in order in `_fields`, makes them its `__slots__` and sets them in
+    `__init__`; equality and repr follow the fields, as a dataclass's do."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+    __hash__ = None  # type: ignore[assignment]  # mutable: unhashable, as a dataclass
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self._fields)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __repr__(self) -> str:
+        pairs = ", ".join(f"{n}={v!r}" for n, v in zip(self._fields, self._values(), strict=True))
+        return f"{type(self).__name__}({pairs})"

@@ -8,7 +8,7 @@ import typing
 
 import pytest
 
-from gitflow_harness.records import NamedTuple
+from gitflow_harness.records import Mutable, NamedTuple
 
 
 class Pair(NamedTuple):
@@ -75,3 +75,23 @@ def test_building_a_record_imports_no_typing() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "False"
+
+
+class Counts(Mutable):
+    _fields = ("name", "seen")
+    __slots__ = _fields
+
+    def __init__(self, name: str, seen: int = 0) -> None:
+        self.name = name
+        self.seen = seen
+
+
+def test_a_mutable_record_compares_and_shows_its_fields_in_order() -> None:
+    counts = Counts("a")
+    counts.seen += 1
+    assert counts == Counts("a", 1)
+    assert counts != Counts("a")
+    assert counts != ("a", 1)
+    assert repr(counts) == "Counts(name='a', seen=1)"
+    with pytest.raises(TypeError):
+        hash(counts)
