@@ -4,7 +4,7 @@ Importing `typing` costs about 2 ms per hook call. A record declared as `class R
 with this `NamedTuple` is built by `collections.namedtuple` from the class body, as
 `typing.NamedTuple` builds it: the same fields in the same order, trailing defaults, methods,
 docstring, equality, immutability and `_replace`/`_asdict`. Type checkers read
-`typing.NamedTuple` instead (see the `TYPE_CHECKING` import where it is used).
+`typing.NamedTuple` instead.
 """
 
 from __future__ import annotations
@@ -41,7 +41,10 @@ class _NamedTupleMeta(type):
         return record
 
 
-NamedTuple = type.__new__(_NamedTupleMeta, "NamedTuple", (), {})
+if TYPE_CHECKING:
+    from typing import NamedTuple as NamedTuple
+else:
+    NamedTuple = type.__new__(_NamedTupleMeta, "NamedTuple", (), {})
 
 
 class Mutable:

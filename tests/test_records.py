@@ -30,7 +30,7 @@ class TypedPair(typing.NamedTuple):
 
 def test_a_record_behaves_as_the_typing_one() -> None:
     pair, typed = Pair(1), TypedPair(1)
-    assert pair == typed == (1, "b")
+    assert pair == typed == (1, "b")  # type: ignore[comparison-overlap]
     assert Pair._fields == TypedPair._fields
     assert Pair._field_defaults == TypedPair._field_defaults
     assert list(Pair.__annotations__) == list(TypedPair.__annotations__)
@@ -61,7 +61,7 @@ def test_a_namedtuple_method_cannot_be_redefined() -> None:
         class Replacing(NamedTuple):
             value: int
 
-            def _replace(self) -> None:  # type: ignore[override]
+            def _replace(self) -> None:  # type: ignore[misc]
                 pass
 
 
