@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
 
 from gitflow_harness.errors import RepoStateError
 from gitflow_harness.git.core import GitError, Repo, _cwd, run
+
+# Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gitflow_harness.records import NamedTuple
 
 
 def resolve(repo: Repo, rev: str) -> str | None:

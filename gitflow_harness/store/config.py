@@ -9,9 +9,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from types import MappingProxyType
 
 from gitflow_harness.errors import ConfigError
 from gitflow_harness.firing.curves import MAX_HALF_LIFE
@@ -26,6 +25,13 @@ from gitflow_harness.store.schema import (
     Str,
     StrList,
 )
+
+# Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final, NamedTuple
+else:
+    from gitflow_harness.records import NamedTuple
 
 CONFIG_FILE: Final = ".gitflow-harness.toml"
 # What a subagent's first line `VERDICT: X` can carry, and so what a configured verdict may be.
@@ -154,37 +160,32 @@ SECTIONS: Final[dict[str, Schema]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class RepositoryConfig:
+class RepositoryConfig(NamedTuple):
     trunk: str
     worktrees: str
     protect_trunk: str
 
 
-@dataclass(frozen=True, slots=True)
-class PathsConfig:
+class PathsConfig(NamedTuple):
     ways: str
     pills: str
     requests: str
 
 
-@dataclass(frozen=True, slots=True)
-class GateConfig:
+class GateConfig(NamedTuple):
     prepare: tuple[str, ...]
     test: tuple[str, ...]
     push: str
 
 
-@dataclass(frozen=True, slots=True)
-class WaysConfig:
+class WaysConfig(NamedTuple):
     floor: float
     budget_chars: int
     postcheck_timeout_s: float
     default_half_life: int
 
 
-@dataclass(frozen=True, slots=True)
-class RitualConfig:
+class RitualConfig(NamedTuple):
     enforce: tuple[str, ...]
     require_status: bool
     require_box: bool
@@ -194,8 +195,7 @@ class RitualConfig:
     chat_turns: str = "free"
 
 
-@dataclass(frozen=True, slots=True)
-class LearningConfig:
+class LearningConfig(NamedTuple):
     graduation_at: int
     capture_at: int
     capture_days: int
@@ -204,15 +204,13 @@ class LearningConfig:
     loop_back: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class GraphConfig:
+class GraphConfig(NamedTuple):
     stages: tuple[str, ...]
     # role -> verdict -> stages the work is sent back to
     loops: Mapping[str, Mapping[str, tuple[str, ...]]]
 
 
-@dataclass(frozen=True, slots=True)
-class Config:
+class Config(NamedTuple):
     """The effective configuration, and where each value came from."""
 
     repository: RepositoryConfig
@@ -223,7 +221,7 @@ class Config:
     learning: LearningConfig
     graph: GraphConfig
     path: Path | None = None
-    sources: Mapping[str, str] = field(default_factory=dict)
+    sources: Mapping[str, str] = MappingProxyType({})
 
     def as_dict(self) -> dict[str, dict[str, Any]]:
         """Return the values as plain JSON-able data, section by section."""
@@ -327,15 +325,17 @@ def _split_dotted(text: str) -> list[str]:
     return [a or b or c for a, b, c in parts]
 
 
-@dataclass(frozen=True, slots=True)
 class Reading:
     """One configuration file being read: where it is, its key lines, and the values so far."""
 
-    where: str  # the file, as messages name it
-    lines: Mapping[str, int]  # dotted key -> its line
-    top: Path | None  # the worktree, None outside a repository
-    sections: dict[str, dict[str, Any]] = field(default_factory=dict)  # checked, per table
-    sources: dict[str, str] = field(default_factory=dict)  # dotted key -> where its value is from
+    __slots__ = ("lines", "sections", "sources", "top", "where")
+
+    def __init__(self, where: str, lines: Mapping[str, int], top: Path | None) -> None:
+        self.where = where  # the file, as messages name it
+        self.lines = lines  # dotted key -> its line
+        self.top = top  # the worktree, None outside a repository
+        self.sections: dict[str, dict[str, Any]] = {}  # checked, per table
+        self.sources: dict[str, str] = {}  # dotted key -> where its value is from
 
     def problem(self, key: str, message: str) -> Problem:
         return Problem(self.where, self.lines.get(key), "error", message)

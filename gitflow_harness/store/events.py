@@ -13,12 +13,11 @@ import json
 import os
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, NamedTuple
 
 from gitflow_harness.errors import GfhError
+from gitflow_harness.records import Mutable
 from gitflow_harness.store import eventwrite
 from gitflow_harness.store.eventwrite import (
     LOG_DIR,
@@ -32,6 +31,13 @@ from gitflow_harness.store.eventwrite import (
 )
 from gitflow_harness.store.session_env import session_from_env
 from gitflow_harness.store.tail import reverse_lines_holding, reverse_nonempty_lines
+
+# Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final, NamedTuple
+else:
+    from gitflow_harness.records import NamedTuple
 
 __all__ = [
     "EVENT",
@@ -158,21 +164,27 @@ def classify(raw: bytes, loads: Callable[[bytes], Any] = json.loads) -> Event | 
     return Event(id_, at, kind, surface, session, branch, data)
 
 
-@dataclass
-class FileCounts:
+class FileCounts(Mutable):
     """How the lines of one log file were classified."""
 
-    path: Path
-    events: int = 0
-    foreign: int = 0
-    torn: int = 0
+    _fields = ("path", "events", "foreign", "torn")
+    __slots__ = _fields
+
+    def __init__(self, path: Path, events: int = 0, foreign: int = 0, torn: int = 0) -> None:
+        self.path = path
+        self.events = events
+        self.foreign = foreign
+        self.torn = torn
 
 
-@dataclass
-class ReadStats:
+class ReadStats(Mutable):
     """Counts gathered while streaming the log; readers report what they skipped."""
 
-    files: list[FileCounts] = field(default_factory=list)
+    _fields = ("files",)
+    __slots__ = _fields
+
+    def __init__(self, files: list[FileCounts] | None = None) -> None:
+        self.files = [] if files is None else files
 
     @property
     def events(self) -> int:

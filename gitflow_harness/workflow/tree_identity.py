@@ -20,9 +20,13 @@ import stat
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
 
 from gitflow_harness import git
+
+# Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 CACHE: Final = ("gitflow-harness", "tree-identity.json")
 KEEP: Final = 16  # the newest results kept: a tree and the few states it moves between

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
@@ -23,7 +22,7 @@ def run(
 ) -> tuple[str, int, list[dict[str, object]], tuple[str, ...]]:
     ws = open_workspace(repo)
     if graph:
-        ws.config = dataclasses.replace(ws.config, graph=GraphConfig(**graph))  # type: ignore[arg-type]
+        ws.config = ws.config._replace(graph=GraphConfig(**graph))  # type: ignore[arg-type]
     detector: Detector = LearningDetector()
     for event in events:
         detector.observe(event)

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
@@ -264,7 +263,7 @@ def test_same_day_loop_backs_are_ordered_by_the_lessons_commit_time(
 
 
 def test_capture_at_is_configurable(repo: Path) -> None:
-    learning = dataclasses.replace(CONFIG.learning, capture_at=5)
+    learning = CONFIG.learning._replace(capture_at=5)
     assert isinstance(learning, LearningConfig)
     found = stats.role_loads(
         records_of(rejected("2026-11-12", 4)),
@@ -361,7 +360,7 @@ def test_the_report_counts_injection_by_the_hooks_own_rule(repo: Path, put_pill:
     put_pill(date="2026-11-10", last_seen="2026-11-10")
     events = [started(local("2026-11-11", 9), "implementer")]
     graph = GraphConfig(stages=("reviewer",), loops={})
-    staged = dataclasses.replace(CONFIG, graph=graph)
+    staged = CONFIG._replace(graph=graph)
     for config, applied in (
         (CONFIG, stats.Applied(1)),
         (staged, stats.Applied(None, "its roles are not injected (not in graph.stages)")),

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -27,7 +26,7 @@ from gitflow_harness.store.config import RitualConfig, default_config
 from gitflow_harness.store.events import Event, make_event
 
 RITUAL = default_config().ritual
-CHAT_BOX = replace(RITUAL, chat_turns="box")  # a turn without tools must show the box
+CHAT_BOX = RITUAL._replace(chat_turns="box")  # a turn without tools must show the box
 SESSION = "claude:s1"
 
 
@@ -397,37 +396,37 @@ def test_the_table_checks_status_then_box_then_task() -> None:
 def test_the_status_rule() -> None:
     """If a tool turn, then the end-turn status is required unless switched off; a stand-in
     for an unobserved reply requires it in any turn."""
-    prose = replace(EVIDENCE, tool_turn=False)
+    prose = EVIDENCE._replace(tool_turn=False)
     assert status_required(demand())
-    assert not status_required(demand(ritual=replace(RITUAL, require_status=False)))
+    assert not status_required(demand(ritual=RITUAL._replace(require_status=False)))
     assert not status_required(demand(prose))
     assert status_required(demand(prose, stand_in=True))
     assert not status_satisfied(EVIDENCE)
-    assert status_satisfied(replace(EVIDENCE, status_ran=True))
+    assert status_satisfied(EVIDENCE._replace(status_ran=True))
 
 
 def test_the_box_rule() -> None:
     """If the box is wanted and the reply was observed, then the whole box is required."""
     assert box_required(demand())
     assert not box_required(demand(box_wanted=False))
-    assert not box_required(demand(replace(EVIDENCE, box_seen=False)))
-    assert not box_satisfied(replace(EVIDENCE, partial_box=True))
-    assert box_satisfied(replace(EVIDENCE, box_whole=True))
+    assert not box_required(demand(EVIDENCE._replace(box_seen=False)))
+    assert not box_satisfied(EVIDENCE._replace(partial_box=True))
+    assert box_satisfied(EVIDENCE._replace(box_whole=True))
 
 
 def test_the_task_rule() -> None:
     """If a tool turn, then a declared task is required unless switched off."""
     assert task_required(demand())
-    assert not task_required(demand(ritual=replace(RITUAL, require_task=False)))
-    assert not task_required(demand(replace(EVIDENCE, tool_turn=False), stand_in=True))
+    assert not task_required(demand(ritual=RITUAL._replace(require_task=False)))
+    assert not task_required(demand(EVIDENCE._replace(tool_turn=False), stand_in=True))
     assert not task_satisfied(EVIDENCE)
-    assert task_satisfied(replace(EVIDENCE, task_set=True))
+    assert task_satisfied(EVIDENCE._replace(task_set=True))
 
 
 def test_judge_lists_every_missing_rule_in_table_order() -> None:
     result = judge(EVIDENCE, adapter="claude", ritual=RITUAL)
     assert (result.outcome, result.rule, result.missing) == ("fail", STATUS, (STATUS, BOX, TASK))
-    whole = replace(EVIDENCE, status_ran=True, task_set=True, box_whole=True, turns=2)
+    whole = EVIDENCE._replace(status_ran=True, task_set=True, box_whole=True, turns=2)
     assert judge(whole, adapter="claude", ritual=RITUAL).outcome == "pass"
 
 

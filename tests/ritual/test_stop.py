@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,7 @@ from gitflow_harness.store.config import RitualConfig, default_config
 from gitflow_harness.store.events import EventLog
 
 RITUAL = default_config().ritual
-CHAT_BOX = replace(RITUAL, chat_turns="box")
+CHAT_BOX = RITUAL._replace(chat_turns="box")
 BOX = "┌─ gfh · feature ─┐\n│ tree  clean     │\n└─────────────────┘\n"
 
 
@@ -288,7 +287,7 @@ def test_remediation_is_bounded_by_max_blocks(log: EventLog) -> None:
 
 def test_an_allowed_stop_restarts_the_count(log: EventLog) -> None:
     tool_turn(log)
-    one = replace(RITUAL, max_blocks=1)
+    one = RITUAL._replace(max_blocks=1)
     assert stop(log, "no", ritual=one).decision == "block"
     rec(log, "coord.status_observed", surface="cli", status="end_turn_checked")
     rec(log, "coord.task_changed", surface="cli", state="set", fingerprint="f")
@@ -303,7 +302,7 @@ def test_remediation_turns_count_toward_the_bound(log: EventLog) -> None:
     """If Cursor repairs in follow-up turns, then their blocks count with the turn they
     repair: the window walks back over remediation turns."""
     tool_turn(log)
-    two = replace(RITUAL, max_blocks=2)
+    two = RITUAL._replace(max_blocks=2)
     assert stop(log, None, adapter="cursor", session="claude:a", ritual=two).decision == "block"
     rec(log, "turn.started", turn=2, stop_remediation=True)
     assert stop(log, None, adapter="cursor", ritual=two).decision == "block"
@@ -321,6 +320,6 @@ def test_remediation_turns_count_toward_the_bound(log: EventLog) -> None:
 
 def test_max_blocks_zero_only_observes(log: EventLog) -> None:
     tool_turn(log)
-    verdict = stop(log, "no box", ritual=replace(RITUAL, max_blocks=0))
+    verdict = stop(log, "no box", ritual=RITUAL._replace(max_blocks=0))
     assert (verdict.decision, verdict.rule, verdict.enforced) == ("allow", "status", False)
     assert "tries left" not in verdict.reason
