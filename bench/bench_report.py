@@ -20,11 +20,13 @@ import datetime as dt
 import json
 import os
 import random
+import resource
+import statistics
 import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 from bench.runner import PYTHON, Measurement, compare
 
@@ -74,17 +76,15 @@ def run(work: Path) -> list[Measurement]:
     small, _ = _repo(work / "small", SMALL)
     events_dir = big / ".git" / "gitflow-harness" / "events"
     size = sum(p.stat().st_size for p in events_dir.glob("*.jsonl"))
-    peaks: dict[str, list[int]] = {"report": [], "bare": []}
+    runs: dict[str, list[Run]] = {"report": [], "bare": []}
 
     def ours() -> float:
-        seconds, peak = measured([PYTHON, "-c", REPORT], big)
-        peaks["report"].append(peak)
-        return seconds
+        runs["report"].append(run := measured([PYTHON, "-c", REPORT], big))
+        return run.seconds
 
     def bare() -> float:
-        seconds, peak = measured([PYTHON, "-c", BARE_LOOP, str(events_dir)], big)
-        peaks["bare"].append(peak)
-        return seconds
+        runs["bare"].append(run := measured([PYTHON, "-c", BARE_LOOP, str(events_dir)], big))
+        return run.seconds
 
     result = compare(
         f"gfh report, {EVENTS:,} events",
@@ -95,8 +95,8 @@ def run(work: Path) -> list[Measurement]:
         warmup=1,
         target=0.8,
     )
-    _, small_peak = measured([PYTHON, "-c", REPORT], small)
-    big_peak = max(peaks["report"])
+    small_peak = measured([PYTHON, "-c", REPORT], small).peak_kib
+    big_peak = max(r.peak_kib for r in runs["report"])
     result.notes.append(
         f"log: {size / 1e6:.0f} MB in {len(list(events_dir.glob('*.jsonl')))} monthly files, "
         f"{sessions:,} sessions; repository: {LIVE_BRANCHES} live branches with "
@@ -105,8 +105,9 @@ def run(work: Path) -> list[Measurement]:
     result.notes.append(
         f"peak RSS: {small_peak / 1024:.1f} MiB at {SMALL:,} events, {big_peak / 1024:.1f} MiB "
         f"at {EVENTS:,} events (x{big_peak / small_peak:.2f} for 10x the log; "
-        f"the bare loop: {max(peaks['bare']) / 1024:.1f} MiB)"
+        f"the bare loop: {max(r.peak_kib for r in runs['bare']) / 1024:.1f} MiB)"
     )
+    result.notes.append(cpu_note(runs["report"], runs["bare"]))
     return [result, _across(work)]
 
 
@@ -115,42 +116,69 @@ def _across(work: Path) -> Measurement:
     repos = [_repo(work / name, EACH, seed=seed)[0] for seed, name in enumerate("abc", 21)]
     logs = [str(r / ".git" / "gitflow-harness" / "events") for r in repos]
     args = [arg for r in repos for arg in ("--repo", str(r))]
-    peaks: list[int] = []
+    runs: dict[str, list[Run]] = {"report": [], "bare": []}
 
     def ours() -> float:
-        seconds, peak = measured([PYTHON, "-c", REPORT, *args], work)
-        peaks.append(peak)
-        return seconds
+        runs["report"].append(run := measured([PYTHON, "-c", REPORT, *args], work))
+        return run.seconds
+
+    def bare() -> float:
+        runs["bare"].append(run := measured([PYTHON, "-c", BARE_LOOP, *logs], work))
+        return run.seconds
 
     result = compare(
         f"gfh report --repo ×3, {EACH:,} events each",
         ours,
         "json.loads loop over the three logs",
-        lambda: measured([PYTHON, "-c", BARE_LOOP, *logs], work)[0],
+        bare,
         runs=3,
         warmup=1,
         target=0.8,
     )
-    _, alone = measured([PYTHON, "-c", REPORT], repos[0])
+    alone = measured([PYTHON, "-c", REPORT], repos[0]).peak_kib
+    peak = max(r.peak_kib for r in runs["report"])
     result.notes.append(
-        f"peak RSS: {max(peaks) / 1024:.1f} MiB over the three repositories, "
-        f"{alone / 1024:.1f} MiB for one of them alone (x{max(peaks) / alone:.2f})"
+        f"peak RSS: {peak / 1024:.1f} MiB over the three repositories, "
+        f"{alone / 1024:.1f} MiB for one of them alone (x{peak / alone:.2f})"
     )
+    result.notes.append(cpu_note(runs["report"], runs["bare"]))
     return result
 
 
-def measured(argv: Sequence[str], cwd: Path) -> tuple[float, int]:
-    """Run `argv` and return its wall time and the peak resident set size it reported (KiB)."""
+class Run(NamedTuple):
+    """One run of a program: its wall time, the CPU time it and its children used (user and
+    system: less swayed than wall time by other work on a loaded machine), its peak RSS."""
+
+    seconds: float
+    cpu: float
+    peak_kib: int
+
+
+def measured(argv: Sequence[str], cwd: Path) -> Run:
+    """Run `argv` and return its wall time, its CPU time and the peak RSS it reported (KiB)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(
         list(argv), cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False
     )
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     err = proc.stderr.decode(errors="replace")
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)[:80]} exited {proc.returncode}: {err[:500]}")
     peaks = [int(line.split()[1]) for line in err.splitlines() if line.startswith("peak-kib ")]
-    return elapsed, peaks[-1] if peaks else 0
+    return Run(elapsed, cpu, peaks[-1] if peaks else 0)
+
+
+def cpu_note(ours: Sequence[Run], bare: Sequence[Run]) -> str:
+    """The ratio of the median CPU times, beside the wall-time ratio the table shows."""
+    mine = statistics.median(r.cpu for r in ours)
+    base = statistics.median(r.cpu for r in bare)
+    return (
+        f"CPU time (user + system, with git's): {mine:.1f} s against {base:.1f} s, "
+        f"x{mine / base:.2f}"
+    )
 
 
 # -- the repository ------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from gitflow_harness.report.detectors import DetectorFactory, factories
-from gitflow_harness.report.model import DetectorResult, Finding, ReportContext
+from gitflow_harness.report.model import Detector, DetectorResult, Finding, ReportContext
 from gitflow_harness.report.repos import RepoRef, repo_ref
 from gitflow_harness.store.events import Event, ReadStats
 from gitflow_harness.workspace import Workspace
@@ -111,6 +111,36 @@ def _together(parts: Sequence[RepositoryReport]) -> tuple[DetectorResult, ...]:
     )
 
 
+Observe = Callable[[Event], None]
+
+
+class _Routes(dict[str, tuple[Observe, ...]]):
+    """Event type -> the `observe` of every detector that reads it, in report order.
+
+    A detector that declares the event types it reads is not called for the others: most of a
+    log is hook traffic that only some detectors look at. A type's entry is worked out the
+    first time it is seen, so each event costs one lookup.
+    """
+
+    def __init__(self, running: Sequence[Detector]) -> None:
+        super().__init__()
+        self._running = running
+
+    def __missing__(self, kind: str) -> tuple[Observe, ...]:
+        found = tuple(d.observe for d in self._running if _reads(d, kind))
+        if len(self) < ROUTES_KEPT:  # types are few; memory must not grow with a log of many
+            self[kind] = found
+        return found
+
+
+ROUTES_KEPT: Final = 256
+
+
+def _reads(detector: Detector, kind: str) -> bool:
+    types = getattr(detector, "types", None)
+    return types is None or kind in types
+
+
 def run_report(
     ws: Workspace,
     *,
@@ -124,19 +154,8 @@ def run_report(
     stats = ReadStats()
     ctx = ReportContext(workspace=ws, stats=stats, since=since)
     running = [make(ctx) for make in (factories() if detectors is None else detectors)]
-    # A detector that declares the event types it reads is not called for the others: most
-    # of a log is hook traffic that only some detectors look at.
-    every: list[Callable[[Event], None]] = [
-        d.observe for d in running if getattr(d, "types", None) is None
-    ]
-    by_type: dict[str, list[Callable[[Event], None]]] = {}
-    for d in running:
-        for kind in getattr(d, "types", None) or ():
-            by_type.setdefault(kind, []).append(d.observe)
-    no_one: list[Callable[[Event], None]] = []
+    routes = _Routes(running)
     for event in ws.log.read(since=since, stats=stats):
-        for observe in every:
-            observe(event)
-        for observe in by_type.get(event.type, no_one):
+        for observe in routes[event.type]:
             observe(event)
     return Report(tuple(d.finish(ctx) for d in running), stats, since)

@@ -8,7 +8,7 @@ from gitflow_harness.report import render
 from gitflow_harness.report.detectors import DETECTORS, factories
 from gitflow_harness.report.model import DetectorResult, ReportContext
 from gitflow_harness.report.repos import open_repositories
-from gitflow_harness.report.runner import run_report, run_reports
+from gitflow_harness.report.runner import ROUTES_KEPT, run_report, run_reports
 from gitflow_harness.store.events import Event, EventLog
 from gitflow_harness.workspace import open_workspace
 from tests.helpers import CliRunner, make_repo
@@ -87,6 +87,23 @@ def test_a_detector_that_declares_its_event_types_sees_only_those(repo: Path, se
     seed.event("git.update", {"via": "merge", "trunk": "main", "onto": "c" * 40})
     result = run_report(open_workspace(), detectors=[VerbCounter, Counter])
     assert [r.considered for r in result.results] == [3, 7]
+
+
+class Deaf(Counter):
+    id = "deaf"
+    types: frozenset[str] = frozenset()
+
+
+def test_a_log_of_more_types_than_are_kept_still_reaches_every_reader(
+    repo: Path, seed: Seeder
+) -> None:
+    # Routes are kept for the first types seen; the rest are worked out per event, the same.
+    for n in range(ROUTES_KEPT + 5):
+        seed.event(f"custom.{n}", {})
+        seed.verb("status")
+    result = run_report(open_workspace(), detectors=[VerbCounter, Counter, Deaf])
+    count = ROUTES_KEPT + 5
+    assert [r.considered for r in result.results] == [count, 2 * count, 0]
 
 
 def test_since_skips_earlier_events(repo: Path, gfh: CliRunner) -> None:
