@@ -47,21 +47,14 @@ def test_a_damaged_payload_is_parsed_again_from_its_file(ways_root: Path) -> Non
         "a",
         "description: A\nwhen: {keywords: [x]}\ncurve: {type: Flat, suppression: 7}\n",
     )
-    broken = Way.from_payload(
-        [["not", "lanes"], "not json"],
-        id="a",
-        file=str(path),
-        has_macro=False,
-        has_postcheck=False,
-        repair=reparse,
-    )
+    broken = damaged(path)
     assert broken.lanes.keywords == ("x",)
     assert broken.curve.to_dict() == {"type": "Flat", "suppression": 7}
 
 
-def test_a_damaged_payload_whose_file_is_broken_names_the_file(ways_root: Path) -> None:
-    path = write_way(ways_root, "a", "description: A\n")  # no `when`, no curve: not a way
-    broken = Way.from_payload(
+def damaged(path: Path) -> Way:
+    """A cached way of `path` whose payload is damaged: decoding it repairs from the file."""
+    return Way.from_payload(
         [["not", "lanes"], "not json"],
         id="a",
         file=str(path),
@@ -69,6 +62,11 @@ def test_a_damaged_payload_whose_file_is_broken_names_the_file(ways_root: Path) 
         has_postcheck=False,
         repair=reparse,
     )
+
+
+def test_a_damaged_payload_whose_file_is_broken_names_the_file(ways_root: Path) -> None:
+    path = write_way(ways_root, "a", "description: A\n")  # no `when`, no curve: not a way
+    broken = damaged(path)
     with pytest.raises(ValueError, match=str(path)):
         broken.lanes  # noqa: B018 - reading it decodes it
 
