@@ -18,6 +18,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gitflow_harness.agent.runtime import main as hook
 
         return hook(*args[1:])
+    if args[:1] == ["status"]:
+        # Run at the end of every turn: arguments `cli/status.py` recognises skip Click too,
+        # through the same error boundary; anything else is Click's to parse or refuse.
+        from gitflow_harness.cli import guarded
+        from gitflow_harness.cli.status import parse, show
+
+        flags = parse(args[1:])
+        if flags is not None:
+            return guarded(lambda: show(**flags), args)
     from gitflow_harness.cli import run
 
     return run(args)
