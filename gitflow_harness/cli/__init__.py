@@ -1,19 +1,30 @@
 """The command line: the Click tree (`group.py`), the one error boundary, and the way in.
 
-Importing this package costs no Click: `main.py` runs `gfh status` through the boundary here
-without it (`status.py`), and every other command through `run`.
+Importing this package costs no Click: `main.py` runs the commands asked on every turn or commit
+(`gfh status`, `gfh pills check`) through the boundary here without it, when `flags` knows all
+their arguments, and every other command through `run`.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from gitflow_harness.cli.output import echo
 from gitflow_harness.errors import EXIT_FAILED, EXIT_USAGE, GfhError
 
 # Whether this run was asked for `--verbose`: read by the error boundary, after Click parsed it.
 verbose = {"on": False}
+
+
+def flags(args: Sequence[str], known: Mapping[str, str]) -> dict[str, bool] | None:
+    """Return which of the flags `known` (option -> parameter name) `args` set, every parameter
+    named; None when `args` hold anything else (help, a misspelt option, an argument): then
+    Click parses them, and owns the help, the usage errors and their exit code."""
+    if not all(arg in known for arg in args):
+        return None
+    given = {known[arg] for arg in args}
+    return {name: name in given for name in known.values()}
 
 
 def run(argv: Sequence[str]) -> int:

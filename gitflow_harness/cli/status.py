@@ -1,19 +1,19 @@
 """`gfh status`: the run its Click command and `main.py`'s path without Click share.
 
-`gfh status` runs at the end of every turn of an agent, so `main.py` sends the arguments this
-module recognises past Click (~35 ms to import) straight to `show`; anything else (`--help`, a
-misspelt flag, `-v` before the command) goes through Click, which owns the help, the usage errors
-and their exit code.
+`gfh status` runs at the end of every turn of an agent, so `main.py` sends the flags this module
+knows past Click (~35 ms to import) straight to `show`; anything else (`--help`, a misspelt
+flag, `-v` before the command) goes through Click.
 """
 
 from __future__ import annotations
 
+from gitflow_harness.cli import flags
 from gitflow_harness.cli._verb import run_verb
 
 # Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from gitflow_harness.workflow.commands import Console
     from gitflow_harness.workflow.result import VerbResult
@@ -23,12 +23,10 @@ if TYPE_CHECKING:
 FLAGS = {"--end-turn": "end_turn", "--json": "as_json"}
 
 
-def parse(args: Sequence[str]) -> dict[str, bool] | None:
-    """Return the flags `args` (what follows `status`) set, or None when they are anything but
-    flags of `gfh status`: then Click parses them."""
-    if not all(arg in FLAGS for arg in args):
-        return None
-    return {name: name in {FLAGS[arg] for arg in args} for name in FLAGS.values()}
+def without_click(args: Sequence[str]) -> Callable[[], int] | None:
+    """Return the run of `gfh status ARGS`, or None when Click is to parse `args`."""
+    given = flags(args, FLAGS)
+    return None if given is None else lambda: show(**given)
 
 
 def show(*, end_turn: bool, as_json: bool) -> int:

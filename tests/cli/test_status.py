@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from gitflow_harness.cli import run
-from gitflow_harness.cli.status import parse
-from tests.helpers import CliRunner, Result, commit, diverge, git, unmeasured_env, write
+from gitflow_harness.cli import flags
+from gitflow_harness.cli.status import FLAGS
+from tests.helpers import CliRunner, commit, diverge, git, same_both_ways, unmeasured_env, write
 
 ARGS = [
     [],
@@ -27,23 +25,8 @@ def label(value: object) -> str:
     return " ".join(value) if isinstance(value, list) else str(value)
 
 
-def through_click(*args: str) -> Result:
-    """Run `gfh ARGS` through the Click tree, as every command but the fast ones runs."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = run(list(args))
-    return Result(code, out.getvalue(), err.getvalue())
-
-
-def assert_same(gfh: CliRunner, *args: str) -> Result:
-    fast = gfh(*args)
-    slow = through_click(*args)
-    assert (fast.code, fast.out, fast.err) == (slow.code, slow.out, slow.err)
-    return fast
-
-
 @pytest.mark.parametrize(
-    ("args", "flags"),
+    ("args", "given"),
     [
         ([], {"end_turn": False, "as_json": False}),
         (["--json"], {"end_turn": False, "as_json": True}),
@@ -56,15 +39,15 @@ def assert_same(gfh: CliRunner, *args: str) -> Result:
         (["-v"], None),
     ],
 )
-def test_parse_takes_only_the_flags_of_status(args: list[str], flags: dict[str, bool]) -> None:
-    assert parse(args) == flags
+def test_only_the_flags_of_status_skip_click(args: list[str], given: dict[str, bool]) -> None:
+    assert flags(args, FLAGS) == given
 
 
 @pytest.mark.parametrize("args", ARGS, ids=label)
 def test_a_clean_trunk_shows_the_same_either_way(
     repo: Path, gfh: CliRunner, args: list[str]
 ) -> None:
-    result = assert_same(gfh, "status", *args)
+    result = same_both_ways(gfh, "status", *args)
     assert result.code == 0
     assert result.out.startswith("┌─ gfh") is ("--json" not in args)
 
@@ -77,7 +60,7 @@ def test_a_branch_behind_with_changes_shows_the_same_either_way(
     diverge(repo, "feature/x", {"a.txt": "a\n"}, {"t.txt": "t\n"})
     write(repo, "a.txt", "an edit\n")
     write(repo, "new.txt", "new\n")
-    result = assert_same(gfh, "status", *args)
+    result = same_both_ways(gfh, "status", *args)
     assert "status-branch-behind" in result.out + result.err
 
 
@@ -85,10 +68,10 @@ def test_a_dirty_trunk_and_a_detached_head_show_the_same_either_way(
     repo: Path, gfh: CliRunner
 ) -> None:
     write(repo, "scratch.py", "x = 1\n")
-    assert "status-trunk-dirty" in assert_same(gfh, "status").out
+    assert "status-trunk-dirty" in same_both_ways(gfh, "status").out
     git(repo, "switch", "-q", "--detach")
     commit(repo, "detached work", {"d.txt": "d\n"})
-    assert "detached" in assert_same(gfh, "status", "--json").out
+    assert "detached" in same_both_ways(gfh, "status", "--json").out
 
 
 @pytest.mark.parametrize("args", [[], ["--json"]], ids=label)
@@ -96,7 +79,7 @@ def test_outside_a_repository_fails_the_same_either_way(
     tmp_path: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch, args: list[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    result = assert_same(gfh, "status", *args)
+    result = same_both_ways(gfh, "status", *args)
     assert result.code == 2
     assert result.err.startswith("gfh: not a git repository")
 
@@ -108,7 +91,7 @@ def test_an_end_turn_that_cannot_be_recorded_fails_the_same_either_way(
     events = repo / ".git" / "gitflow-harness" / "events"
     events.parent.mkdir(parents=True)
     events.write_text("not a directory\n")
-    result = assert_same(gfh, "status", *args)
+    result = same_both_ways(gfh, "status", *args)
     assert result.code == 1
     assert "┌─ gfh" not in result.out + result.err
 
@@ -128,7 +111,7 @@ def test_an_end_turn_that_cannot_be_recorded_fails_the_same_either_way(
 def test_what_the_fast_path_does_not_know_is_clicks(
     repo: Path, gfh: CliRunner, args: list[str], code: int
 ) -> None:
-    result = assert_same(gfh, *args)
+    result = same_both_ways(gfh, *args)
     assert result.code == code
     if code == 2:
         assert result.err.startswith("Usage: gfh status [OPTIONS]\n")
