@@ -13,7 +13,6 @@ import hmac
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from gitflow_harness.errors import GfhError, UsageError
 from gitflow_harness.store.events import now_at
@@ -27,8 +26,14 @@ from gitflow_harness.store.fsutil import (
 from gitflow_harness.store.session_env import missing_session, session_from_env
 from gitflow_harness.store.state import session_dir, state_home
 
+# Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final, NamedTuple
+
     from gitflow_harness.workspace import Workspace
+else:
+    from gitflow_harness.records import NamedTuple
 
 TASK_FILE: Final = "task.json"
 KEY_FILE: Final = "task.key"
