@@ -87,8 +87,13 @@ def tree_identity(repo: Repo) -> str:
 
 def tracked(repo: Repo, paths: Sequence[str] = ()) -> set[str]:
     """Return the tracked paths among `paths` (all tracked paths when empty), repo-relative."""
-    proc = run(["ls-files", "-z", "--full-name", "--", *paths], cwd=repo.worktree())
-    return set(split_z(proc.stdout))
+    return start_tracked(repo, paths)()
+
+
+def start_tracked(repo: Repo, paths: Sequence[str] = ()) -> Callable[[], set[str]]:
+    """Start `git ls-files` and return what waits for it and returns `tracked`."""
+    pending = start(["ls-files", "-z", "--full-name", "--", *paths], cwd=repo.worktree())
+    return lambda: set(split_z(pending.result().stdout))
 
 
 def tracked_at_head(repo: Repo, path: str) -> bool:

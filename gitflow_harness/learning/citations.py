@@ -1,7 +1,8 @@
 """Citations: a pill's `path` or `path:line` references, which must resolve in this repository.
 
 Every citation of every pill is checked with one `git ls-files` (is it tracked?) and one history
-walk (did it change after the pill's date?), whatever the number of pills and citations.
+walk (did it change after the pill's date?), side by side, whatever the number of pills and
+citations.
 """
 
 from __future__ import annotations
@@ -78,10 +79,11 @@ def check(pills: Sequence[Pill], repo: git.Repo, top: Path) -> list[Problem]:
     if not parsed:
         return problems
     cited = sorted({c.path for _, c in parsed})
-    tracked = git.tracked(repo, cited)
-    tracked_dirs = {str(PurePosixPath(t).parent) for t in tracked}
+    listed = git.start_tracked(repo, cited)  # runs while the history is walked
     oldest = min(p.date for p, _ in parsed)
-    changes = history.walk(repo, {c.path for _, c in parsed}, oldest)
+    changes = history.walk(repo, cited, oldest)
+    tracked = listed()
+    tracked_dirs = {str(PurePosixPath(t).parent) for t in tracked}
     line_counts: dict[str, int] = {}
     base = os.fspath(top)
     for pill, citation in parsed:

@@ -51,3 +51,10 @@ def test_started_changes_are_the_changes(repo: Path) -> None:
     assert (
         listed() == git.changes(r) == [git.Change(".M", "README.md"), git.Change("??", "new.txt")]
     )
+
+
+def test_started_tracked_is_tracked(repo: Path) -> None:
+    write(repo, "new.txt", "new\n")
+    r = git.discover(repo)
+    asked = ["README.md", "new.txt", "absent.txt"]
+    assert git.start_tracked(r, asked)() == git.tracked(r, asked) == {"README.md"}
