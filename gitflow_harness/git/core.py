@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 
@@ -83,6 +84,19 @@ class Pending:
             _refuse_vanished(stderr)
             raise GitError(self._args, returncode, stdout, stderr)
         return proc
+
+
+@contextlib.contextmanager
+def reaped(waiting: Callable[[], object]) -> Iterator[None]:
+    """Run the block; if it fails, wait for the started command `waiting` reads (ignoring how
+    that one ended) before the failure goes on, so a long-lived caller (`gfh mcp`) keeps no
+    process or pipe of it."""
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(Exception):
+            waiting()
+        raise
 
 
 def start(

@@ -80,8 +80,8 @@ def check(pills: Sequence[Pill], repo: git.Repo, top: Path) -> list[Problem]:
         return problems
     cited = sorted({c.path for _, c in parsed})
     listed = git.start_tracked(repo, cited)  # runs while the history is walked
-    oldest = min(p.date for p, _ in parsed)
-    changes = history.walk(repo, cited, oldest)
+    with git.reaped(listed):
+        changes = history.walk(repo, cited, min(p.date for p, _ in parsed))
     tracked = listed()
     tracked_dirs = {str(PurePosixPath(t).parent) for t in tracked}
     line_counts: dict[str, int] = {}

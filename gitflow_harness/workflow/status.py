@@ -58,11 +58,12 @@ def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
     # `git status` reads every file's metadata: it runs while the trunk and the counts are
     # asked, and the command pays for the slowest of them, not their sum.
     listed = git.start_changes(repo)
-    tip = git.local_trunk_tip(repo, ws.config.repository.trunk)
+    with git.reaped(listed):
+        tip = git.local_trunk_tip(repo, ws.config.repository.trunk)
+        counts = None
+        if tip is not None and head.sha is not None:
+            counts = kept.ahead_behind(repo, head.sha, *tip)
     trunk = tip[0] if tip is not None else None
-    counts = None
-    if tip is not None and head.sha is not None:
-        counts = kept.ahead_behind(repo, head.sha, *tip)
     changes = listed()
     tree = tree_identity(repo, head.sha, changes)
     facts = {

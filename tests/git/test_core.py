@@ -200,3 +200,16 @@ def test_started_commands_run_side_by_side_and_fail_as_run_fails(repo: Path) -> 
         bad.result()
     assert str(raised.value).startswith("`git rev-parse --verify no-such-ref` failed with exit")
     assert unchecked.result().returncode == raised.value.returncode
+
+
+def test_a_failed_block_waits_for_the_command_it_started(repo: Path) -> None:
+    """If the work done while a command runs fails, then the command is waited for (its own
+    failure ignored) and the block's failure is the one raised."""
+    pending = git.start(["rev-parse", "--verify", "no-such-ref"], cwd=repo)
+    with pytest.raises(ValueError, match="the block failed"), git.reaped(pending.result):
+        raise ValueError("the block failed")
+    assert pending._process.returncode == 128
+    fine = git.start(["rev-parse", "HEAD"], cwd=repo)
+    with git.reaped(fine.result):
+        pass
+    assert fine.result().stdout.strip() == run_git(repo, "rev-parse", "HEAD").strip()
