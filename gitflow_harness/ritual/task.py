@@ -8,8 +8,6 @@ once per user under the state directory, owner-only.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import hmac
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,6 +44,10 @@ class TaskStateError(GfhError):
 
 def fingerprint(text: str) -> str:
     """Return the HMAC-SHA256 of `text` under this user's task key, as hex."""
+    # Imported here: `hmac` loads OpenSSL, which `gfh status` with no task set never needs.
+    import hashlib
+    import hmac
+
     return hmac.new(_key(), text.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
@@ -88,6 +90,8 @@ def current_task(session: str) -> str | None:
         ) from None
     except ValueError:
         raise TaskStateError(f"{path}: unreadable task state; set the task again") from None
+    import hmac  # only once there is a task to check (see `fingerprint`)
+
     if (
         not isinstance(raw, dict)
         or not isinstance(raw.get("text"), str)

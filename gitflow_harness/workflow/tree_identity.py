@@ -12,7 +12,6 @@ directory (a nested repository: no stamp shows its HEAD) is never kept.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
@@ -20,6 +19,7 @@ import time
 from collections.abc import Sequence
 
 from gitflow_harness import git
+from gitflow_harness.store.digest import sha256_hex
 from gitflow_harness.workflow import kept
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
@@ -82,7 +82,5 @@ def _key(
             ]
         )
         settled = settled and max(st.st_mtime_ns, st.st_ctime_ns) < settled_before
-    digest = hashlib.sha256(
-        json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogateescape")
-    )
-    return digest.hexdigest(), settled
+    digest = sha256_hex(json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogateescape"))
+    return digest, settled

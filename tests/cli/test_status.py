@@ -141,3 +141,21 @@ def test_only_what_the_fast_path_does_not_know_imports_click(
         env=unmeasured_env(),
     )
     assert proc.stderr.splitlines()[-1] == str(click)
+
+
+def test_status_without_a_task_loads_no_openssl(repo: Path) -> None:
+    """If no task is set, then nothing on the status path loads OpenSSL (`hashlib`, `hmac`):
+    the tree identity's key and the caches use CPython's own SHA-256."""
+    probe = (
+        "import sys\nfrom gitflow_harness.main import main\n"
+        "code = main(['status'])\nprint(code, '_hashlib' in sys.modules, file=sys.stderr)\n"
+    )
+    write(repo, "edit.txt", "an edit\n")
+    proc = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=unmeasured_env(),
+    )
+    assert proc.stderr.splitlines()[-1] == "0 False"
