@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 HELP = frozenset({"-h", "--help"})
 
@@ -18,6 +18,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gitflow_harness.agent.runtime import main as hook
 
         return hook(*args[1:])
-    from gitflow_harness.cli import run
+    from gitflow_harness.cli import guarded, run
 
-    return run(args)
+    command = _without_click(args)
+    return run(args) if command is None else guarded(command, args)
+
+
+def _without_click(args: list[str]) -> Callable[[], int] | None:
+    """The run of a command asked on every turn (`status`) or commit (`pills check`) when its
+    module knows all of `args`: it skips Click, through the same error boundary."""
+    if args[:1] == ["status"]:
+        from gitflow_harness.cli.status import without_click
+
+        return without_click(args[1:])
+    if args[:2] == ["pills", "check"]:
+        from gitflow_harness.cli.pills_check import without_click as check
+
+        return check(args[2:])
+    return None

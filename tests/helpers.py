@@ -111,6 +111,25 @@ class CliRunner:
         return Result(code, out.getvalue(), err.getvalue())
 
 
+def through_click(*args: str) -> Result:
+    """Run `gfh ARGS` in-process through the Click tree, as `main` runs every command it does
+    not send past Click."""
+    from gitflow_harness.cli import run
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = run(list(args))
+    return Result(code, out.getvalue(), err.getvalue())
+
+
+def same_both_ways(gfh: CliRunner, *args: str) -> Result:
+    """Run `gfh ARGS` through `main` and through Click; assert both printed and exited alike."""
+    fast = gfh(*args)
+    slow = through_click(*args)
+    assert (fast.code, fast.out, fast.err) == (slow.code, slow.out, slow.err)
+    return fast
+
+
 def run_gfh(
     *args: str, cwd: Path, stdin: str | None = None, env: Mapping[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:

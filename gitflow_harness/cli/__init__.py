@@ -1,119 +1,68 @@
-"""The Click command tree, loaded lazily, and the one error boundary."""
+"""The command line: the Click tree (`group.py`), the one error boundary, and the way in.
+
+Importing this package costs no Click: `main.py` runs the commands asked on every turn or commit
+(`gfh status`, `gfh pills check`) through the boundary here without it, when `flags` knows all
+their arguments, and every other command through `run`.
+"""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-import click
-
-from gitflow_harness import __version__
+from gitflow_harness.cli.output import echo
 from gitflow_harness.errors import EXIT_FAILED, EXIT_USAGE, GfhError
 
-# name -> "module:attribute". A command's module is imported only when that command runs (or
-# when `gfh --help` lists it), so `gfh status` never pays for the ways engine or GitPython.
-COMMANDS: dict[str, str] = {
-    "config": "gitflow_harness.cli.config:config",
-    "demo": "gitflow_harness.cli.demo:demo",
-    "events": "gitflow_harness.cli.events:events",
-    "learn": "gitflow_harness.cli.learn:learn",
-    "mcp": "gitflow_harness.cli.mcp:mcp",
-    "pills": "gitflow_harness.cli.pills:pills",
-    "requests": "gitflow_harness.cli.requests:requests",
-    "start": "gitflow_harness.cli.workflow:start",
-    "status": "gitflow_harness.cli.workflow:status",
-    "update": "gitflow_harness.cli.workflow:update",
-    "prepare": "gitflow_harness.cli.workflow:prepare",
-    "test": "gitflow_harness.cli.workflow:test_",
-    "done": "gitflow_harness.cli.workflow:done",
-    "accept": "gitflow_harness.cli.workflow:accept",
-    "ensure": "gitflow_harness.cli.workflow:ensure",
-    "report": "gitflow_harness.cli.report:report",
-    "task": "gitflow_harness.cli.task:task",
-    "ways": "gitflow_harness.cli.ways:ways",
-    "hook": "gitflow_harness.cli.hook:hook",
-    "init": "gitflow_harness.cli.init:init",
-    "deinit": "gitflow_harness.cli.init:deinit",
-    "doctor": "gitflow_harness.cli.doctor:doctor",
-    "git-hook": "gitflow_harness.cli.git_hook:git_hook",
-}
-
-
-class LazyGroup(click.Group):
-    """A group whose subcommands are imported on first use."""
-
-    def __init__(self, *args: object, lazy: dict[str, str], **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self._lazy = lazy
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *self._lazy})
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in self._lazy:
-            import importlib
-
-            module_name, attr = self._lazy[cmd_name].split(":")
-            command = getattr(importlib.import_module(module_name), attr)
-            assert isinstance(command, click.Command)
-            return command
-        return super().get_command(ctx, cmd_name)
-
-
-CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-
 # Whether this run was asked for `--verbose`: read by the error boundary, after Click parsed it.
-_verbose = {"on": False}
+verbose = {"on": False}
 
 
-def _set_verbose(ctx: click.Context, param: click.Parameter, value: bool) -> None:
-    if value:
-        _verbose["on"] = True
-
-
-@click.group(cls=LazyGroup, lazy=COMMANDS, context_settings=CONTEXT_SETTINGS)
-@click.version_option(
-    __version__, "-V", "--version", prog_name="gfh", message="%(prog)s %(version)s"
-)
-@click.option(
-    "-v",
-    "--verbose",
-    is_flag=True,
-    expose_value=False,
-    is_eager=True,
-    callback=_set_verbose,
-    help="On a failure, also print what the failing program said (git's command, exit code "
-    "and whole output) after the one-line error.",
-)
-def cli() -> None:
-    """gitflow-harness: a git-native harness for coding agents.
-
-    Workflow verbs keep agents on branches and gate their work; hooks fire ways, record
-    evidence and enforce the end-of-turn ritual; lessons graduate into reviewed requests.
-    Exit codes: 0 ok, 1 the work failed or was refused, 2 usage or configuration error.
-    """
+def flags(args: Sequence[str], known: Mapping[str, str]) -> dict[str, bool] | None:
+    """Return which of the flags `known` (option -> parameter name) `args` set, every parameter
+    named; None when `args` hold anything else (help, a misspelt option, an argument): then
+    Click parses them, and owns the help, the usage errors and their exit code."""
+    if not all(arg in known for arg in args):
+        return None
+    given = {known[arg] for arg in args}
+    return {name: name in given for name in known.values()}
 
 
 def run(argv: Sequence[str]) -> int:
     """Run the CLI with `argv`, turning every known failure into one line and an exit code."""
-    _verbose["on"] = False
+
+    def parse_and_run() -> int:
+        import click
+
+        from gitflow_harness.cli.group import cli
+
+        try:
+            rv = cli.main(args=list(argv), prog_name="gfh", standalone_mode=False)
+        except click.exceptions.UsageError as exc:
+            exc.show()
+            return EXIT_USAGE
+        except click.exceptions.ClickException as exc:
+            exc.show()
+            return exc.exit_code
+        except click.exceptions.Abort:
+            echo("gfh: aborted", err=True)
+            return EXIT_FAILED
+        return rv if isinstance(rv, int) else 0
+
+    return guarded(parse_and_run, argv)
+
+
+def guarded(command: Callable[[], int], argv: Sequence[str]) -> int:
+    """Return `command()`'s exit code; a known failure becomes its one line and exit code, an
+    unknown one a line naming the crash report written for it."""
+    verbose["on"] = False
     try:
-        rv = cli.main(args=list(argv), prog_name="gfh", standalone_mode=False)
+        return command()
     except GfhError as exc:
-        click.echo(f"gfh: {exc.message}", err=True)
+        echo(f"gfh: {exc.message}", err=True)
         details = exc.details()
-        if details and _verbose["on"]:
-            click.echo(details.rstrip("\n"), err=True)
+        if details and verbose["on"]:
+            echo(details.rstrip("\n"), err=True)
         return exc.exit_code
-    except click.exceptions.UsageError as exc:
-        exc.show()
-        return EXIT_USAGE
-    except click.exceptions.ClickException as exc:
-        exc.show()
-        return exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("gfh: aborted", err=True)
-        return EXIT_FAILED
     except BrokenPipeError:
         # `gfh events tail | head`: the reader went away; nothing to report.
         _silence_stdout()
@@ -122,14 +71,11 @@ def run(argv: Sequence[str]) -> int:
         from gitflow_harness.store.crash import write_crash_report
 
         where = write_crash_report(exc, argv)
-        click.echo(
+        echo(
             f"gfh: internal error: {type(exc).__name__}: {_first_line(exc)} (full report: {where})",
             err=True,
         )
         return EXIT_FAILED
-    if isinstance(rv, int):
-        return rv
-    return 0
 
 
 def _first_line(exc: BaseException) -> str:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 import click
+
+from gitflow_harness.cli.output import echo_json, json_text
+
+__all__ = ["FiniteFloatRange", "echo_json", "json_option", "json_text", "since_date", "table"]
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 
@@ -39,16 +42,6 @@ def since_date(value: str | None) -> str | None:
         return dt.date.fromisoformat(value).isoformat()
     except ValueError:
         raise UsageError(f"--since {value!r}: expected a date YYYY-MM-DD") from None
-
-
-def echo_json(obj: Any) -> None:
-    """Print `obj` as indented JSON on stdout."""
-    click.echo(json_text(obj))
-
-
-def json_text(obj: Any) -> str:
-    """Return `obj` as the indented JSON every `--json` prints."""
-    return json.dumps(obj, indent=2, ensure_ascii=False, default=str)
 
 
 class FiniteFloatRange(click.FloatRange):

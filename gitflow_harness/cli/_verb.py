@@ -1,13 +1,14 @@
-"""Showing one workflow verb's run on the command line: its output, its hints, its exit code."""
+"""Showing one workflow verb's run on the command line: its output, its hints, its exit code.
+
+No Click here: `gfh status` shows its run through this module without importing it.
+"""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
 
-import click
-
-from gitflow_harness.cli._common import echo_json
+from gitflow_harness.cli.output import echo, echo_json
 from gitflow_harness.hints import Hint
 from gitflow_harness.workflow.commands import Console
 from gitflow_harness.workflow.result import VerbResult
@@ -33,12 +34,10 @@ def run_verb(
     other refusal."""
     flag_names = [*flags, *(["--json"] if as_json else [])]
     # Under --json, stdout carries exactly one object: live output goes to stderr.
-    console = Console(
-        sys.stderr if as_json else sys.stdout, lambda line: click.echo(line, err=as_json)
-    )
+    console = Console(sys.stderr if as_json else sys.stdout, lambda line: echo(line, err=as_json))
     run = workflow_run(verb, action, console=console, flags=flag_names, surface="cli", guard=guard)
     if run.warning:
-        click.echo(run.warning, err=True)
+        echo(run.warning, err=True)
     if run.error is not None:
         if as_json:
             # Every verb with --json prints one object, a refusal too; the error boundary
@@ -49,14 +48,14 @@ def run_verb(
     if as_json:
         echo_json(run.envelope())
         for item in run.supplemental:
-            click.echo(hint_line(item), err=True)
+            echo(hint_line(item), err=True)
     else:
         if result.outcome != "ok":
-            click.echo(f"gfh {verb}: {result.outcome}: {result.message}", err=True)
+            echo(f"gfh {verb}: {result.outcome}: {result.message}", err=True)
         for line in render(result):
-            click.echo(line)
+            echo(line)
         for item in run.delivered:
-            click.echo(hint_line(item))
+            echo(hint_line(item))
     return result.exit_code
 
 

@@ -21,31 +21,9 @@ def pills() -> None:
 @click.option("-q", "--quiet", is_flag=True, help="Print only problems that fail the check.")
 def check(as_json: bool, quiet: bool) -> int:
     """Validate every pill (fields, dates, place, citations); exit 1 on errors."""
-    from gitflow_harness.learning.lint import check_pills, failing
-    from gitflow_harness.workspace import open_workspace
+    from gitflow_harness.cli.pills_check import show
 
-    ws = open_workspace()
-    catalog, problems = check_pills(ws.repo, ws.config, today=dt.date.today())
-    bad = failing(problems)
-    if as_json:
-        echo_json(
-            {
-                "pills": len(catalog.pills),
-                "ok": not bad,
-                "problems": [p._asdict() for p in (bad if quiet else problems)],
-            }
-        )
-        return 1 if bad else 0
-    for problem in bad if quiet else problems:
-        click.echo(str(problem))
-    if not quiet:
-        notes = len(problems) - len(bad)
-        click.echo(
-            f"{len(catalog.pills)} pill(s) in {catalog.root_rel}/: "
-            f"{len(bad)} problem(s), {notes} note(s)",
-            err=bool(bad),
-        )
-    return 1 if bad else 0
+    return show(as_json=as_json, quiet=quiet)
 
 
 @pills.command("bump")

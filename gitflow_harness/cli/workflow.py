@@ -50,20 +50,9 @@ def status(end_turn: bool, as_json: bool) -> int:
     Location, branch, trunk, changes, commits behind and ahead of the local trunk, the gate of
     this exact tree, the session's task and the session.
     """
-    from gitflow_harness.workflow.status import status as run
+    from gitflow_harness.cli.status import show
 
-    def action(ws: Workspace, console: Console) -> VerbResult:
-        return run(ws, end_turn=end_turn)
-
-    flags = ["--end-turn"] if end_turn else []
-    return run_verb("status", action, as_json=as_json, flags=flags, render=_render_status)
-
-
-def _render_status(result: VerbResult) -> list[str]:
-    from gitflow_harness.workflow.status import StatusView
-
-    data = result.data
-    return [data.box] if result.outcome == "ok" and isinstance(data, StatusView) else []
+    return show(end_turn=end_turn, as_json=as_json)
 
 
 @click.command()

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 
@@ -46,20 +47,82 @@ def run(
     input: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run `git ARGS` and return the completed process; raise GitError on failure if `check`."""
+    return start(args, cwd=cwd, check=check, env=env, input=input).result()
+
+
+class Pending:
+    """A git command started by `start`, running while the caller does something else."""
+
+    __slots__ = ("_args", "_check", "_input", "_process")
+
+    def __init__(
+        self,
+        args: Sequence[str],
+        process: subprocess.Popen[str],
+        *,
+        check: bool,
+        input: str | None,
+    ) -> None:
+        self._args = list(args)
+        self._process = process
+        self._check = check
+        self._input = input
+
+    def result(self) -> subprocess.CompletedProcess[str]:
+        """Wait for the command and return it as `run` does; raise GitError on failure if
+        it was started with `check`."""
+        try:
+            stdout, stderr = self._process.communicate(self._input)
+        except BaseException:
+            # Interrupted (^C): leave no git behind, as `subprocess.run` does.
+            self._process.kill()
+            self._process.wait()
+            raise
+        returncode = self._process.returncode
+        proc = subprocess.CompletedProcess(["git", *self._args], returncode, stdout, stderr)
+        if self._check and returncode != 0:
+            _refuse_vanished(stderr)
+            raise GitError(self._args, returncode, stdout, stderr)
+        return proc
+
+
+@contextlib.contextmanager
+def reaped(waiting: Callable[[], object]) -> Iterator[None]:
+    """Run the block; if it fails, wait for the started command `waiting` reads (ignoring how
+    that one ended) before the failure goes on, so a long-lived caller (`gfh mcp`) keeps no
+    process or pipe of it."""
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(Exception):
+            waiting()
+        raise
+
+
+def start(
+    args: Sequence[str],
+    *,
+    cwd: Path | str | None = None,
+    check: bool = True,
+    env: Mapping[str, str] | None = None,
+    input: str | None = None,
+) -> Pending:
+    """Start `git ARGS` and return it running: commands that do not depend on each other run
+    at the same time, and a caller pays for the slowest instead of their sum."""
     full_env = None
     if env is not None:
         full_env = {**os.environ, **env}
     try:
-        proc = subprocess.run(
+        process = subprocess.Popen(
             ["git", *args],
             cwd=cwd,
             env=full_env,
-            input=input,
-            capture_output=True,
+            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
             encoding="utf-8",
             errors="surrogateescape",
-            stdin=None if input is not None else subprocess.DEVNULL,
         )
     except (FileNotFoundError, NotADirectoryError):
         if cwd is not None and not os.path.isdir(cwd):
@@ -70,10 +133,7 @@ def run(
                 "run `git worktree prune`"
             ) from None
         raise UsageError("git is not installed or not on PATH; install git first") from None
-    if check and proc.returncode != 0:
-        _refuse_vanished(proc.stderr)
-        raise GitError(args, proc.returncode, proc.stdout, proc.stderr)
-    return proc
+    return Pending(args, process, check=check, input=input)
 
 
 # What git says when the directory it was started in is removed while it runs (a concurrent

@@ -71,12 +71,13 @@ def detect_trunk(repo: Repo, configured: str = "") -> str | None:
     return _pick_trunk(_trunk_refs(repo, ()))
 
 
-def _trunk_refs(repo: Repo, also: Sequence[str]) -> dict[str, str]:
-    """{ref: symref target or ""} of origin/HEAD, main, master and `also`, as far as they exist."""
+def _trunk_refs(repo: Repo, also: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """{ref: (symref target or "", commit)} of origin/HEAD, main, master and `also`, as far as
+    they exist."""
     proc = run(
         [
             "for-each-ref",
-            "--format=%(refname)%00%(symref)",
+            "--format=%(refname)%00%(symref)%00%(objectname)",
             "refs/remotes/origin/HEAD",
             *(f"refs/heads/{name}" for name in _TRUNK_NAMES),
             *also,
@@ -84,15 +85,16 @@ def _trunk_refs(repo: Repo, also: Sequence[str]) -> dict[str, str]:
         cwd=_cwd(repo),
         check=False,
     )
-    refs: dict[str, str] = {}
+    refs: dict[str, tuple[str, str]] = {}
     for line in proc.stdout.splitlines():
-        name, _, target = line.partition("\0")
-        refs[name] = target
+        name, _, rest = line.partition("\0")
+        target, _, sha = rest.partition("\0")
+        refs[name] = (target, sha)
     return refs
 
 
-def _pick_trunk(refs: dict[str, str]) -> str | None:
-    origin = refs.get("refs/remotes/origin/HEAD", "")
+def _pick_trunk(refs: dict[str, tuple[str, str]]) -> str | None:
+    origin = refs.get("refs/remotes/origin/HEAD", ("", ""))[0]
     if origin.startswith("refs/remotes/origin/"):
         return origin.removeprefix("refs/remotes/origin/")
     return next((name for name in _TRUNK_NAMES if f"refs/heads/{name}" in refs), None)
@@ -115,10 +117,16 @@ def require_trunk(repo: Repo, configured: str = "") -> str:
 
 
 def local_trunk(repo: Repo, configured: str = "") -> str | None:
-    """Return the trunk when it exists as a local branch, else None (see `require_trunk`).
+    """Return the trunk when it exists as a local branch, else None (see `require_trunk`)."""
+    tip = local_trunk_tip(repo, configured)
+    return tip[0] if tip is not None else None
 
-    One `git for-each-ref` finds the trunk and whether its branch exists, unless origin/HEAD
-    names a branch other than main or master: that one is asked about on its own."""
+
+def local_trunk_tip(repo: Repo, configured: str = "") -> tuple[str, str] | None:
+    """Return the trunk and its commit when it exists as a local branch, else None.
+
+    One `git for-each-ref` finds the trunk, whether its branch exists and its commit, unless
+    origin/HEAD names a branch other than main or master: that one is asked about on its own."""
     asked = [f"refs/heads/{configured}"] if configured else []
     refs = _trunk_refs(repo, asked)
     name = configured or _pick_trunk(refs)
@@ -126,10 +134,11 @@ def local_trunk(repo: Repo, configured: str = "") -> str | None:
         return None
     ref = f"refs/heads/{name}"
     if ref in refs:
-        return name
+        return name, refs[ref][1]
     if ref in asked or name in _TRUNK_NAMES:
         return None
-    return name if branch_exists(repo, name) else None
+    sha = resolve(repo, ref)
+    return (name, sha) if sha is not None else None
 
 
 def trunk_tips(repo: Repo, trunk: str) -> list[tuple[str, str]]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from gitflow_harness.git.core import Repo, _cwd, run, split_z
+from gitflow_harness.git.core import Repo, _cwd, run, split_z, start
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -36,12 +36,22 @@ class Change(NamedTuple):
 
 def changes(repo: Repo) -> list[Change]:
     """Return tracked changes and untracked-not-ignored files of the working tree."""
-    proc = run(
+    return start_changes(repo)()
+
+
+def start_changes(repo: Repo) -> Callable[[], list[Change]]:
+    """Start `git status` and return what waits for it and returns `changes`: the slowest
+    question about a big working tree, asked while the others are."""
+    pending = start(
         ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames"],
         cwd=repo.worktree(),
     )
+    return lambda: _changes(pending.result().stdout)
+
+
+def _changes(output: str) -> list[Change]:
     out: list[Change] = []
-    for record in split_z(proc.stdout):
+    for record in split_z(output):
         kind = record[:1]
         if kind == "?":
             out.append(Change("??", record[2:]))
@@ -77,8 +87,13 @@ def tree_identity(repo: Repo) -> str:
 
 def tracked(repo: Repo, paths: Sequence[str] = ()) -> set[str]:
     """Return the tracked paths among `paths` (all tracked paths when empty), repo-relative."""
-    proc = run(["ls-files", "-z", "--full-name", "--", *paths], cwd=repo.worktree())
-    return set(split_z(proc.stdout))
+    return start_tracked(repo, paths)()
+
+
+def start_tracked(repo: Repo, paths: Sequence[str] = ()) -> Callable[[], set[str]]:
+    """Start `git ls-files` and return what waits for it and returns `tracked`."""
+    pending = start(["ls-files", "-z", "--full-name", "--", *paths], cwd=repo.worktree())
+    return lambda: set(split_z(pending.result().stdout))
 
 
 def tracked_at_head(repo: Repo, path: str) -> bool:

@@ -3,15 +3,17 @@
 Parsing a pill means YAML (~10 ms per file in pure Python): the lessons index of the hook path
 and the catalog of `pills check` and `learn --check` each keep what they read in their own cache
 file under the state home, and parse a file again only when its size, mtime, ctime or inode
-changed. Standard library only: the hook path imports this.
+changed. Standard library only (SHA-256 from `store.digest`, without OpenSSL): the hook path
+imports this.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
+
+from gitflow_harness.store.digest import sha256_hex
 
 # Not `typing.TYPE_CHECKING`: the hook path does not import typing (mypy reads the name).
 TYPE_CHECKING = False
@@ -61,7 +63,7 @@ def cache_path(root: Path, kind: str) -> Path:
     """Return the `kind` cache file of the pills root `root`."""
     from gitflow_harness.store.state import state_home
 
-    digest = hashlib.sha256(os.fsencode(root.resolve())).hexdigest()[:16]
+    digest = sha256_hex(os.fsencode(root.resolve()))[:16]
     return state_home() / "cache" / f"{kind}-{digest}.json"
 
 

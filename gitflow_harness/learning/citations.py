@@ -1,27 +1,35 @@
 """Citations: a pill's `path` or `path:line` references, which must resolve in this repository.
 
 Every citation of every pill is checked with one `git ls-files` (is it tracked?) and one history
-walk (did it change after the pill's date?), whatever the number of pills and citations.
+walk (did it change after the pill's date?), side by side, whatever the number of pills and
+citations.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import NamedTuple
 
 from gitflow_harness import git
 from gitflow_harness.learning import history
 from gitflow_harness.learning.pills import Pill
 from gitflow_harness.store.schema import Problem
 
+# Not `typing.TYPE_CHECKING`: `gfh pills check` does not import typing (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gitflow_harness.records import NamedTuple
+
 _WITH_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
 
 
-@dataclass(frozen=True, slots=True)
-class Citation:
+class Citation(NamedTuple):
     """One parsed citation."""
 
     text: str
@@ -71,20 +79,23 @@ def check(pills: Sequence[Pill], repo: git.Repo, top: Path) -> list[Problem]:
     if not parsed:
         return problems
     cited = sorted({c.path for _, c in parsed})
-    tracked = git.tracked(repo, cited)
+    listed = git.start_tracked(repo, cited)  # runs while the history is walked
+    with git.reaped(listed):
+        changes = history.walk(repo, cited, min(p.date for p, _ in parsed))
+    tracked = listed()
     tracked_dirs = {str(PurePosixPath(t).parent) for t in tracked}
-    oldest = min(p.date for p, _ in parsed)
-    changes = history.walk(repo, {c.path for _, c in parsed}, oldest)
     line_counts: dict[str, int] = {}
+    base = os.fspath(top)
     for pill, citation in parsed:
         where = pill.line("citations")
-        target = top / citation.path
-        if not target.exists():
+        target = os.path.join(base, citation.path)
+        mode = _mode(target)
+        if mode is None:
             problems.append(
                 Problem(pill.rel, where, "error", f"citation {citation.text!r}: no such file")
             )
             continue
-        if target.is_dir():
+        if stat.S_ISDIR(mode):
             if citation.line is not None:
                 problems.append(
                     Problem(
@@ -147,8 +158,26 @@ def _dir_tracked(path: str, tracked_dirs: set[str]) -> bool:
     )
 
 
-def _count_lines(path: Path) -> int:
-    data = path.read_bytes()
+# What `Path.exists` takes for "not there" rather than a failure to report.
+_ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
+
+
+def _mode(path: str) -> int | None:
+    """The file mode of `path` (symlinks followed), None where `Path.exists` says False: one
+    `stat` for what `exists` and `is_dir` asked with two."""
+    try:
+        return os.stat(path).st_mode
+    except OSError as exc:
+        if exc.errno in _ABSENT:
+            return None
+        raise
+    except ValueError:
+        return None
+
+
+def _count_lines(path: str) -> int:
+    with open(path, "rb") as fh:
+        data = fh.read()
     if not data:
         return 0
     return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)

@@ -8,18 +8,26 @@ at the oldest date any of them cares about, never one `git log` per file.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 
 from gitflow_harness import git
 from gitflow_harness.learning.pills import Pill, Place
 
+# Not `typing.TYPE_CHECKING`: `gfh pills check` does not import typing (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gitflow_harness.records import NamedTuple
 
-@dataclass(frozen=True, slots=True)
-class ChangeTimes:
+
+# NamedTuples, not dataclasses: `gfh pills check` runs on every commit that touches a pill, and
+# importing dataclasses costs it more than defining these.
+class ChangeTimes(NamedTuple):
     """Commit times (aware datetimes, newest first) of the paths asked about."""
 
-    times: dict[str, list[dt.datetime]] = field(default_factory=dict)
+    times: Mapping[str, list[dt.datetime]] = MappingProxyType({})
 
     def changed_after(self, path: str, day: dt.date) -> dt.datetime | None:
         """Return the newest commit time of `path` on a local date after `day`, or None."""
@@ -34,8 +42,7 @@ class ChangeTimes:
         return [m for p in paths for m in self.times.get(p, ()) if local_date(m) == day]
 
 
-@dataclass(frozen=True, slots=True)
-class PillMoments:
+class PillMoments(NamedTuple):
     """Place a lesson in time: when it was learned, last seen, and retired, from its commits.
 
     A pill is looked up at its home path and under retired/, since retiring moves it. A day with

@@ -11,7 +11,6 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Final, NamedTuple
 
 from gitflow_harness import __version__
 from gitflow_harness.errors import GfhError, UsageError
@@ -28,6 +27,13 @@ from gitflow_harness.store.schema import (
     Str,
     StrList,
 )
+
+# Not `typing.TYPE_CHECKING`: `gfh pills check` does not import typing (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final, NamedTuple
+else:
+    from gitflow_harness.records import NamedTuple
 
 SHARED: Final = "shared"
 RETIRED: Final = "retired"
@@ -176,7 +182,8 @@ def pill_files(root: Path) -> list[Path]:
     """Return every `*.md` under the pills root except a top-level README, sorted."""
     if not root.is_dir():
         return []
-    return sorted(p for p in root.rglob("*.md") if p.is_file() and p != root / "README.md")
+    readme = root / "README.md"
+    return sorted(p for p in root.rglob("*.md") if p.is_file() and p != readme)
 
 
 def load_catalog(top: Path, root_rel: str) -> Catalog:
@@ -184,15 +191,20 @@ def load_catalog(top: Path, root_rel: str) -> Catalog:
 
     An unchanged file is not parsed again: what it gave is taken from the catalog cache."""
     root = layout_folder(top, root_rel, "paths.pills")
-    found = [(path, place_of(path.relative_to(root).parts)) for path in pill_files(root)]
-    placed = {path.relative_to(root).as_posix(): (path, place) for path, place in found if place}
+    # (path, its name under the root, its place): each path taken apart once, not per use.
+    found = []
+    for path in pill_files(root):
+        name = path.relative_to(root).as_posix()
+        found.append((path, name, place_of(name.split("/"))))
+    placed = {name: (path, place) for path, name, place in found if place}
     files = {name: stamp(path.stat()) for name, (path, _) in placed.items()}
     parsed = cached(root, "catalog", CATALOG_VERSION, files, lambda name: _record(*placed[name]))
+    prefix = root.relative_to(top).as_posix() if found else "."
     pills: list[Pill] = []
     problems: list[Problem] = []
     seen: dict[str, str] = {}
-    for path, place in found:
-        rel = path.relative_to(top).as_posix()
+    for path, name, place in found:
+        rel = name if prefix == "." else f"{prefix}/{name}"
         if place is None:
             problems.append(
                 Problem(
@@ -205,7 +217,7 @@ def load_catalog(top: Path, root_rel: str) -> Catalog:
                 )
             )
             continue
-        pill, more = _from_record(parsed[path.relative_to(root).as_posix()], path, rel, place)
+        pill, more = _from_record(parsed[name], path, rel, place)
         problems.extend(more)
         if pill is None:
             continue
@@ -418,9 +430,15 @@ def _empty_sections(pill: Pill) -> list[Problem]:
     return [Problem(pill.rel, pill.body_line, "note", f"section(s) {named} left empty")]
 
 
+# A heading of each section a pill's body should have: compiled once, searched per pill.
+_SECTION_HEADINGS: Final = {
+    title: re.compile(rf"^#{{1,6}}\s+{re.escape(title)}\s*#*\s*$", re.IGNORECASE | re.MULTILINE)
+    for title in SECTIONS
+}
+
+
 def _has_section(body: str, title: str) -> bool:
-    pattern = re.compile(rf"^#{{1,6}}\s+{re.escape(title)}\s*#*\s*$", re.IGNORECASE | re.MULTILINE)
-    return bool(pattern.search(body))
+    return bool(_SECTION_HEADINGS[title].search(body))
 
 
 def resolve(pills: Iterable[Pill], given: str, *, top: Path, cwd: Path | None = None) -> Pill:

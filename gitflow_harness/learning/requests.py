@@ -9,9 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
 
 from gitflow_harness.errors import UsageError
 from gitflow_harness.learning.folders import layout_folder
@@ -27,6 +25,13 @@ from gitflow_harness.store.schema import (
     Schema,
     Str,
 )
+
+# Not `typing.TYPE_CHECKING`: `gfh pills check` does not import typing (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final, NamedTuple
+else:
+    from gitflow_harness.records import NamedTuple
 
 KIND: Final = "harness-request"
 STATUSES: Final = ("open", "closed", "declined")
@@ -71,8 +76,8 @@ REQUEST_SCHEMA: Final = Schema(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
+# NamedTuples, not dataclasses: `gfh pills check` runs on every commit that touches a pill.
+class Request(NamedTuple):
     """One parsed request."""
 
     path: Path
@@ -161,8 +166,7 @@ def candidates(day: dt.date, pill_key: str) -> Iterable[str]:
         again += 1
 
 
-@dataclass(frozen=True, slots=True)
-class Ledger:
+class Ledger(NamedTuple):
     """Every request in the requests folder, and every problem met reading them."""
 
     root: Path

@@ -14,7 +14,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from typing import Any, Final
+
+# Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 MAX_WIDTH: Final = 100
 GAP: Final = 2  # spaces between the key column and the values

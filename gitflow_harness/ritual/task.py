@@ -8,12 +8,9 @@ once per user under the state directory, owner-only.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import hmac
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from gitflow_harness.errors import GfhError, UsageError
 from gitflow_harness.store.events import now_at
@@ -27,8 +24,14 @@ from gitflow_harness.store.fsutil import (
 from gitflow_harness.store.session_env import missing_session, session_from_env
 from gitflow_harness.store.state import session_dir, state_home
 
+# Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final, NamedTuple
+
     from gitflow_harness.workspace import Workspace
+else:
+    from gitflow_harness.records import NamedTuple
 
 TASK_FILE: Final = "task.json"
 KEY_FILE: Final = "task.key"
@@ -41,6 +44,10 @@ class TaskStateError(GfhError):
 
 def fingerprint(text: str) -> str:
     """Return the HMAC-SHA256 of `text` under this user's task key, as hex."""
+    # Imported here: `hmac` loads OpenSSL, which `gfh status` with no task set never needs.
+    import hashlib
+    import hmac
+
     return hmac.new(_key(), text.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
@@ -83,6 +90,8 @@ def current_task(session: str) -> str | None:
         ) from None
     except ValueError:
         raise TaskStateError(f"{path}: unreadable task state; set the task again") from None
+    import hmac  # only once there is a task to check (see `fingerprint`)
+
     if (
         not isinstance(raw, dict)
         or not isinstance(raw.get("text"), str)

@@ -9,9 +9,15 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any, Final, NamedTuple
 
 from gitflow_harness.errors import GfhError
+
+# Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Any, Final, NamedTuple
+else:
+    from gitflow_harness.records import NamedTuple
 
 CHUNK = 8192
 # The shell's exit codes for a program it could not run: not executable, not found.

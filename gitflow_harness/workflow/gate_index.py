@@ -13,7 +13,6 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Final, Literal, NamedTuple
 
 from gitflow_harness import git
 from gitflow_harness.errors import GfhError
@@ -22,14 +21,21 @@ from gitflow_harness.store.fsutil import ensure_private_dir, write_private
 from gitflow_harness.store.locks import exclusive
 from gitflow_harness.workspace import Workspace
 
+# Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final, Literal, NamedTuple
+
+    Gate = Literal["green", "red"]
+else:
+    from gitflow_harness.records import NamedTuple
+
 GATES_DIR: Final = ("gitflow-harness", "gates")
 # At most KEEP trees: a write past KEEP forgets the oldest down to the newest KEEP // 2, so the
 # directory is scanned and pruned once per KEEP // 2 new trees, not on every write. Forgotten
 # trees keep their `verb` events; they are only judged again.
 KEEP: Final = 512
 _TREE: Final = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
-
-Gate = Literal["green", "red"]
 
 
 class GateIndexError(GfhError):

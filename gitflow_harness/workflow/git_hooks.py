@@ -14,17 +14,20 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from gitflow_harness import git
 from gitflow_harness.errors import UsageError
 from gitflow_harness.store.events import Event
 from gitflow_harness.store.session_env import session_from_env
-from gitflow_harness.workflow.gate_index import Gate, read_gate
+from gitflow_harness.workflow.gate_index import read_gate
 from gitflow_harness.workflow.hook_input import PushedRef
 from gitflow_harness.workflow.record import record_update
 from gitflow_harness.workflow.trunk_steps import ADDS_ONE_COMMIT, Step, trunk_came_in
 from gitflow_harness.workspace import Workspace
+
+if TYPE_CHECKING:
+    from gitflow_harness.workflow.gate_index import Gate
 
 # What pre-commit exports to the hooks of each stage.
 REWRITE_ENV: Final = "PRE_COMMIT_REWRITE_COMMAND"  # post-rewrite: "amend" | "rebase"

@@ -11,7 +11,6 @@ import time
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from gitflow_harness import hints
 from gitflow_harness.errors import GfhError
@@ -19,6 +18,13 @@ from gitflow_harness.hints import Hint
 from gitflow_harness.workflow.commands import Console
 from gitflow_harness.workflow.result import EndTurnNotRecorded, Refused, VerbResult
 from gitflow_harness.workspace import Workspace
+
+# Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+else:
+    from gitflow_harness.records import NamedTuple
 
 Action = Callable[[Workspace, Console], VerbResult]
 # A lock the whole run holds (accept's), entered before anything else; given the run's directory.

@@ -2,24 +2,40 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from gitflow_harness import git
 from gitflow_harness.errors import GfhError
 from gitflow_harness.hints import Hint, hint
-from gitflow_harness.workflow.facts import Facts, missing_trunk
+from gitflow_harness.workflow import kept
+from gitflow_harness.workflow.facts import missing_trunk
 from gitflow_harness.workflow.gate_index import read_gate
 from gitflow_harness.workflow.result import EndTurnNotRecorded, VerbData, VerbResult
+from gitflow_harness.workflow.tree_identity import tree_identity
 from gitflow_harness.workspace import Workspace
 
+# Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-@dataclass(frozen=True, slots=True)
+
 class StatusView(VerbData):
     """The data of `status`: the facts the box is drawn from, and the box itself (`box`). They
-    stay one mapping: the box and the hints read it as it is."""
+    stay one mapping: the box and the hints read it as it is. (A plain class: `gfh status`
+    imports no dataclasses.)"""
+
+    __slots__ = ("values",)
 
     values: dict[str, Any]
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        # Set past the frozen `__setattr__` a `VerbData` may have: a view is never changed.
+        object.__setattr__(self, "values", values)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StatusView) and other.values == self.values
+
+    def __repr__(self) -> str:
+        return f"StatusView({self.values!r})"
 
     @property
     def box(self) -> str:
@@ -36,14 +52,29 @@ def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
     ritual's evidence. If that append fails the result is `failed` and carries no status, so
     nothing shows a box the ritual cannot account for.
     """
-    facts = Facts(ws)
     repo = ws.repo
     top = repo.worktree()
-    head = facts.head
-    trunk = facts.trunk
-    counts = facts.ahead_behind
-    changes = facts.changes
-    record = read_gate(ws, facts.tree)
+    head = ws.head()
+    # `git status` reads every file's metadata: it runs while the trunk and the counts are
+    # asked, and the command pays for the slowest of them, not their sum.
+    listed = git.start_changes(repo)
+    with git.reaped(listed):
+        tip = git.local_trunk_tip(repo, ws.config.repository.trunk)
+        counts = None
+        if tip is not None and head.sha is not None:
+            counts = kept.ahead_behind(repo, head.sha, *tip)
+    trunk = tip[0] if tip is not None else None
+    changes = listed()
+    tree = tree_identity(repo, head.sha, changes)
+    facts = {
+        "trunk": trunk,
+        "clean": not changes,
+        "head": head.sha,
+        "tree": tree,
+        "ahead": counts.ahead if counts is not None else None,
+        "behind": counts.behind if counts is not None else None,
+    }
+    record = read_gate(ws, tree)
     session = ws.session
     data: dict[str, Any] = {
         "location": "worktree" if repo.linked else "main",
@@ -53,14 +84,14 @@ def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
         "head": head.sha,
         "trunk": trunk,
         "trunk_missing": _trunk_missing(ws) if trunk is None else None,
-        "on_trunk": facts.on_trunk,
+        "on_trunk": trunk is not None and head.branch == trunk,
         "clean": not changes,
         "changes": [{"xy": c.xy, "path": c.path} for c in changes],
-        "ahead": counts.ahead if counts is not None else None,
-        "behind": counts.behind if counts is not None else None,
+        "ahead": facts["ahead"],
+        "behind": facts["behind"],
         "shallow": repo.shallow,
-        "operation": facts.operation,
-        "tree": facts.tree,
+        "operation": git.operation_in_progress(repo),
+        "tree": tree,
         "gate": record.gate if record is not None else None,
         "receipt": record.receipt if record is not None else False,
         "task": _task(session),
@@ -85,19 +116,13 @@ def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
                 "status",
                 "failed",
                 EndTurnNotRecorded("end-turn-not-recorded", reason),
-                facts=facts.snapshot(),
+                facts=facts,
                 message=(
                     f"could not record the end-of-turn check in {ws.log.directory}: {reason}; "
                     "retry `gfh status --end-turn`"
                 ),
             )
-    return VerbResult(
-        "status",
-        "ok",
-        StatusView(data),
-        hints=_hints(data),
-        facts=facts.snapshot(),
-    )
+    return VerbResult("status", "ok", StatusView(data), hints=_hints(data), facts=facts)
 
 
 def _hints(data: dict[str, Any]) -> tuple[Hint, ...]:

@@ -12,16 +12,15 @@ directory (a nested repository: no stamp shows its HEAD) is never kept.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import os
 import stat
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 from gitflow_harness import git
+from gitflow_harness.store.digest import sha256_hex
+from gitflow_harness.workflow import kept
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -29,7 +28,6 @@ if TYPE_CHECKING:
     from typing import Final
 
 CACHE: Final = ("gitflow-harness", "tree-identity.json")
-KEEP: Final = 16  # the newest results kept: a tree and the few states it moves between
 SETTLED_NS: Final = 2 * 10**9  # older than any filesystem clock's resolution (FAT: 2 s)
 
 
@@ -39,14 +37,12 @@ def tree_identity(repo: git.Repo, head: str | None, changes: Sequence[git.Change
     started = time.time_ns()
     key = _key(repo, head, changes, settled_before=started - SETTLED_NS)
     path = repo.git_dir.joinpath(*CACHE)
-    known = _read(path)
+    known = kept.read(path)
     if key is not None and key[0] in known:
         return known[key[0]]
     tree = _compute(repo, head, changes)
     if key is not None and key[1]:
-        known.pop(key[0], None)
-        known[key[0]] = tree
-        _write(path, dict(list(known.items())[-KEEP:]))
+        kept.keep(path, known, key[0], tree)
     return tree
 
 
@@ -86,25 +82,5 @@ def _key(
             ]
         )
         settled = settled and max(st.st_mtime_ns, st.st_ctime_ns) < settled_before
-    digest = hashlib.sha256(
-        json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogateescape")
-    )
-    return digest.hexdigest(), settled
-
-
-def _read(path: Path) -> dict[str, str]:
-    try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
-
-
-def _write(path: Path, known: dict[str, str]) -> None:
-    from gitflow_harness.store.fsutil import write_private
-
-    # A result that cannot be kept costs the next call its computation, nothing else.
-    with contextlib.suppress(OSError):
-        write_private(path, json.dumps(known))
+    digest = sha256_hex(json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogateescape"))
+    return digest, settled

@@ -9,7 +9,7 @@ import click
 import pytest
 
 from gitflow_harness import __version__
-from gitflow_harness.cli import COMMANDS, cli
+from gitflow_harness.cli.group import COMMANDS, cli
 from tests.helpers import ROOT, CliRunner, run_gfh, unmeasured_env
 
 

@@ -184,3 +184,32 @@ def test_discover_head_tells_the_head_as_head_does(tmp_path: Path, repo: Path) -
     bare, unknown = git.discover_head(tmp_path / "bare.git")
     assert bare.bare
     assert unknown is None
+
+
+def test_started_commands_run_side_by_side_and_fail_as_run_fails(repo: Path) -> None:
+    """If two git commands are started, then each result is what `run` gives, and a failure
+    is the same GitError."""
+    head = git.start(["rev-parse", "HEAD"], cwd=repo)
+    fed = git.start(["hash-object", "--stdin"], cwd=repo, input="fed\n")
+    bad = git.start(["rev-parse", "--verify", "no-such-ref"], cwd=repo)
+    unchecked = git.start(["rev-parse", "--verify", "no-such-ref"], cwd=repo, check=False)
+    assert head.result().stdout == git.run(["rev-parse", "HEAD"], cwd=repo).stdout
+    (repo / "fed.txt").write_text("fed\n")
+    assert fed.result().stdout == run_git(repo, "hash-object", "fed.txt")
+    with pytest.raises(git.GitError) as raised:
+        bad.result()
+    assert str(raised.value).startswith("`git rev-parse --verify no-such-ref` failed with exit")
+    assert unchecked.result().returncode == raised.value.returncode
+
+
+def test_a_failed_block_waits_for_the_command_it_started(repo: Path) -> None:
+    """If the work done while a command runs fails, then the command is waited for (its own
+    failure ignored) and the block's failure is the one raised."""
+    pending = git.start(["rev-parse", "--verify", "no-such-ref"], cwd=repo)
+    with pytest.raises(ValueError, match="the block failed"), git.reaped(pending.result):
+        raise ValueError("the block failed")
+    assert pending._process.returncode == 128
+    fine = git.start(["rev-parse", "HEAD"], cwd=repo)
+    with git.reaped(fine.result):
+        pass
+    assert fine.result().stdout.strip() == run_git(repo, "rev-parse", "HEAD").strip()

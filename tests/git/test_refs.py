@@ -93,3 +93,19 @@ def test_merge_base_is_where_a_branch_left_the_trunk(repo: Path) -> None:
     run_git(repo, "checkout", "-q", "--orphan", "island")
     run_git(repo, "commit", "-q", "--allow-empty", "-m", "alone")
     assert git.merge_base(r, "island", "main") is None
+
+
+def test_local_trunk_tip_is_the_trunk_and_its_commit(tmp_path: Path, repo: Path) -> None:
+    r = git.discover(repo)
+    sha = run_git(repo, "rev-parse", "main").strip()
+    assert git.local_trunk_tip(r) == ("main", sha)
+    assert git.local_trunk_tip(r, "develop") is None
+    run_git(repo, "branch", "develop")
+    commit(repo, "main moves", {"m.txt": "m\n"})
+    assert git.local_trunk_tip(r, "develop") == ("develop", sha)
+    # origin/HEAD naming a branch that is neither main nor master: asked about on its own.
+    origin = make_repo(tmp_path / "origin", branch="stable")
+    run_git(tmp_path, "clone", "-q", str(origin), "clone")
+    clone = git.discover(tmp_path / "clone")
+    stable = run_git(tmp_path / "clone", "rev-parse", "stable").strip()
+    assert git.local_trunk_tip(clone) == ("stable", stable)

@@ -41,3 +41,20 @@ def test_changes_lists_tracked_and_untracked(repo: Path) -> None:
     assert git.tracked(r, ["README.md", "dir/new file.txt"]) == {"README.md"}
     assert git.tracked_at_head(r, "README.md")
     assert not git.tracked_at_head(r, "dir/new file.txt")
+
+
+def test_started_changes_are_the_changes(repo: Path) -> None:
+    write(repo, "new.txt", "new\n")
+    write(repo, "README.md", "changed\n")
+    r = git.discover(repo)
+    listed = git.start_changes(r)
+    assert (
+        listed() == git.changes(r) == [git.Change(".M", "README.md"), git.Change("??", "new.txt")]
+    )
+
+
+def test_started_tracked_is_tracked(repo: Path) -> None:
+    write(repo, "new.txt", "new\n")
+    r = git.discover(repo)
+    asked = ["README.md", "new.txt", "absent.txt"]
+    assert git.start_tracked(r, asked)() == git.tracked(r, asked) == {"README.md"}

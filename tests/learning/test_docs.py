@@ -7,7 +7,7 @@ import re
 import click
 import pytest
 
-from gitflow_harness.cli import cli
+from gitflow_harness.cli.group import cli
 from gitflow_harness.learning.pills import PILL_SCHEMA
 from gitflow_harness.learning.requests import REQUEST_SCHEMA
 from gitflow_harness.store.schema import Schema, describe

@@ -9,6 +9,7 @@ import pytest
 
 from gitflow_harness import git
 from gitflow_harness.workflow import tree_identity as identity
+from gitflow_harness.workflow.kept import KEEP
 from tests.helpers import commit, write
 from tests.helpers import git as run_git
 
@@ -89,11 +90,11 @@ def test_a_nested_repository_is_never_kept(repo: Path, settled: None) -> None:
 def test_only_the_newest_results_are_kept_and_a_damaged_file_is_computed_over(
     repo: Path, settled: None
 ) -> None:
-    for n in range(identity.KEEP + 3):
+    for n in range(KEEP + 3):
         write(repo, "a.txt", f"version {n}\n")
         assert cached(repo) == fresh(repo)
     kept = json.loads(cache_file(repo).read_text(encoding="utf-8"))
-    assert len(kept) == identity.KEEP
+    assert len(kept) == KEEP
     assert cached(repo) in kept.values()
     cache_file(repo).write_text("{not json", encoding="utf-8")
     assert cached(repo) == fresh(repo)

@@ -1,0 +1,55 @@
+"""`gfh pills check`: the run its Click command and `main.py`'s path without Click share.
+
+pre-commit runs it on every commit that touches a pill (`--quiet`), so `main.py` sends the flags
+this module knows past Click straight to `show`; anything else goes through Click.
+"""
+
+from __future__ import annotations
+
+from gitflow_harness.cli import flags
+from gitflow_harness.cli.output import echo, echo_json
+
+# Not `typing.TYPE_CHECKING`: the command does not import typing (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+# Every option of the Click command (`cli/pills.py`), each a flag, as its parameter name.
+FLAGS = {"--json": "as_json", "-q": "quiet", "--quiet": "quiet"}
+
+
+def without_click(args: Sequence[str]) -> Callable[[], int] | None:
+    """Return the run of `gfh pills check ARGS`, or None when Click is to parse `args`."""
+    given = flags(args, FLAGS)
+    return None if given is None else lambda: show(**given)
+
+
+def show(*, as_json: bool, quiet: bool) -> int:
+    """Check every pill and print the problems (or one `--json` object); exit 1 on errors."""
+    import datetime as dt
+
+    from gitflow_harness.learning.lint import check_pills, failing
+    from gitflow_harness.workspace import open_workspace
+
+    ws = open_workspace()
+    catalog, problems = check_pills(ws.repo, ws.config, today=dt.date.today())
+    bad = failing(problems)
+    if as_json:
+        echo_json(
+            {
+                "pills": len(catalog.pills),
+                "ok": not bad,
+                "problems": [p._asdict() for p in (bad if quiet else problems)],
+            }
+        )
+        return 1 if bad else 0
+    for problem in bad if quiet else problems:
+        echo(str(problem))
+    if not quiet:
+        notes = len(problems) - len(bad)
+        echo(
+            f"{len(catalog.pills)} pill(s) in {catalog.root_rel}/: "
+            f"{len(bad)} problem(s), {notes} note(s)",
+            err=bool(bad),
+        )
+    return 1 if bad else 0

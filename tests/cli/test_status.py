@@ -1,0 +1,161 @@
+"""`gfh status` without Click: the same output, errors and exit codes as through Click."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitflow_harness.cli import flags
+from gitflow_harness.cli.status import FLAGS
+from tests.helpers import CliRunner, commit, diverge, git, same_both_ways, unmeasured_env, write
+
+ARGS = [
+    [],
+    ["--json"],
+    ["--end-turn"],
+    ["--end-turn", "--json"],
+    ["--json", "--end-turn", "--json"],
+]
+
+
+def label(value: object) -> str:
+    return " ".join(value) if isinstance(value, list) else str(value)
+
+
+@pytest.mark.parametrize(
+    ("args", "given"),
+    [
+        ([], {"end_turn": False, "as_json": False}),
+        (["--json"], {"end_turn": False, "as_json": True}),
+        (["--end-turn", "--json"], {"end_turn": True, "as_json": True}),
+        (["--end-turn", "--end-turn"], {"end_turn": True, "as_json": False}),
+        (["--help"], None),
+        (["--jso"], None),
+        (["--json", "extra"], None),
+        (["--"], None),
+        (["-v"], None),
+    ],
+)
+def test_only_the_flags_of_status_skip_click(args: list[str], given: dict[str, bool]) -> None:
+    assert flags(args, FLAGS) == given
+
+
+@pytest.mark.parametrize("args", ARGS, ids=label)
+def test_a_clean_trunk_shows_the_same_either_way(
+    repo: Path, gfh: CliRunner, args: list[str]
+) -> None:
+    result = same_both_ways(gfh, "status", *args)
+    assert result.code == 0
+    assert result.out.startswith("┌─ gfh") is ("--json" not in args)
+
+
+@pytest.mark.parametrize("args", ARGS, ids=label)
+def test_a_branch_behind_with_changes_shows_the_same_either_way(
+    repo: Path, gfh: CliRunner, args: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GFH_SESSION", "claude:both-paths")
+    diverge(repo, "feature/x", {"a.txt": "a\n"}, {"t.txt": "t\n"})
+    write(repo, "a.txt", "an edit\n")
+    write(repo, "new.txt", "new\n")
+    result = same_both_ways(gfh, "status", *args)
+    assert "status-branch-behind" in result.out + result.err
+
+
+def test_a_dirty_trunk_and_a_detached_head_show_the_same_either_way(
+    repo: Path, gfh: CliRunner
+) -> None:
+    write(repo, "scratch.py", "x = 1\n")
+    assert "status-trunk-dirty" in same_both_ways(gfh, "status").out
+    git(repo, "switch", "-q", "--detach")
+    commit(repo, "detached work", {"d.txt": "d\n"})
+    assert "detached" in same_both_ways(gfh, "status", "--json").out
+
+
+@pytest.mark.parametrize("args", [[], ["--json"]], ids=label)
+def test_outside_a_repository_fails_the_same_either_way(
+    tmp_path: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = same_both_ways(gfh, "status", *args)
+    assert result.code == 2
+    assert result.err.startswith("gfh: not a git repository")
+
+
+@pytest.mark.parametrize("args", [["--end-turn"], ["--end-turn", "--json"]], ids=label)
+def test_an_end_turn_that_cannot_be_recorded_fails_the_same_either_way(
+    repo: Path, gfh: CliRunner, args: list[str]
+) -> None:
+    events = repo / ".git" / "gitflow-harness" / "events"
+    events.parent.mkdir(parents=True)
+    events.write_text("not a directory\n")
+    result = same_both_ways(gfh, "status", *args)
+    assert result.code == 1
+    assert "┌─ gfh" not in result.out + result.err
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["status", "--bogus"], 2),
+        (["status", "extra"], 2),
+        (["status", "--jso"], 2),
+        (["status", "--help"], 0),
+        (["status", "-h"], 0),
+        (["-v", "status"], 0),
+    ],
+    ids=label,
+)
+def test_what_the_fast_path_does_not_know_is_clicks(
+    repo: Path, gfh: CliRunner, args: list[str], code: int
+) -> None:
+    result = same_both_ways(gfh, *args)
+    assert result.code == code
+    if code == 2:
+        assert result.err.startswith("Usage: gfh status [OPTIONS]\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "click"),
+    [
+        (["status"], False),
+        (["status", "--json", "--end-turn"], False),
+        (["status", "--bogus"], True),
+    ],
+    ids=label,
+)
+def test_only_what_the_fast_path_does_not_know_imports_click(
+    repo: Path, args: list[str], click: bool
+) -> None:
+    probe = (
+        "import sys\nfrom gitflow_harness.main import main\n"
+        f"code = main({args!r})\nprint('click' in sys.modules, file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=unmeasured_env(),
+    )
+    assert proc.stderr.splitlines()[-1] == str(click)
+
+
+def test_status_without_a_task_loads_no_openssl(repo: Path) -> None:
+    """If no task is set, then nothing on the status path loads OpenSSL (`hashlib`, `hmac`):
+    the tree identity's key and the caches use CPython's own SHA-256."""
+    probe = (
+        "import sys\nfrom gitflow_harness.main import main\n"
+        "code = main(['status'])\nprint(code, '_hashlib' in sys.modules, file=sys.stderr)\n"
+    )
+    write(repo, "edit.txt", "an edit\n")
+    proc = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=unmeasured_env(),
+    )
+    assert proc.stderr.splitlines()[-1] == "0 False"
