@@ -5,7 +5,9 @@
 it as the session's opening context. The `verb` event (surface `hook`, this session) is recorded
 once the answer was written: with the hint it delivered, or with none when there was none. It
 costs a few git calls, once per session start; anything that goes wrong is reported by the
-runtime as an internal error while the other sources still deliver.
+runtime as an internal error while the other sources still deliver. The workspace is built
+from what the hook knows already: the repository `agent/repo.py` found and the trunk of the
+session's cached configuration.
 """
 
 from __future__ import annotations
@@ -25,15 +27,20 @@ def source(ctx: HookContext) -> list[Offer]:
         return []
     import time
 
-    from gitflow_harness import hints
+    from gitflow_harness import git, hints
     from gitflow_harness.hookcall.model import Offer
+    from gitflow_harness.store.events import EventLog
     from gitflow_harness.workflow.ensure import ensure
     from gitflow_harness.workflow.record import record_verb
-    from gitflow_harness.workspace import open_workspace
+    from gitflow_harness.workspace import Workspace
 
     started = time.perf_counter()
     hints.drain()  # whatever an earlier run in this process left is not this run's to deliver
-    ws = open_workspace(ctx.repo.top)
+    found = ctx.repo
+    repo = git.repo_at(found.top, found.git_dir, found.common_dir)
+    # The hook's own discovery and cached configuration: no `git rev-parse`, no TOML parsed.
+    trunk = str(ctx.setting("repository", "trunk"))
+    ws = Workspace(repo, EventLog(found.common_dir), surface="hook", trunk=trunk)
     result = ensure(ws)
     shown = hints.deliverable((*result.hints, *hints.drain()), agent=True)
     branch = ws.head().label

@@ -46,20 +46,57 @@ def run(
     input: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run `git ARGS` and return the completed process; raise GitError on failure if `check`."""
+    return start(args, cwd=cwd, env=env, input=input).wait(check=check)
+
+
+class Started:
+    """A git command started and not yet waited for: several can run at once, each then
+    waited for in turn (`start`)."""
+
+    __slots__ = ("args", "input", "proc")
+
+    def __init__(self, args: Sequence[str], proc: subprocess.Popen[str], input: str | None) -> None:
+        self.args = list(args)
+        self.proc = proc
+        self.input = input
+
+    def wait(self, *, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """Wait for the command and return it completed; raise GitError on failure if `check`."""
+        try:
+            stdout, stderr = self.proc.communicate(self.input)
+        except BaseException:
+            self.proc.kill()
+            self.proc.wait()
+            raise
+        proc = subprocess.CompletedProcess(self.proc.args, self.proc.returncode, stdout, stderr)
+        if check and proc.returncode != 0:
+            _refuse_vanished(proc.stderr)
+            raise GitError(self.args, proc.returncode, proc.stdout, proc.stderr)
+        return proc
+
+
+def start(
+    args: Sequence[str],
+    *,
+    cwd: Path | str | None = None,
+    env: Mapping[str, str] | None = None,
+    input: str | None = None,
+) -> Started:
+    """Start `git ARGS` and return it running; its result is `Started.wait`'s."""
     full_env = None
     if env is not None:
         full_env = {**os.environ, **env}
     try:
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             ["git", *args],
             cwd=cwd,
             env=full_env,
-            input=input,
-            capture_output=True,
+            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
             encoding="utf-8",
             errors="surrogateescape",
-            stdin=None if input is not None else subprocess.DEVNULL,
         )
     except (FileNotFoundError, NotADirectoryError):
         if cwd is not None and not os.path.isdir(cwd):
@@ -70,10 +107,7 @@ def run(
                 "run `git worktree prune`"
             ) from None
         raise UsageError("git is not installed or not on PATH; install git first") from None
-    if check and proc.returncode != 0:
-        _refuse_vanished(proc.stderr)
-        raise GitError(args, proc.returncode, proc.stdout, proc.stderr)
-    return proc
+    return Started(args, proc, input)
 
 
 # What git says when the directory it was started in is removed while it runs (a concurrent
@@ -197,7 +231,15 @@ def discover_head(cwd: Path | str | None = None) -> tuple[Repo, Head | None]:
     if top is None:
         return repo, None
     sha = lines[5] if len(lines) > 5 else None
-    return repo, Head(branch=_head_branch(repo), sha=sha)
+    return repo, Head(branch=head_branch(repo), sha=sha)
+
+
+def repo_at(top: Path, git_dir: Path, common_dir: Path) -> Repo:
+    """The repository of the worktree at `top`, whose git dirs were read from git's own files
+    (`agent/repo.py`), without a git process: shallow when its common dir holds a `shallow`
+    file, which is how git tells."""
+    shallow = (common_dir / "shallow").exists()
+    return Repo(top=top, git_dir=git_dir, common_dir=common_dir, bare=False, shallow=shallow)
 
 
 def current_directory() -> Path:
@@ -234,13 +276,14 @@ class Head(NamedTuple):
 
 def head(repo: Repo) -> Head:
     """Return the branch HEAD points at (None if detached) and its commit (None if unborn)."""
-    branch = _head_branch(repo)
+    branch = head_branch(repo)
     proc = run(["rev-parse", "-q", "--verify", "HEAD^{commit}"], cwd=_cwd(repo), check=False)
     sha = proc.stdout.strip() or None if proc.returncode == 0 else None
     return Head(branch=branch, sha=sha)
 
 
-def _head_branch(repo: Repo) -> str | None:
+def head_branch(repo: Repo) -> str | None:
+    """Return the branch HEAD points at, None when detached (read from the HEAD file)."""
     try:
         content = (repo.git_dir / "HEAD").read_text(encoding="utf-8").strip()
     except OSError:

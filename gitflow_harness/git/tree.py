@@ -7,7 +7,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from gitflow_harness.git.core import Repo, _cwd, run, split_z
+from gitflow_harness.git.core import Repo, Started, _cwd, run, split_z, start
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -36,12 +36,30 @@ class Change(NamedTuple):
 
 def changes(repo: Repo) -> list[Change]:
     """Return tracked changes and untracked-not-ignored files of the working tree."""
-    proc = run(
-        ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames"],
-        cwd=repo.worktree(),
-    )
+    return read_status(start_status(repo)).changes
+
+
+class Status(NamedTuple):
+    """What one `git status` said: the changes, and HEAD's commit when it was asked for."""
+
+    changes: list[Change]
+    head: str | None  # None on an unborn branch, or when not asked for
+
+
+def start_status(repo: Repo, *, head: bool = False) -> Started:
+    """Start the `git status` of `changes`; with `head`, it says HEAD's commit as well
+    (`# branch.oid`), so that no other git process has to. `read_status` reads it."""
+    args = ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames"]
+    if head:
+        args += ["--branch", "--no-ahead-behind"]
+    return start(args, cwd=repo.worktree())
+
+
+def read_status(started: Started) -> Status:
+    """Wait for a `start_status` and read it; raise GitError when it failed."""
     out: list[Change] = []
-    for record in split_z(proc.stdout):
+    head = None
+    for record in split_z(started.wait().stdout):
         kind = record[:1]
         if kind == "?":
             out.append(Change("??", record[2:]))
@@ -51,7 +69,10 @@ def changes(repo: Repo) -> list[Change]:
         elif kind == "u":
             fields = record.split(" ", 10)
             out.append(Change(fields[1], fields[10]))
-    return out
+        elif record.startswith("# branch.oid "):
+            oid = record.removeprefix("# branch.oid ")
+            head = None if oid == "(initial)" else oid
+    return Status(out, head)
 
 
 def tree_identity(repo: Repo) -> str:

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
 
-from gitflow_harness.hints import Hint
-from gitflow_harness.store.events import Event, EventLog, session_from_env
-from gitflow_harness.workflow.result import FACT_KEYS, VerbResult
-from gitflow_harness.workspace import Workspace
+from gitflow_harness.store.session_env import session_from_env
+from gitflow_harness.workflow.result import FACT_KEYS
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
     from typing import Any, Final
+
+    from gitflow_harness.hints import Hint
+    from gitflow_harness.store.events import Event, EventLog
+    from gitflow_harness.workflow.result import VerbResult
+    from gitflow_harness.workspace import Workspace
 
 # Set by `gfh update` for the git commands it runs. A post-merge / post-rewrite hook that records
 # updates sees it and stays quiet, because `gfh update` records that update itself.
