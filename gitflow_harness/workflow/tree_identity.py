@@ -13,7 +13,6 @@ directory (a nested repository: no stamp shows its HEAD) is never kept.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import stat
@@ -22,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gitflow_harness import git
+from gitflow_harness.store.digest import sha256_hex
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -86,10 +86,8 @@ def _key(
             ]
         )
         settled = settled and max(st.st_mtime_ns, st.st_ctime_ns) < settled_before
-    digest = hashlib.sha256(
-        json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogateescape")
-    )
-    return digest.hexdigest(), settled
+    digest = sha256_hex(json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogateescape"))
+    return digest, settled
 
 
 def _read(path: Path) -> dict[str, str]:
