@@ -62,12 +62,7 @@ class Started:
 
     def wait(self, *, check: bool = True) -> subprocess.CompletedProcess[str]:
         """Wait for the command and return it completed; raise GitError on failure if `check`."""
-        try:
-            stdout, stderr = self.proc.communicate(self.input)
-        except BaseException:
-            self.proc.kill()
-            self.proc.wait()
-            raise
+        stdout, stderr = self.proc.communicate(self.input)
         proc = subprocess.CompletedProcess(self.proc.args, self.proc.returncode, stdout, stderr)
         if check and proc.returncode != 0:
             _refuse_vanished(proc.stderr)

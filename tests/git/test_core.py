@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,32 @@ def test_discover_head_tells_the_head_as_head_does(tmp_path: Path, repo: Path) -
     bare, unknown = git.discover_head(tmp_path / "bare.git")
     assert bare.bare
     assert unknown is None
+
+
+def test_started_commands_run_at_once_and_fail_as_run_does(repo: Path) -> None:
+    r = git.discover(repo)
+    first = git.start(["rev-parse", "HEAD"], cwd=repo)
+    second = git.start(["hash-object", "--stdin"], cwd=repo, input="text\n")
+    blob = hashlib.sha1(b"blob 5\0text\n").hexdigest()  # git's object name of that content
+    assert second.wait().stdout.strip() == blob
+    assert first.wait().stdout.strip() == git.head(r).sha
+    failing = git.start(["rev-parse", "--verify", "no-such-ref"], cwd=repo)
+    assert failing.wait(check=False).returncode != 0
+    with pytest.raises(git.GitError, match="rev-parse --verify no-such-ref"):
+        git.start(["rev-parse", "--verify", "no-such-ref"], cwd=repo).wait()
+
+
+def test_repo_at_is_what_discovery_finds_from_the_git_dirs(repo: Path, tmp_path: Path) -> None:
+    found = git.discover(repo)
+    assert git.repo_at(repo, repo / ".git", repo / ".git") == found
+    run_git(tmp_path, "clone", "-q", "--depth=1", f"file://{repo}", "shallow")
+    shallow = tmp_path / "shallow"
+    assert git.repo_at(shallow, shallow / ".git", shallow / ".git").shallow
+    assert git.discover(shallow).shallow
+
+
+def test_head_branch_reads_the_head_file(repo: Path) -> None:
+    r = git.discover(repo)
+    assert git.head_branch(r) == "main"
+    run_git(repo, "switch", "-q", "--detach")
+    assert git.head_branch(r) is None

@@ -93,3 +93,19 @@ def test_merge_base_is_where_a_branch_left_the_trunk(repo: Path) -> None:
     run_git(repo, "checkout", "-q", "--orphan", "island")
     run_git(repo, "commit", "-q", "--allow-empty", "-m", "alone")
     assert git.merge_base(r, "island", "main") is None
+
+
+def test_the_local_trunk_read_with_its_commit(tmp_path: Path, repo: Path) -> None:
+    r = git.discover(repo)
+    main = run_git(repo, "rev-parse", "main").strip()
+    for configured in ("", "main"):
+        started = git.start_local_trunk(r, configured)
+        assert git.read_local_trunk(r, configured, started) == git.LocalTrunk("main", main)
+    started = git.start_local_trunk(r, "develop")
+    assert git.read_local_trunk(r, "develop", started) == git.LocalTrunk(None, None)
+    # origin/HEAD naming a branch other than main or master: asked about on its own.
+    origin = make_repo(tmp_path / "origin", branch="stable")
+    run_git(tmp_path, "clone", "-q", str(origin), "clone")
+    clone = git.discover(tmp_path / "clone")
+    trunk = git.read_local_trunk(clone, "", git.start_local_trunk(clone))
+    assert trunk == git.LocalTrunk("stable", None)
