@@ -2,13 +2,14 @@
 
 The SessionStart hook runs `ensure` in a workspace too, so this module imports neither
 `dataclasses` nor `typing` nor the configuration's schema: a workspace the hook builds from
-what it already knows (`agent/repo.py`, its cached configuration) loads no configuration.
+what it already knows (`agent/repo.py`, its cached configuration) loads no configuration, and
+opens no event log: the hook appends its events itself.
 """
 
 from __future__ import annotations
 
 from gitflow_harness import git
-from gitflow_harness.store.events import Event, EventLog, session_from_env
+from gitflow_harness.store.session_env import session_from_env
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -17,18 +18,19 @@ if TYPE_CHECKING:
     from typing import Any
 
     from gitflow_harness.store.config import Config
+    from gitflow_harness.store.events import Event, EventLog
 
 
 class Workspace:
     """One command's view of its repository. HEAD is read once and cached; the configuration
-    is read when first asked for, unless it was given."""
+    and the event log are opened when first asked for, unless they were given."""
 
-    __slots__ = ("_config", "_head", "_trunk", "log", "repo", "surface")
+    __slots__ = ("_config", "_head", "_log", "_trunk", "repo", "surface")
 
     def __init__(
         self,
         repo: git.Repo,
-        log: EventLog,
+        log: EventLog | None = None,
         *,
         config: Config | None = None,
         surface: str = "cli",
@@ -36,7 +38,7 @@ class Workspace:
         trunk: str | None = None,
     ) -> None:
         self.repo = repo
-        self.log = log
+        self._log = log
         # The channel this command came through (`cli`, `mcp`, `hook`): what its events record.
         self.surface = surface
         self._config = config
@@ -53,6 +55,15 @@ class Workspace:
 
             self._config = load_config(self.repo.top)
         return self._config
+
+    @property
+    def log(self) -> EventLog:
+        """The repository's event log, in its common dir."""
+        if self._log is None:
+            from gitflow_harness.store.events import EventLog
+
+            self._log = EventLog(self.repo.common_dir)
+        return self._log
 
     @property
     def configured_trunk(self) -> str:
@@ -94,6 +105,7 @@ class Workspace:
 def open_workspace(cwd: Path | str | None = None, *, surface: str = "cli") -> Workspace:
     """Discover the repository around `cwd` and load its configuration."""
     from gitflow_harness.store.config import load_config
+    from gitflow_harness.store.events import EventLog
 
     repo, head = git.discover_head(cwd)
     config = load_config(repo.top)

@@ -29,9 +29,8 @@ def source(ctx: HookContext) -> list[Offer]:
 
     from gitflow_harness import git, hints
     from gitflow_harness.hookcall.model import Offer
-    from gitflow_harness.store.events import EventLog
     from gitflow_harness.workflow.ensure import ensure
-    from gitflow_harness.workflow.record import record_verb
+    from gitflow_harness.workflow.record import verb_data
     from gitflow_harness.workspace import Workspace
 
     started = time.perf_counter()
@@ -40,22 +39,14 @@ def source(ctx: HookContext) -> list[Offer]:
     repo = git.repo_at(found.top, found.git_dir, found.common_dir)
     # The hook's own discovery and cached configuration: no `git rev-parse`, no TOML parsed.
     trunk = str(ctx.setting("repository", "trunk"))
-    ws = Workspace(repo, EventLog(found.common_dir), surface="hook", trunk=trunk)
+    ws = Workspace(repo, surface="hook", trunk=trunk)
     result = ensure(ws)
     shown = hints.deliverable((*result.hints, *hints.drain()), agent=True)
-    branch = ws.head().label
     duration_ms = int((time.perf_counter() - started) * 1000)
 
     def record(delivered: tuple[Any, ...]) -> None:
-        record_verb(
-            ws,
-            result,
-            branch=branch,
-            duration_ms=duration_ms,
-            delivered=delivered,
-            surface="hook",
-            session=ctx.session,
-        )
+        # Surface `hook`, this session, the branch the hook found: as every event of the call.
+        ctx.record("verb", verb_data(result, duration_ms=duration_ms, delivered=delivered))
 
     if not shown:
         record(())

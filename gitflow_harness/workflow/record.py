@@ -41,6 +41,22 @@ def record_verb(
     `delivered` is every hint the entry point actually showed, envelope and supplemental
     (default: the result's own hints); `branch` is the branch the verb ran on.
     """
+    data = verb_data(result, duration_ms=duration_ms, flags=flags, delivered=delivered)
+    who = session_from_env() if session is _UNSET else session
+    return ws.log.record(
+        "verb", data, surface=surface, branch=branch, session=who, use_env_session=False
+    )
+
+
+def verb_data(
+    result: VerbResult,
+    *,
+    duration_ms: int,
+    flags: Iterable[str] = (),
+    delivered: Iterable[Hint] | None = None,
+) -> dict[str, Any]:
+    """Return the data of a run's `verb` event (see `record_verb`): the hook appends it
+    through its own writer."""
     shown = tuple(result.hints if delivered is None else delivered)
     data: dict[str, Any] = {
         "verb": result.verb,
@@ -55,10 +71,7 @@ def record_verb(
         data["gate"] = result.gate
     if result.verb == "done":
         data["probe"] = bool(result.probe)
-    who = session_from_env() if session is _UNSET else session
-    return ws.log.record(
-        "verb", data, surface=surface, branch=branch, session=who, use_env_session=False
-    )
+    return data
 
 
 def record_update(
