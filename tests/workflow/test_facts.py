@@ -112,9 +112,10 @@ def test_a_removed_worktree_knows_nothing(repo: Path, tmp_path: Path) -> None:
     )
 
 
-def test_a_workspace_reads_its_configuration_when_asked(repo: Path) -> None:
+def test_a_workspace_opens_its_configuration_and_log_when_asked(repo: Path) -> None:
     commit(repo, "configure", {".gitflow-harness.toml": '[repository]\ntrunk = "main"\n'})
-    ws = Workspace(git.discover(repo), EventLog(repo / ".git"))
+    ws = Workspace(git.discover(repo))
+    assert ws.log.directory == EventLog(repo / ".git").directory
     assert ws.configured_trunk == "main"
     assert ws.config.repository.trunk == "main"
     assert repr(ws) == f"Workspace(top={repo}, surface=cli)"
