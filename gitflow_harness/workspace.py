@@ -56,6 +56,11 @@ class Workspace:
             self._config = load_config(self.repo.top)
         return self._config
 
+    @config.setter
+    def config(self, config: Config) -> None:
+        self._config = config
+        self._trunk = None  # read from it again
+
     @property
     def log(self) -> EventLog:
         """The repository's event log, in its common dir."""

@@ -118,6 +118,8 @@ def test_a_workspace_opens_its_configuration_and_log_when_asked(repo: Path) -> N
     assert ws.log.directory == EventLog(repo / ".git").directory
     assert ws.configured_trunk == "main"
     assert ws.config.repository.trunk == "main"
+    ws.config = ws.config._replace(repository=ws.config.repository._replace(trunk="develop"))
+    assert ws.configured_trunk == "develop"  # a configuration set in place is the one read
     assert repr(ws) == f"Workspace(top={repo}, surface=cli)"
     broken = Workspace(ws.repo, ws.log, trunk="main")
     write(repo, ".gitflow-harness.toml", "[ways]\nfloor = 'high'\n")
