@@ -51,8 +51,6 @@ class Workspace:
     @property
     def config(self) -> Config:
         if self._config is None:
-            from gitflow_harness.store.config import load_config
-
             self._config = load_config(self.repo.top)
         return self._config
 
@@ -109,9 +107,16 @@ class Workspace:
 
 def open_workspace(cwd: Path | str | None = None, *, surface: str = "cli") -> Workspace:
     """Discover the repository around `cwd` and load its configuration."""
-    from gitflow_harness.store.config import load_config
     from gitflow_harness.store.events import EventLog
 
     repo, head = git.discover_head(cwd)
     config = load_config(repo.top)
     return Workspace(repo, EventLog(repo.common_dir), config=config, surface=surface, head=head)
+
+
+def load_config(top: Path | None) -> Config:
+    """Load the configuration of the worktree at `top`: `store/config.py`'s reader, whose schema
+    is imported on first use."""
+    from gitflow_harness.store import config
+
+    return config.load_config(top)
