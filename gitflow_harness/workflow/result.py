@@ -1,8 +1,8 @@
 """What a verb returns: outcome, data, hints, and the facts its `verb` event records.
 
 The SessionStart hook runs `ensure`, so nothing here imports `typing` or `dataclasses`
-(`tests/agent/test_imports.py`): the result is a `NamedTuple` of `gitflow_harness.records`, and
-the data records of the other verbs, dataclasses, load them where they are declared.
+(`tests/agent/test_imports.py`): the result is a `NamedTuple` of `gitflow_harness.records`; the
+other verbs' data records are dataclasses, which load `dataclasses` in their own modules.
 """
 
 from __future__ import annotations
