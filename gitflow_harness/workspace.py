@@ -1,26 +1,79 @@
-"""The repository a command runs in: where it is, its configuration, its event log."""
+"""The repository a command runs in: where it is, its configuration, its event log.
+
+The SessionStart hook runs `ensure` in a workspace too, so this module imports neither
+`dataclasses` nor `typing` nor the configuration's schema: a workspace the hook builds from
+what it already knows (`agent/repo.py`, its cached configuration) loads no configuration, and
+opens no event log: the hook appends its events itself.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
-
 from gitflow_harness import git
-from gitflow_harness.store.config import Config, load_config
-from gitflow_harness.store.events import Event, EventLog, session_from_env
+from gitflow_harness.store.session_env import session_from_env
+
+# Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from gitflow_harness.store.config import Config
+    from gitflow_harness.store.events import Event, EventLog
 
 
-@dataclass
 class Workspace:
-    """One command's view of its repository. HEAD is read once and cached."""
+    """One command's view of its repository. HEAD is read once and cached; the configuration
+    and the event log are opened when first asked for, unless they were given."""
 
-    repo: git.Repo
-    config: Config
-    log: EventLog
-    # The channel this command came through (`cli`, `mcp`): what its events record as surface.
-    surface: str = "cli"
-    _head: git.Head | None = field(default=None, repr=False)
+    __slots__ = ("_config", "_head", "_log", "_trunk", "repo", "surface")
+
+    def __init__(
+        self,
+        repo: git.Repo,
+        log: EventLog | None = None,
+        *,
+        config: Config | None = None,
+        surface: str = "cli",
+        head: git.Head | None = None,
+        trunk: str | None = None,
+    ) -> None:
+        self.repo = repo
+        self._log = log
+        # The channel this command came through (`cli`, `mcp`, `hook`): what its events record.
+        self.surface = surface
+        self._config = config
+        self._head = head
+        self._trunk = trunk  # `[repository] trunk`, when the caller read it already
+
+    def __repr__(self) -> str:
+        return f"Workspace(top={self.repo.top}, surface={self.surface})"
+
+    @property
+    def config(self) -> Config:
+        if self._config is None:
+            self._config = load_config(self.repo.top)
+        return self._config
+
+    @config.setter
+    def config(self, config: Config) -> None:
+        self._config = config
+        self._trunk = None  # read from it again
+
+    @property
+    def log(self) -> EventLog:
+        """The repository's event log, in its common dir."""
+        if self._log is None:
+            from gitflow_harness.store.events import EventLog
+
+            self._log = EventLog(self.repo.common_dir)
+        return self._log
+
+    @property
+    def configured_trunk(self) -> str:
+        """`[repository] trunk` as configured: a branch name, or "" to detect the trunk."""
+        if self._trunk is None:
+            self._trunk = self.config.repository.trunk
+        return self._trunk
 
     @property
     def top(self) -> Path:
@@ -30,11 +83,20 @@ class Workspace:
     def session(self) -> str | None:
         return session_from_env()
 
+    @property
+    def known_head(self) -> git.Head | None:
+        """HEAD when it was read already, else None (reading it costs a git process)."""
+        return self._head
+
     def head(self, *, refresh: bool = False) -> git.Head:
         """Return HEAD, read once per command unless `refresh`."""
         if self._head is None or refresh:
             self._head = git.head(self.repo)
         return self._head
+
+    def learn_head(self, head: git.Head) -> None:
+        """Keep `head`, read by another git call of this command, as HEAD."""
+        self._head = head
 
     def record(self, type: str, data: dict[str, Any], *, surface: str | None = None) -> Event:
         """Append an event stamped with this session, the current branch and (unless given)
@@ -45,7 +107,16 @@ class Workspace:
 
 def open_workspace(cwd: Path | str | None = None, *, surface: str = "cli") -> Workspace:
     """Discover the repository around `cwd` and load its configuration."""
+    from gitflow_harness.store.events import EventLog
+
     repo, head = git.discover_head(cwd)
     config = load_config(repo.top)
-    log = EventLog(repo.common_dir)
-    return Workspace(repo=repo, config=config, log=log, surface=surface, _head=head)
+    return Workspace(repo, EventLog(repo.common_dir), config=config, surface=surface, head=head)
+
+
+def load_config(top: Path | None) -> Config:
+    """Load the configuration of the worktree at `top`: `store/config.py`'s reader, whose schema
+    is imported on first use."""
+    from gitflow_harness.store import config
+
+    return config.load_config(top)

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from gitflow_harness.agent.ticks import Position
     from gitflow_harness.hookcall.model import HookEvent
     from gitflow_harness.hookcall.session import RuntimeState, SessionState
+    from gitflow_harness.hookcall.settings import HookConfig
 
 
 REPORTED: Final = "reported"  # session state: fingerprints of the problems already reported
@@ -47,7 +48,7 @@ class HookContext:
         self._store: SessionState | None = None
         self._snapshot: RuntimeState | None = None
         self._observed: list[Position] = []
-        self._config: dict[str, Any] | None = None
+        self._config: HookConfig | None = None
         self._paths: tuple[str, ...] | None = None
         self._position: Position | None = None
         self._position_read = False
@@ -173,7 +174,7 @@ class HookContext:
 
     # -- configuration and evidence ------------------------------------------------------------
 
-    def config(self) -> dict[str, Any]:
+    def config(self) -> HookConfig:
         """The effective configuration as plain data, section by section (cached per session)."""
         if self._config is None:
             from gitflow_harness.hookcall.settings import hook_config

@@ -5,7 +5,9 @@
 it as the session's opening context. The `verb` event (surface `hook`, this session) is recorded
 once the answer was written: with the hint it delivered, or with none when there was none. It
 costs a few git calls, once per session start; anything that goes wrong is reported by the
-runtime as an internal error while the other sources still deliver.
+runtime as an internal error while the other sources still deliver. The workspace is built
+from what the hook knows already: the repository `agent/repo.py` found and the trunk of the
+session's cached configuration.
 """
 
 from __future__ import annotations
@@ -25,30 +27,26 @@ def source(ctx: HookContext) -> list[Offer]:
         return []
     import time
 
-    from gitflow_harness import hints
+    from gitflow_harness import git, hints
     from gitflow_harness.hookcall.model import Offer
     from gitflow_harness.workflow.ensure import ensure
-    from gitflow_harness.workflow.record import record_verb
-    from gitflow_harness.workspace import open_workspace
+    from gitflow_harness.workflow.record import verb_data
+    from gitflow_harness.workspace import Workspace
 
     started = time.perf_counter()
     hints.drain()  # whatever an earlier run in this process left is not this run's to deliver
-    ws = open_workspace(ctx.repo.top)
+    found = ctx.repo
+    repo = git.repo_at(found.top, found.git_dir, found.common_dir)
+    # The hook's own discovery and cached configuration: no `git rev-parse`, no TOML parsed.
+    trunk = str(ctx.setting("repository", "trunk"))
+    ws = Workspace(repo, surface="hook", trunk=trunk)
     result = ensure(ws)
     shown = hints.deliverable((*result.hints, *hints.drain()), agent=True)
-    branch = ws.head().label
     duration_ms = int((time.perf_counter() - started) * 1000)
 
     def record(delivered: tuple[Any, ...]) -> None:
-        record_verb(
-            ws,
-            result,
-            branch=branch,
-            duration_ms=duration_ms,
-            delivered=delivered,
-            surface="hook",
-            session=ctx.session,
-        )
+        # Surface `hook`, this session, the branch the hook found: as every event of the call.
+        ctx.record("verb", verb_data(result, duration_ms=duration_ms, delivered=delivered))
 
     if not shown:
         record(())

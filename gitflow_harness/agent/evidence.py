@@ -16,9 +16,10 @@ from gitflow_harness.hookcall import model as ev
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Final
+    from typing import Final
 
     from gitflow_harness.agent.context import HookContext
+    from gitflow_harness.hookcall.settings import HookConfig
 
 # Verdicts that say the work passed. They are declared here because they send nothing back;
 # the ones that do are declared in the configuration (`learning.loop_back`, `graph.loops`).
@@ -107,7 +108,7 @@ def verdict_token(message: str | None) -> str | None:
     return match.group(1).upper() if match else None
 
 
-def declared_verdicts(config: dict[str, Any]) -> frozenset[str]:
+def declared_verdicts(config: HookConfig) -> frozenset[str]:
     """Return every verdict token the configuration and the affirmative set declare."""
     tokens = set(AFFIRMATIVE)
     learning = config.get("learning")

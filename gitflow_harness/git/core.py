@@ -257,7 +257,15 @@ def discover_head(cwd: Path | str | None = None) -> tuple[Repo, Head | None]:
     if top is None:
         return repo, None
     sha = lines[5] if len(lines) > 5 else None
-    return repo, Head(branch=_head_branch(repo), sha=sha)
+    return repo, Head(branch=head_branch(repo), sha=sha)
+
+
+def repo_at(top: Path, git_dir: Path, common_dir: Path) -> Repo:
+    """The repository of the worktree at `top`, whose git dirs were read from git's own files
+    (`agent/repo.py`), without a git process: shallow when its common dir holds a `shallow`
+    file, which is how git tells."""
+    shallow = (common_dir / "shallow").exists()
+    return Repo(top=top, git_dir=git_dir, common_dir=common_dir, bare=False, shallow=shallow)
 
 
 def current_directory() -> Path:
@@ -294,13 +302,14 @@ class Head(NamedTuple):
 
 def head(repo: Repo) -> Head:
     """Return the branch HEAD points at (None if detached) and its commit (None if unborn)."""
-    branch = _head_branch(repo)
+    branch = head_branch(repo)
     proc = run(["rev-parse", "-q", "--verify", "HEAD^{commit}"], cwd=_cwd(repo), check=False)
     sha = proc.stdout.strip() or None if proc.returncode == 0 else None
     return Head(branch=branch, sha=sha)
 
 
-def _head_branch(repo: Repo) -> str | None:
+def head_branch(repo: Repo) -> str | None:
+    """Return the branch HEAD points at, None when detached (read from the HEAD file)."""
     try:
         content = (repo.git_dir / "HEAD").read_text(encoding="utf-8").strip()
     except OSError:

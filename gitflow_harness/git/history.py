@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterator
-from datetime import UTC, datetime
 
 from gitflow_harness.errors import UsageError
 from gitflow_harness.git.core import GitError, Repo, _cwd, head, run, split_z
@@ -13,6 +12,7 @@ from gitflow_harness.git.core import GitError, Repo, _cwd, head, run, split_z
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from datetime import datetime
     from typing import NamedTuple
 else:
     from gitflow_harness.records import NamedTuple
@@ -52,7 +52,7 @@ def reflog(repo: Repo, ref: str, *, limit: int | None = None) -> list[ReflogEntr
         sha, selector, message = ([*line.split("\x1f", 2), "", ""])[:3]
         stamp = selector[selector.rfind("{") + 1 : selector.rfind("}")]
         try:
-            when = datetime.fromtimestamp(int(stamp), UTC)
+            when = _at(int(stamp))
         except ValueError:
             continue
         entries.append(ReflogEntry(sha=sha, when=when, message=message))
@@ -82,7 +82,7 @@ def _reflog_file(repo: Repo, ref: str) -> list[ReflogEntry] | None:
     return [
         ReflogEntry(
             sha=entry.newhexsha,
-            when=datetime.fromtimestamp(entry.time[0], UTC),
+            when=_at(entry.time[0]),
             message=entry.message,
         )
         for entry in reversed(log)
@@ -128,7 +128,7 @@ def commits_touching(repo: Repo, since: datetime) -> Iterator[tuple[datetime, li
                 if token.startswith(b"\x1e"):
                     if when is not None:
                         yield when, paths
-                    when = datetime.fromtimestamp(int(token[1:]), UTC)
+                    when = _at(int(token[1:]))
                     paths = []
                 elif token:
                     paths.append(os.fsdecode(token))
@@ -148,7 +148,15 @@ def commits_touching(repo: Repo, since: datetime) -> Iterator[tuple[datetime, li
 def commit_time(repo: Repo, rev: str) -> datetime:
     """Return the committer time of `rev`."""
     proc = run(["show", "-s", "--format=%ct", f"{rev}^{{commit}}"], cwd=_cwd(repo))
-    return datetime.fromtimestamp(int(proc.stdout.strip()), UTC)
+    return _at(int(proc.stdout.strip()))
+
+
+def _at(stamp: int) -> datetime:
+    """The moment of a unix time stamp, in UTC."""
+    # Imported here: the hook's verbs load this module and never read a date.
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(stamp, UTC)
 
 
 def added_between(repo: Repo, base: str, rev: str, path: str) -> list[str]:

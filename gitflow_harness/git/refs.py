@@ -6,7 +6,7 @@ import subprocess
 from collections.abc import Iterable, Sequence
 
 from gitflow_harness.errors import RepoStateError
-from gitflow_harness.git.core import GitError, Repo, _cwd, run
+from gitflow_harness.git.core import GitError, Pending, Repo, _cwd, run, start
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -68,13 +68,12 @@ def detect_trunk(repo: Repo, configured: str = "") -> str | None:
     """Return the trunk's local branch name: configured, else origin/HEAD, main, master."""
     if configured:
         return configured
-    return _pick_trunk(_trunk_refs(repo, ()))
+    return _pick_trunk(_read_trunk_refs(_start_trunk_refs(repo, ())))
 
 
-def _trunk_refs(repo: Repo, also: Sequence[str]) -> dict[str, tuple[str, str]]:
-    """{ref: (symref target or "", commit)} of origin/HEAD, main, master and `also`, as far as
-    they exist."""
-    proc = run(
+def _start_trunk_refs(repo: Repo, also: Sequence[str]) -> Pending:
+    """Start the `git for-each-ref` of origin/HEAD, main, master and `also`."""
+    return start(
         [
             "for-each-ref",
             "--format=%(refname)%00%(symref)%00%(objectname)",
@@ -85,8 +84,13 @@ def _trunk_refs(repo: Repo, also: Sequence[str]) -> dict[str, tuple[str, str]]:
         cwd=_cwd(repo),
         check=False,
     )
+
+
+def _read_trunk_refs(started: Pending) -> dict[str, tuple[str, str]]:
+    """{ref: (symref target or "", commit)} of the refs `_start_trunk_refs` asked about, as far
+    as they exist."""
     refs: dict[str, tuple[str, str]] = {}
-    for line in proc.stdout.splitlines():
+    for line in started.result().stdout.splitlines():
         name, _, rest = line.partition("\0")
         target, _, sha = rest.partition("\0")
         refs[name] = (target, sha)
@@ -118,27 +122,37 @@ def require_trunk(repo: Repo, configured: str = "") -> str:
 
 def local_trunk(repo: Repo, configured: str = "") -> str | None:
     """Return the trunk when it exists as a local branch, else None (see `require_trunk`)."""
-    tip = local_trunk_tip(repo, configured)
-    return tip[0] if tip is not None else None
+    return read_local_trunk(repo, configured, start_local_trunk(repo, configured)).name
 
 
-def local_trunk_tip(repo: Repo, configured: str = "") -> tuple[str, str] | None:
-    """Return the trunk and its commit when it exists as a local branch, else None.
+class LocalTrunk(NamedTuple):
+    """The trunk's local branch and its commit; both None when there is none."""
+
+    name: str | None
+    sha: str | None
+
+
+def start_local_trunk(repo: Repo, configured: str = "") -> Pending:
+    """Start the one `git for-each-ref` that `read_local_trunk` reads the trunk from."""
+    return _start_trunk_refs(repo, [f"refs/heads/{configured}"] if configured else [])
+
+
+def read_local_trunk(repo: Repo, configured: str, started: Pending) -> LocalTrunk:
+    """The trunk, from a `start_local_trunk` of the same `configured`.
 
     One `git for-each-ref` finds the trunk, whether its branch exists and its commit, unless
     origin/HEAD names a branch other than main or master: that one is asked about on its own."""
-    asked = [f"refs/heads/{configured}"] if configured else []
-    refs = _trunk_refs(repo, asked)
+    refs = _read_trunk_refs(started)
     name = configured or _pick_trunk(refs)
     if name is None:
-        return None
+        return LocalTrunk(None, None)
     ref = f"refs/heads/{name}"
     if ref in refs:
-        return name, refs[ref][1]
-    if ref in asked or name in _TRUNK_NAMES:
-        return None
+        return LocalTrunk(name, refs[ref][1] or None)
+    if configured or name in _TRUNK_NAMES:
+        return LocalTrunk(None, None)
     sha = resolve(repo, ref)
-    return (name, sha) if sha is not None else None
+    return LocalTrunk(name, sha) if sha is not None else LocalTrunk(None, None)
 
 
 def trunk_tips(repo: Repo, trunk: str) -> list[tuple[str, str]]:

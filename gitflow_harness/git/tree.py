@@ -7,7 +7,7 @@ import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from gitflow_harness.git.core import Repo, _cwd, run, split_z, start
+from gitflow_harness.git.core import Pending, Repo, _cwd, run, split_z, start
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -36,22 +36,30 @@ class Change(NamedTuple):
 
 def changes(repo: Repo) -> list[Change]:
     """Return tracked changes and untracked-not-ignored files of the working tree."""
-    return start_changes(repo)()
+    return read_status(start_status(repo)).changes
 
 
-def start_changes(repo: Repo) -> Callable[[], list[Change]]:
-    """Start `git status` and return what waits for it and returns `changes`: the slowest
-    question about a big working tree, asked while the others are."""
-    pending = start(
-        ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames"],
-        cwd=repo.worktree(),
-    )
-    return lambda: _changes(pending.result().stdout)
+class Status(NamedTuple):
+    """What one `git status` said: the changes, and HEAD's commit when it was asked for."""
+
+    changes: list[Change]
+    head: str | None  # None on an unborn branch, or when not asked for
 
 
-def _changes(output: str) -> list[Change]:
+def start_status(repo: Repo, *, head: bool = False) -> Pending:
+    """Start the `git status` of `changes`; with `head`, it says HEAD's commit as well
+    (`# branch.oid`), so that no other git process has to. `read_status` reads it."""
+    args = ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames"]
+    if head:
+        args += ["--branch", "--no-ahead-behind"]
+    return start(args, cwd=repo.worktree())
+
+
+def read_status(started: Pending) -> Status:
+    """Wait for a `start_status` and read it; raise GitError when it failed."""
     out: list[Change] = []
-    for record in split_z(output):
+    head = None
+    for record in split_z(started.result().stdout):
         kind = record[:1]
         if kind == "?":
             out.append(Change("??", record[2:]))
@@ -61,7 +69,10 @@ def _changes(output: str) -> list[Change]:
         elif kind == "u":
             fields = record.split(" ", 10)
             out.append(Change(fields[1], fields[10]))
-    return out
+        elif record.startswith("# branch.oid "):
+            oid = record.removeprefix("# branch.oid ")
+            head = None if oid == "(initial)" else oid
+    return Status(out, head)
 
 
 def tree_identity(repo: Repo) -> str:

@@ -18,16 +18,73 @@ from gitflow_harness import __version__
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any
+    from typing import Any, TypedDict
 
     from gitflow_harness.hookcall.session import SessionState
+
+    # The configuration as the hook holds it: `Config.as_dict()` of `store/config.py`, section
+    # by section, in JSON's types (lists for tuples). Type checkers read these; at run time it
+    # is the plain dict the cache holds, so the hook's path imports nothing to have them.
+
+    class RepositorySettings(TypedDict):
+        trunk: str  # "" to detect: origin/HEAD, else main, else master
+        worktrees: str
+        protect_trunk: str
+
+    class PathsSettings(TypedDict):
+        ways: str
+        pills: str
+        requests: str
+
+    class GateSettings(TypedDict):
+        prepare: list[str]
+        test: list[str]
+        push: str
+
+    class WaysSettings(TypedDict):
+        floor: float
+        budget_chars: int
+        postcheck_timeout_s: float
+        default_half_life: int
+
+    class RitualSettings(TypedDict):
+        enforce: list[str]
+        require_status: bool
+        require_box: bool
+        require_task: bool
+        max_blocks: int
+        chat_turns: str
+
+    class LearningSettings(TypedDict):
+        graduation_at: int
+        capture_at: int
+        capture_days: int
+        verify_days: int
+        verify_min: int
+        loop_back: list[str]
+
+    class GraphSettings(TypedDict):
+        stages: list[str]
+        loops: dict[str, dict[str, list[str]]]  # role -> verdict -> stages
+
+    class HookConfig(TypedDict):
+        """The hook's configuration: what `hook_config` returns and its readers take."""
+
+        repository: RepositorySettings
+        paths: PathsSettings
+        gate: GateSettings
+        ways: WaysSettings
+        ritual: RitualSettings
+        learning: LearningSettings
+        graph: GraphSettings
+
 
 CONFIG_FILE = ".gitflow-harness.toml"
 CACHE_DIR = "config"  # in the user state dir: <hash of what the configuration is made of>.json
 MAX_READ = 1024 * 1024  # past the parser's own bound: parsed (and refused), never cached
 
 
-def hook_config(top: Path | None, store: SessionState | None) -> dict[str, Any]:
+def hook_config(top: Path | None, store: SessionState | None) -> HookConfig:
     """Return the effective configuration of the repository at `top`, section by section.
 
     A call with a session caches it in the user state dir, in a file named by what the
@@ -38,7 +95,7 @@ def hook_config(top: Path | None, store: SessionState | None) -> dict[str, Any]:
     if top is None:
         from gitflow_harness.store.config import default_config
 
-        return default_config().as_dict()
+        return _typed(default_config().as_dict())
     cache = cache_file(top) if store is not None else None
     if cache is not None:
         try:
@@ -47,7 +104,7 @@ def hook_config(top: Path | None, store: SessionState | None) -> dict[str, Any]:
             cached = None
         values = cached.get("values") if isinstance(cached, dict) else None
         if isinstance(values, dict):
-            return values
+            return _typed(values)
     from gitflow_harness.store.config import load_config
 
     values = load_config(top).as_dict()
@@ -55,7 +112,12 @@ def hook_config(top: Path | None, store: SessionState | None) -> dict[str, Any]:
         from gitflow_harness.store.fsutil import write_private
 
         write_private(cache, json.dumps({"values": values}), sync=False)  # rebuilt if damaged
-    return values
+    return _typed(values)
+
+
+def _typed(values: dict[str, Any]) -> HookConfig:
+    # `Config.as_dict()`, or the cache of it: the sections and keys of `HookConfig`.
+    return values  # type: ignore[return-value]
 
 
 def cache_file(top: Path) -> Path | None:
@@ -88,7 +150,7 @@ def cache_file(top: Path) -> Path | None:
     return directory / f"{sha256_hex(made_of)[:24]}.json"
 
 
-def setting(config: dict[str, Any], section: str, key: str) -> Any:
+def setting(config: HookConfig, section: str, key: str) -> Any:
     """Return `config[section][key]`; the declared default where the data lacks it (the one
     declaration of every default is the configuration's schema)."""
     table = config.get(section)

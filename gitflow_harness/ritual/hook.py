@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from gitflow_harness.agent.context import HookContext
     from gitflow_harness.hookcall.session import RuntimeState
+    from gitflow_harness.hookcall.settings import HookConfig
 
 REPLY_KEY: Final = "reply"  # Cursor: afterAgentResponse's booleans and generation, for its stop
 CLOUD_PREFIX = "bc-"  # Cursor background (cloud) agents: their tools do not reach hooks
@@ -171,7 +172,7 @@ def _consume_cursor_reply(ctx: HookContext) -> dict[str, Any]:
     }
 
 
-def ritual_config(config: dict[str, Any]) -> Any:
+def ritual_config(config: HookConfig) -> Any:
     """Build the `[ritual]` record from the hook's plain-data configuration."""
     from gitflow_harness.hookcall.settings import setting
     from gitflow_harness.store.config import RitualConfig

@@ -2,26 +2,36 @@
 
 Run by the SessionStart hook: its one hint is delivered outside the result envelope (as the
 session's opening context), through the supplemental accumulator of `gitflow_harness.hints`.
-The entry point drains it, delivers it, and records it in the `verb` event.
+The entry point drains it, delivers it, and records it in the `verb` event. The hook loads this
+module, so its record is a `__slots__` one, not a dataclass (`workflow/result.py`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gitflow_harness import hints
 from gitflow_harness.workflow.facts import Facts
 from gitflow_harness.workflow.result import VerbData, VerbResult
-from gitflow_harness.workspace import Workspace
+
+# Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitflow_harness.workspace import Workspace
 
 
-@dataclass(frozen=True, slots=True)
 class EnsureData(VerbData):
-    location: str  # "worktree" | "main"
-    branch: str | None
-    trunk: str | None
-    on_trunk: bool
-    clean: bool
+    """Where the session starts."""
+
+    __slots__ = ("branch", "clean", "location", "on_trunk", "trunk")
+    _fields = ("location", "branch", "trunk", "on_trunk", "clean")
+
+    def __init__(
+        self, location: str, branch: str | None, trunk: str | None, on_trunk: bool, clean: bool
+    ) -> None:
+        self.location = location  # "worktree" | "main"
+        self.branch = branch
+        self.trunk = trunk
+        self.on_trunk = on_trunk
+        self.clean = clean
 
 
 def ensure(ws: Workspace) -> VerbResult:
@@ -30,10 +40,10 @@ def ensure(ws: Workspace) -> VerbResult:
     repo = ws.repo
     repo.worktree()
     facts = Facts(ws)
+    snapshot = facts.snapshot()  # first: its git processes run at once
     main_on_trunk = not repo.linked and facts.on_trunk
     if main_on_trunk:
         hints.supplement(hints.hint("ensure-main-worktree-first", trunk=facts.trunk))
-    snapshot = facts.snapshot()
     data = EnsureData(
         location="worktree" if repo.linked else "main",
         branch=facts.head.branch,

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from functools import cached_property
 
 from gitflow_harness import git
 from gitflow_harness.errors import ConfigError, GfhError
-from gitflow_harness.workspace import Workspace
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from gitflow_harness.workspace import Workspace
 
 
 class Facts:
@@ -30,10 +32,17 @@ class Facts:
     def head(self) -> git.Head:
         return self.ws.head()
 
-    @cached_property
+    @property
     def trunk(self) -> str | None:
         """The trunk's local branch name, or None when there is none."""
-        return git.local_trunk(self.repo, self.ws.config.repository.trunk)
+        return self._trunk.name
+
+    @cached_property
+    def _trunk(self) -> git.LocalTrunk:
+        configured = self.ws.configured_trunk
+        return git.read_local_trunk(
+            self.repo, configured, git.start_local_trunk(self.repo, configured)
+        )
 
     @cached_property
     def changes(self) -> list[git.Change]:
@@ -53,9 +62,17 @@ class Facts:
     @cached_property
     def ahead_behind(self) -> git.AheadBehind | None:
         """Commits ahead of and behind the local trunk; None when unknown or meaningless."""
-        if self.trunk is None or self.head.sha is None:
+        sha = self.head.sha
+        trunk = self._trunk
+        if trunk.name is None or sha is None:
             return None
-        return git.ahead_behind(self.repo, self.head.sha, self.trunk)
+        if sha == trunk.sha:
+            return git.AheadBehind(ahead=0, behind=0)  # no commit is ahead of or behind itself
+        if trunk.sha is None:
+            return git.ahead_behind(self.repo, sha, trunk.name)
+        from gitflow_harness.workflow import kept
+
+        return kept.ahead_behind(self.repo, sha, trunk.name, trunk.sha)
 
     @cached_property
     def operation(self) -> str | None:
@@ -72,6 +89,7 @@ class Facts:
 
     def snapshot(self) -> dict[str, Any]:
         """Return the facts a `verb` event records; a fact that cannot be read is None."""
+        self._read_together()
         out: dict[str, Any] = {}
         out["trunk"] = _safe(lambda: self.trunk)
         out["clean"] = _safe(lambda: self.clean)
@@ -81,6 +99,37 @@ class Facts:
         out["ahead"] = counts.ahead if counts is not None else None
         out["behind"] = counts.behind if counts is not None else None
         return out
+
+    def _read_together(self) -> None:
+        """Read the trunk, the changes and (when not known yet) HEAD's commit with their git
+        processes running at once, `git status` saying HEAD's commit too. What fails here is
+        left unread: reading it on its own then raises as it would have."""
+        known = self.__dict__
+        if "_trunk" in known or "changes" in known:
+            return
+        head = self.ws.known_head
+        try:
+            configured = self.ws.configured_trunk
+            trunk = git.start_local_trunk(self.repo, configured)
+        except (GfhError, OSError):
+            return
+        try:
+            status: git.Pending | None = git.start_status(self.repo, head=head is None)
+        except (GfhError, OSError):
+            status = None
+        # A failure other than git's leaves no `git status` running behind it (`gfh mcp` lives on).
+        with git.reaped(status.result if status else str), contextlib.suppress(GfhError, OSError):
+            known["_trunk"] = git.read_local_trunk(self.repo, configured, trunk)
+        if status is None:
+            return
+        try:
+            read = git.read_status(status)
+        except (GfhError, OSError):
+            return
+        known["changes"] = read.changes
+        if head is None:
+            with contextlib.suppress(GfhError, OSError):
+                self.ws.learn_head(git.Head(branch=git.head_branch(self.repo), sha=read.head))
 
 
 def _safe(read: Any) -> Any:

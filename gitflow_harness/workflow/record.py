@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
 
-from gitflow_harness.hints import Hint
-from gitflow_harness.store.events import Event, EventLog, session_from_env
-from gitflow_harness.workflow.result import FACT_KEYS, VerbResult
-from gitflow_harness.workspace import Workspace
+from gitflow_harness.store.session_env import session_from_env
+from gitflow_harness.workflow.result import FACT_KEYS
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
     from typing import Any, Final
+
+    from gitflow_harness.hints import Hint
+    from gitflow_harness.store.events import Event, EventLog
+    from gitflow_harness.workflow.result import VerbResult
+    from gitflow_harness.workspace import Workspace
 
 # Set by `gfh update` for the git commands it runs. A post-merge / post-rewrite hook that records
 # updates sees it and stays quiet, because `gfh update` records that update itself.
@@ -38,6 +41,22 @@ def record_verb(
     `delivered` is every hint the entry point actually showed, envelope and supplemental
     (default: the result's own hints); `branch` is the branch the verb ran on.
     """
+    data = verb_data(result, duration_ms=duration_ms, flags=flags, delivered=delivered)
+    who = session_from_env() if session is _UNSET else session
+    return ws.log.record(
+        "verb", data, surface=surface, branch=branch, session=who, use_env_session=False
+    )
+
+
+def verb_data(
+    result: VerbResult,
+    *,
+    duration_ms: int,
+    flags: Iterable[str] = (),
+    delivered: Iterable[Hint] | None = None,
+) -> dict[str, Any]:
+    """Return the data of a run's `verb` event (see `record_verb`): the hook appends it
+    through its own writer."""
     shown = tuple(result.hints if delivered is None else delivered)
     data: dict[str, Any] = {
         "verb": result.verb,
@@ -52,10 +71,7 @@ def record_verb(
         data["gate"] = result.gate
     if result.verb == "done":
         data["probe"] = bool(result.probe)
-    who = session_from_env() if session is _UNSET else session
-    return ws.log.record(
-        "verb", data, surface=surface, branch=branch, session=who, use_env_session=False
-    )
+    return data
 
 
 def record_update(

@@ -5,11 +5,9 @@ from __future__ import annotations
 from gitflow_harness import git
 from gitflow_harness.errors import GfhError
 from gitflow_harness.hints import Hint, hint
-from gitflow_harness.workflow import kept
-from gitflow_harness.workflow.facts import missing_trunk
+from gitflow_harness.workflow.facts import Facts, missing_trunk
 from gitflow_harness.workflow.gate_index import read_gate
 from gitflow_harness.workflow.result import EndTurnNotRecorded, VerbData, VerbResult
-from gitflow_harness.workflow.tree_identity import tree_identity
 from gitflow_harness.workspace import Workspace
 
 # Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
@@ -55,25 +53,13 @@ def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
     repo = ws.repo
     top = repo.worktree()
     head = ws.head()
-    # `git status` reads every file's metadata: it runs while the trunk and the counts are
-    # asked, and the command pays for the slowest of them, not their sum.
-    listed = git.start_changes(repo)
-    with git.reaped(listed):
-        tip = git.local_trunk_tip(repo, ws.config.repository.trunk)
-        counts = None
-        if tip is not None and head.sha is not None:
-            counts = kept.ahead_behind(repo, head.sha, *tip)
-    trunk = tip[0] if tip is not None else None
-    changes = listed()
-    tree = tree_identity(repo, head.sha, changes)
-    facts = {
-        "trunk": trunk,
-        "clean": not changes,
-        "head": head.sha,
-        "tree": tree,
-        "ahead": counts.ahead if counts is not None else None,
-        "behind": counts.behind if counts is not None else None,
-    }
+    # `git status` reads every file's metadata: it runs while the trunk is asked, and the
+    # counts are kept by commit pair (`kept`), so the command pays for the slowest question.
+    known = Facts(ws)
+    facts = known.snapshot()
+    trunk = known.trunk
+    changes = known.changes
+    tree = known.tree
     record = read_gate(ws, tree)
     session = ws.session
     data: dict[str, Any] = {

@@ -61,20 +61,6 @@ SETUPS: dict[str, tuple[str | None, str | None]] = {
 }
 FIXTURES = [(host, path) for host, _, path in kit.fixture_files() if host in HOSTS]
 
-# The calls known to import a heavy module, and the module that does: each is to be made
-# light, and the test fails (strict) once it is, so that its entry goes.
-ENSURE = "the ensure hint: workflow.result, workflow.ensure, workspace (dataclasses, typing)"
-KNOWN: dict[tuple[str, str], str] = {
-    ("ways with scripts", "claude/SessionStart"): ENSURE,
-    ("ways with scripts", "claude/SessionStart.compact"): ENSURE,
-    ("ways with scripts", "codex/SessionStart"): ENSURE,
-    ("ways with scripts", "cursor/sessionStart"): ENSURE,
-    ("ways", "claude/SessionStart"): ENSURE,
-    ("ways", "claude/SessionStart.compact"): ENSURE,
-    ("ways", "codex/SessionStart"): ENSURE,
-    ("ways", "cursor/sessionStart"): ENSURE,
-}
-
 
 def _call(host: str, path: Path, repo: Path) -> list[object]:
     data = kit.payload(host, path.name.removesuffix(".json"), repo)
@@ -100,14 +86,11 @@ def _probe(host: str, repo: Path, calls: list[list[object]]) -> list[list[object
 
 
 def _cases() -> list[object]:
-    cases: list[object] = []
-    for setup in SETUPS:
-        for host, path in FIXTURES:
-            name = f"{host}/{path.name.removesuffix('.json')}"
-            known = KNOWN.get((setup, name))
-            marks = [pytest.mark.xfail(reason=known, strict=True)] if known else []
-            cases.append(pytest.param(setup, host, path, marks=marks, id=f"{setup}:{name}"))
-    return cases
+    return [
+        pytest.param(setup, host, path, id=f"{setup}:{host}/{path.name.removesuffix('.json')}")
+        for setup in SETUPS
+        for host, path in FIXTURES
+    ]
 
 
 @pytest.mark.slow

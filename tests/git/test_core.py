@@ -213,3 +213,19 @@ def test_a_failed_block_waits_for_the_command_it_started(repo: Path) -> None:
     with git.reaped(fine.result):
         pass
     assert fine.result().stdout.strip() == run_git(repo, "rev-parse", "HEAD").strip()
+
+
+def test_repo_at_is_what_discovery_finds_from_the_git_dirs(repo: Path, tmp_path: Path) -> None:
+    found = git.discover(repo)
+    assert git.repo_at(repo, repo / ".git", repo / ".git") == found
+    run_git(tmp_path, "clone", "-q", "--depth=1", f"file://{repo}", "shallow")
+    shallow = tmp_path / "shallow"
+    assert git.repo_at(shallow, shallow / ".git", shallow / ".git").shallow
+    assert git.discover(shallow).shallow
+
+
+def test_head_branch_reads_the_head_file(repo: Path) -> None:
+    r = git.discover(repo)
+    assert git.head_branch(r) == "main"
+    run_git(repo, "switch", "-q", "--detach")
+    assert git.head_branch(r) is None

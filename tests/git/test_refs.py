@@ -95,17 +95,22 @@ def test_merge_base_is_where_a_branch_left_the_trunk(repo: Path) -> None:
     assert git.merge_base(r, "island", "main") is None
 
 
-def test_local_trunk_tip_is_the_trunk_and_its_commit(tmp_path: Path, repo: Path) -> None:
+def test_the_local_trunk_read_with_its_commit(tmp_path: Path, repo: Path) -> None:
     r = git.discover(repo)
-    sha = run_git(repo, "rev-parse", "main").strip()
-    assert git.local_trunk_tip(r) == ("main", sha)
-    assert git.local_trunk_tip(r, "develop") is None
+    main = run_git(repo, "rev-parse", "main").strip()
+    for configured in ("", "main"):
+        started = git.start_local_trunk(r, configured)
+        assert git.read_local_trunk(r, configured, started) == git.LocalTrunk("main", main)
+    started = git.start_local_trunk(r, "develop")
+    assert git.read_local_trunk(r, "develop", started) == git.LocalTrunk(None, None)
     run_git(repo, "branch", "develop")
     commit(repo, "main moves", {"m.txt": "m\n"})
-    assert git.local_trunk_tip(r, "develop") == ("develop", sha)
-    # origin/HEAD naming a branch that is neither main nor master: asked about on its own.
+    started = git.start_local_trunk(r, "develop")
+    assert git.read_local_trunk(r, "develop", started) == git.LocalTrunk("develop", main)
+    # origin/HEAD naming a branch other than main or master: asked about on its own.
     origin = make_repo(tmp_path / "origin", branch="stable")
     run_git(tmp_path, "clone", "-q", str(origin), "clone")
     clone = git.discover(tmp_path / "clone")
+    trunk = git.read_local_trunk(clone, "", git.start_local_trunk(clone))
     stable = run_git(tmp_path / "clone", "rev-parse", "stable").strip()
-    assert git.local_trunk_tip(clone) == ("stable", stable)
+    assert trunk == git.LocalTrunk("stable", stable)

@@ -43,13 +43,18 @@ def test_changes_lists_tracked_and_untracked(repo: Path) -> None:
     assert not git.tracked_at_head(r, "dir/new file.txt")
 
 
-def test_started_changes_are_the_changes(repo: Path) -> None:
-    write(repo, "new.txt", "new\n")
+def test_status_says_the_changes_and_heads_commit(repo: Path, tmp_path: Path) -> None:
     write(repo, "README.md", "changed\n")
     r = git.discover(repo)
-    listed = git.start_changes(r)
-    assert (
-        listed() == git.changes(r) == [git.Change(".M", "README.md"), git.Change("??", "new.txt")]
+    status = git.read_status(git.start_status(r, head=True))
+    assert status == git.Status(git.changes(r), run_git(repo, "rev-parse", "HEAD").strip())
+    assert git.read_status(git.start_status(r)).head is None  # not asked for
+    unborn = tmp_path / "unborn"
+    run_git(tmp_path, "init", "-q", str(unborn))
+    write(unborn, "a.txt", "a\n")
+    fresh = git.discover(unborn)
+    assert git.read_status(git.start_status(fresh, head=True)) == git.Status(
+        [git.Change("??", "a.txt")], None
     )
 
 

@@ -56,3 +56,36 @@ def test_a_configuration_that_is_not_a_plain_file_is_parsed_not_cached(repo: Pat
     (repo / ".gitflow-harness.toml").rmdir()
     write(repo, ".gitflow-harness.toml", "#" * (2 * 1024 * 1024))
     assert cache_file(repo) is None
+
+
+def _declared_records() -> dict[str, list[str]]:
+    """The `TypedDict`s `settings.py` declares for type checkers: {class: its keys, in order}."""
+    import ast
+
+    from gitflow_harness.hookcall import settings
+
+    tree = ast.parse(Path(settings.__file__).read_text(encoding="utf-8"))
+    return {
+        node.name: [
+            item.target.id
+            for item in node.body
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+        ]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+    }
+
+
+def test_the_typed_configuration_names_every_section_and_key_of_the_schema(repo: Path) -> None:
+    """The type checkers' view of the hook's configuration is the schema's: a key added to
+    `store/config.py` without its type here fails, and so does one that went."""
+    from gitflow_harness.store.config import SECTIONS
+
+    declared = _declared_records()
+    assert declared["HookConfig"] == list(SECTIONS)
+    values = hook_config(repo, None)
+    assert list(values) == list(SECTIONS)
+    for section, schema in SECTIONS.items():
+        record = f"{section.capitalize()}Settings"
+        assert declared[record] == [f.name for f in schema.fields], record
+        assert list(values[section]) == declared[record]  # type: ignore[literal-required]

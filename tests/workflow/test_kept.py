@@ -18,9 +18,10 @@ def counts_file(repo: Path) -> Path:
 def ask(repo: Path) -> git.AheadBehind | None:
     r = git.discover(repo)
     head = run_git(repo, "rev-parse", "HEAD").strip()
-    tip = git.local_trunk_tip(r)
-    assert tip is not None
-    return kept.ahead_behind(r, head, *tip)
+    trunk = git.read_local_trunk(r, "", git.start_local_trunk(r))
+    assert trunk.name is not None
+    assert trunk.sha is not None
+    return kept.ahead_behind(r, head, trunk.name, trunk.sha)
 
 
 def test_counts_are_kept_by_the_two_commits(repo: Path) -> None:

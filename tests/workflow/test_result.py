@@ -197,3 +197,16 @@ def test_conflict_of_finds_only_an_undone_conflict() -> None:
     assert conflict_of(UpdateData("b", "main", "merge", conflict)) == conflict
     assert conflict_of(UpdateData("b", "main", "merge", Already("already", "h", "o"))) is None
     assert conflict_of(Refused("x")) is None
+
+
+def test_a_slots_record_compares_and_shows_its_fields() -> None:
+    """The records the hook's path loads are not dataclasses: equal by their fields, shown by
+    them, in the contract's order."""
+    assert EnsureData("main", "b", "main", False, True) == EnsureData(
+        "main", "b", "main", False, True
+    )
+    assert EnsureData("main", "b", "main", False, True) != EnsureData(
+        "main", "b", "main", False, False
+    )
+    assert repr(Refused("no")) == "Refused(error='no')"
+    assert repr(EndTurnNotRecorded("r", "e")) == "EndTurnNotRecorded(reason='r', error='e')"
