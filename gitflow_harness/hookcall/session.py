@@ -93,7 +93,10 @@ class SessionState:
             if after != before:
                 from gitflow_harness.store.fsutil import write_private
 
-                write_private(path, after)
+                # Replaced atomically, not flushed to the disk first: a call that fires a way
+                # would wait on the disk for bookkeeping the event log (itself never flushed)
+                # already records. After a system crash a damaged file reads as a fresh start.
+                write_private(path, after, sync=False)
 
 
 def _load(path: Path) -> RuntimeState:

@@ -143,17 +143,19 @@ def lines_holding_from(
             chunk = fh.read(block)
             buffer = carry + chunk if carry else chunk
             if chunk:
-                cut = buffer.rfind(b"\n")
+                cut = buffer.rfind(b"\n")  # the whole lines end here; searched up to it
                 if cut < 0:  # the block lies inside one line
                     carry = buffer
                     continue
-                carry, buffer = buffer[cut + 1 :], buffer[:cut]
+                carry = buffer[cut + 1 :]
             elif not buffer:
                 break
-            if buffer.find(needle) < 0:
-                passed += buffer.count(b"\n") + 1
             else:
-                for line in buffer.split(b"\n"):
+                cut = len(buffer)  # the last line, without a newline
+            if buffer.find(needle, 0, cut) < 0:
+                passed += buffer.count(b"\n", 0, cut) + 1
+            else:
+                for line in buffer[:cut].split(b"\n"):
                     if line and needle in line:
                         yield passed, line
                         passed = 0
