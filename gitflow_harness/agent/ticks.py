@@ -137,7 +137,6 @@ LINES = {"claude": _claude_line, "codex": _codex_line}  # per `adapter.TOKENS`
 
 # The session state's key for where its transcript was read to (`read_position`).
 CURSOR: Final = "transcript"
-FINGERPRINT_BYTES = 64  # the bytes before the cursor's offset that tell a file rewritten
 
 
 def read_position(
@@ -147,13 +146,13 @@ def read_position(
 
     The position is the newest line that gives one (`LINES[host]`), when it starts within the
     last `max_bytes` bytes; else it is unknown. A cursor remembers the file (device, inode),
-    the offset after its last whole line read, a short hash of the bytes before that offset,
-    and the newest position line before it (its offset and position). With a cursor that still
-    fits the file, only what was appended since is read; without one, or when the file shrank,
-    was replaced or rewritten, or more than `max_bytes` were appended, the file is read back
-    from its end. Either way the position is the same. The cursor holds offsets, the file's
-    numbers and short hashes: nothing of the transcript verbatim. `max_bytes` must be the same
-    for every call given the cursor.
+    the offset after its last whole line read, and the newest position line before it (its
+    offset and position). With a cursor that still fits the file (a line ends at its offset,
+    and its position line still gives that position), only what was appended since is read;
+    without one, or when the file shrank, was replaced or rewritten, or more than `max_bytes`
+    were appended, the file is read back from its end. Either way the position is the same. The
+    cursor holds offsets, the file's numbers and the position's own short hashes: nothing of
+    the transcript's text. `max_bytes` must be the same for every call given the cursor.
     """
     from gitflow_harness.store import tail
 
@@ -161,21 +160,14 @@ def read_position(
     with tail.open_binary(path) as fh:
         st = os.fstat(fh.fileno())
         end = st.st_size
-        kept = _fitting(cursor, st, fh, max_bytes)
+        kept = _fitting(cursor, st, fh, line_of, max_bytes)
         if kept is None:
             at, found, newest = _read_back(fh, end, line_of, max_bytes)
         else:
             at, found, newest = _read_on(fh, end, line_of, kept)
         remembered = None
         if at is not None:
-            same = kept is not None and kept["at"] == at
-            remembered = {
-                "dev": st.st_dev,
-                "ino": st.st_ino,
-                "at": at,
-                "fp": kept["fp"] if kept is not None and same else _fingerprint(fh, at),
-                **_found_data(found),
-            }
+            remembered = {"dev": st.st_dev, "ino": st.st_ino, "at": at, **_found_data(found)}
     return _resolve(newest, end, max_bytes), remembered
 
 
@@ -240,7 +232,7 @@ def _read_on(
 
 
 def _fitting(
-    cursor: object, st: os.stat_result, fh: BinaryIO, max_bytes: int
+    cursor: object, st: os.stat_result, fh: BinaryIO, line_of: LineReader, max_bytes: int
 ) -> dict[str, Any] | None:
     """Return the cursor when it still describes this file's first bytes, else None."""
     if not isinstance(cursor, dict):
@@ -252,12 +244,25 @@ def _fitting(
         or type(at) is not int
         or not 0 <= at <= st.st_size
         or st.st_size - at > max_bytes
-        or (cursor.get("line") is not None and _found(cursor) is None)
     ):
         return None
-    if cursor.get("fp") != _fingerprint(fh, at):
-        return None  # rewritten in place
+    from gitflow_harness.store.tail import line_at
+
+    if at and line_at(fh, at - 1, at) != b"":
+        return None  # no line ends there any more: rewritten in place
+    found = _found(cursor)
+    if found is None:
+        return cursor if cursor.get("line") is None else None
+    start, position = found
+    raw = line_at(fh, start, at)
+    again = line_of(raw) if raw is not None else None
+    if again is None or _fields(again) != _fields(position):
+        return None  # its position line is not there any more: rewritten in place
     return cursor
+
+
+def _fields(position: Position) -> tuple[int | None, str | None, str | None]:
+    return position.tokens, position.message, position.boundary
 
 
 def _found(cursor: dict[str, Any]) -> Found:
@@ -288,15 +293,6 @@ def _found_data(found: Found) -> dict[str, Any]:
         "message": position.message,
         "boundary": position.boundary,
     }
-
-
-def _fingerprint(fh: BinaryIO, at: int) -> str:
-    """A short hash of the bytes before `at`: a file rewritten in place no longer matches."""
-    from gitflow_harness.store.digest import sha256_hex
-
-    begin = max(0, at - FINGERPRINT_BYTES)
-    fh.seek(begin)
-    return sha256_hex(fh.read(at - begin))[:16]
 
 
 def _resolve(newest: Found, end: int, max_bytes: int) -> Position:

@@ -4,8 +4,8 @@ It lives in `store.state.session_dir(session)` as `runtime.json`. Keys the runti
 (count of `turn.started`), `epoch` (bumped by every compaction: a way's episode belongs to one
 epoch), `compacting` (a compaction was signalled and no new turn or response has come since),
 `tokens` (the monotonic context-position bookkeeping of `ticks`), `transcript` (where `ticks`
-read the transcript to: offsets, the file's numbers, short hashes), `turn_start` (the log file,
-offset and event id of the latest `turn.started`), `pending` (way ids a host could not take
+read the transcript to: offsets, the file's numbers, the position found), `turn_start` (the log
+file, offset and event id of the latest `turn.started`), `pending` (way ids a host could not take
 yet), `reported` (fingerprints of problems already reported) and `model` (the model named at
 session start). Context sources keep their own sections (`ways` and `subagent_ways` for the
 firing engine).

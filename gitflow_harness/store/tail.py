@@ -65,6 +65,25 @@ def reverse_lines_of(
         yield 0, b"".join(reversed(pieces))
 
 
+def line_at(fh: BinaryIO, start: int, end: int, *, block: int = 4096) -> bytes | None:
+    """Return the line of the open file that starts at `start`, without its newline, when a
+    newline ends it before `end`; else None. Only that line is read (a block at a time)."""
+    pieces: list[bytes] = []
+    pos = start
+    fh.seek(start)
+    while pos < end:
+        chunk = fh.read(min(block, end - pos))
+        if not chunk:
+            return None
+        cut = chunk.find(b"\n")
+        if cut >= 0:
+            pieces.append(chunk[:cut])
+            return b"".join(pieces)
+        pieces.append(chunk)
+        pos += len(chunk)
+    return None
+
+
 def window_holds(start: int, end: int, max_bytes: int | None) -> bool:
     """True when `reverse_lines_of(fh, end, max_bytes=max_bytes)` yields the line that starts
     at `start`: it starts inside the last `max_bytes` bytes, not at their edge."""

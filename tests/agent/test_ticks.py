@@ -179,8 +179,7 @@ def test_a_last_line_longer_than_the_budget_is_not_read_past_it(
     tmp_path: Path, bytes_read: _Reads
 ) -> None:
     """If the transcript ends with one line longer than the budget (a base64 image), then
-    reading stops at the budget inside it and the position is unknown (beyond the budget, only
-    the few bytes before the end that tell the file when the next call reads on from there)."""
+    reading stops at the budget inside it and the position is unknown."""
     path = tmp_path / "t.jsonl"
     with open(path, "w") as out:
         out.write(kit.transcript_line("m1", 1000))
@@ -188,7 +187,7 @@ def test_a_last_line_longer_than_the_budget_is_not_read_past_it(
     for reader in (ticks.claude_position, ticks.codex_position):
         bytes_read.count = 0
         assert reader(path, max_bytes=1024 * 1024).tokens is None
-        assert bytes_read.count == 1024 * 1024 + ticks.FINGERPRINT_BYTES
+        assert bytes_read.count == 1024 * 1024
 
 
 def test_codex_rollout_token_count_is_the_position(tmp_path: Path) -> None:
@@ -358,8 +357,8 @@ def test_reading_on_from_the_cursor_gives_the_backward_reading(
 
 def test_a_grown_transcript_is_read_from_the_cursor_on(tmp_path: Path, bytes_read: _Reads) -> None:
     """If the session read its transcript before, then the next call reads what was appended
-    since (and the few bytes before that tell the file), not the file back to its last
-    position line, however far that is."""
+    since (and enough to tell it is the same file), not the file back to its last position
+    line, however far that is."""
     path = tmp_path / "t.jsonl"
     sub = kit.transcript_line("sub", 99999, isSidechain=True)
     path.write_text(kit.transcript_line("m1", 1000) + sub * 2000)
@@ -371,22 +370,29 @@ def test_a_grown_transcript_is_read_from_the_cursor_on(tmp_path: Path, bytes_rea
         out.write(sub * 3)
     position, cursor = ticks.read_position(path, "claude", cursor)
     assert position.tokens == 1000
-    assert bytes_read.count == len(sub) * 3 + ticks.FINGERPRINT_BYTES * 2
+    # What was appended, the newline before it, and the position line it still starts from.
+    assert bytes_read.count == len(sub) * 3 + 1 + 4096
     with open(path, "a") as out:
         out.write(kit.transcript_line("m2", 2500))
     assert ticks.read_position(path, "claude", cursor)[0].tokens == 2500
     assert isinstance(cursor, dict)
-    assert set(cursor) == {"dev", "ino", "at", "fp", "line", "tokens", "message", "boundary"}
+    assert set(cursor) == {"dev", "ino", "at", "line", "tokens", "message", "boundary"}
     assert cursor["message"] == ticks._id("m1")  # ids hashed, as in the rest of the state
 
 
+BROKEN = [("line", "x"), ("at", -1), ("line", 1), ("tokens", 5), ("at", 3)]
+
+
 def test_a_cursor_that_does_not_parse_is_read_past(tmp_path: Path) -> None:
-    """If the state's cursor was edited into nonsense, then the transcript is read back."""
+    """If the state's cursor was edited into nonsense, or says what the file does not hold (no
+    line ends at its offset, its position line is elsewhere or gives another position), then
+    the transcript is read back."""
     path = tmp_path / "t.jsonl"
     path.write_text(kit.transcript_line("m1", 1000))
     _, cursor = ticks.read_position(path, "claude", None)
     assert isinstance(cursor, dict)
-    for broken in ({**cursor, "line": "x"}, {**cursor, "at": -1}, {**cursor, "fp": "0"}, [1]):
+    broken_ones = [{**cursor, key: value} for key, value in BROKEN] + [[1]]
+    for broken in broken_ones:
         assert ticks.read_position(path, "claude", broken)[0].tokens == 1000
 
 
