@@ -52,6 +52,7 @@ class HookContext:
         self._paths: tuple[str, ...] | None = None
         self._position: Position | None = None
         self._position_read = False
+        self._cursor: dict[str, Any] | None = None  # where this call read the transcript to
         # When the scripts of this call must be done by (monotonic): set by the first to run.
         self.scripts_deadline: float | None = None
 
@@ -122,7 +123,7 @@ class HookContext:
         if axis == ticks.TOKENS:
             if not self._position_read:  # read and fold the transcript once per call
                 self._position_read = True
-                self._position = self._read_position()
+                self._position = self._read_position(self.state)
                 if self._position is not None:
                     if ticks.observe(self.state, self._position):
                         sessions.compact(self.state)
@@ -132,19 +133,22 @@ class HookContext:
                 return ticks.TOKENS, ticks.token_tick(self.state)
         return ticks.TURNS, ticks.turn_tick(self.state)
 
-    def _read_position(self) -> Position | None:
-        from gitflow_harness.agent.ticks import READERS
+    def _read_position(self, state: RuntimeState) -> Position | None:
+        """Read the context position, on from where `state`'s cursor says the transcript was
+        read to; the cursor for the next call is kept for `replay` (or `fold_position`)."""
+        from gitflow_harness.agent.ticks import CURSOR, LINES, read_position
 
-        reader = READERS.get(self.adapter.TOKENS or "")
+        host = self.adapter.TOKENS or ""
         path = self.event.transcript
-        if reader is None or not path or not os.path.isfile(path):
+        if host not in LINES or not path or not os.path.isfile(path):
             return None  # absent, or not a regular file (a FIFO would block the hook)
         from pathlib import Path
 
         try:
-            return reader(Path(path))
+            position, self._cursor = read_position(Path(path), host, state.get(CURSOR))
         except (OSError, ValueError):
             return None  # not there yet, or not a file: the host writes it asynchronously
+        return position
 
     def fold_position(self, state: RuntimeState) -> None:
         """Read the context position now and fold it into `state` (under the lock).
@@ -154,9 +158,18 @@ class HookContext:
         """
         from gitflow_harness.agent import ticks
 
-        position = self._read_position()
+        position = self._read_position(state)
         if position is not None:
             ticks.observe(state, position)
+            self._keep_cursor(state)
+
+    def _keep_cursor(self, state: RuntimeState) -> None:
+        from gitflow_harness.agent.ticks import CURSOR
+
+        if self._cursor is not None:
+            state[CURSOR] = self._cursor
+        else:
+            state.pop(CURSOR, None)
 
     @property
     def observed(self) -> bool:
@@ -171,6 +184,8 @@ class HookContext:
         for position in self._observed:
             if ticks.observe(state, position):
                 sessions.compact(state)
+        if self._observed:
+            self._keep_cursor(state)
 
     # -- configuration and evidence ------------------------------------------------------------
 
@@ -188,9 +203,10 @@ class HookContext:
 
         return setting(self.config(), section, key)
 
-    def record(self, type: str, data: dict[str, Any]) -> None:
-        """Append an event stamped with this session and branch (nothing outside a repository)."""
-        append_hook_event(self.repo, type, data, session=self.session)
+    def record(self, type: str, data: dict[str, Any]) -> tuple[dict[str, Any], int] | None:
+        """Append an event stamped with this session and branch (nothing outside a repository);
+        return its envelope and the offset of its line in its monthly file."""
+        return append_hook_event(self.repo, type, data, session=self.session)
 
     def report_problems(self, problems: list[str]) -> None:
         """Report problems found on the way (a way file that does not load) as an internal error

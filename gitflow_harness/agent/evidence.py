@@ -39,20 +39,7 @@ def record(ctx: HookContext) -> None:
     if kind == ev.SESSION_START and event.source != "compact":  # a compaction is mid-turn
         _close_turn(ctx)
     if kind == ev.PROMPT:
-        turn: int | None = None
-        if ctx.store is not None:
-            from gitflow_harness.hookcall.session import bump_turn, open_turn
-            from gitflow_harness.ritual.hook import forget_reply
-
-            with ctx.store.update() as state:
-                # A background task's notification in the middle of a turn is part of that
-                # turn: its Stop is still to come, and what the turn did before counts.
-                if event.task_notification and open_turn(state) is not None:
-                    return
-                turn = bump_turn(state)
-                forget_reply(state)
-            ctx.forget_snapshot()
-        ctx.record("turn.started", {"turn": turn, "stop_remediation": event.stop_remediation})
+        _start_turn(ctx)
     elif kind in ev.PHASES:
         ctx.record("tool.requested", {"tool": event.tool, "phase": event.phase})
     elif kind == ev.SUBAGENT_START:
@@ -81,6 +68,43 @@ def record(ctx: HookContext) -> None:
         with ctx.store.update() as state:
             state[MODEL] = event.model
         ctx.forget_snapshot()
+
+
+def _start_turn(ctx: HookContext) -> None:
+    """Count the turn and record its `turn.started`, keeping where that line landed in the log
+    (under the session lock, so the count and the place agree) for the turn's Stop."""
+    event = ctx.event
+    if ctx.store is None:
+        ctx.record("turn.started", {"turn": None, "stop_remediation": event.stop_remediation})
+        return
+    from gitflow_harness.hookcall.session import (
+        TURN_START,
+        bump_turn,
+        open_turn,
+        remember_turn_start,
+    )
+    from gitflow_harness.ritual.hook import forget_reply
+
+    failure: BaseException | None = None
+    with ctx.store.update() as state:
+        # A background task's notification in the middle of a turn is part of that turn: its
+        # Stop is still to come, and what the turn did before counts.
+        if event.task_notification and open_turn(state) is not None:
+            return
+        turn = bump_turn(state)
+        forget_reply(state)
+        try:
+            landed = ctx.record(
+                "turn.started", {"turn": turn, "stop_remediation": event.stop_remediation}
+            )
+        except BaseException as exc:  # the turn still counts: the state is saved, then it goes on
+            failure = exc
+            state.pop(TURN_START, None)
+        else:
+            remember_turn_start(state, landed)
+    ctx.forget_snapshot()
+    if failure is not None:
+        raise failure
 
 
 def model_of(ctx: HookContext) -> str | None:

@@ -57,13 +57,16 @@ def start_dir(cwd: str | None) -> str | None:
 
 def append_hook_event(
     repo: RepoInfo | None, type: str, data: dict[str, Any], *, session: str | None = None
-) -> None:
-    """Append one event of a hook call to `repo`'s log (nothing outside a repository)."""
+) -> tuple[dict[str, Any], int] | None:
+    """Append one event of a hook call to `repo`'s log (nothing outside a repository); return
+    its envelope and the offset of its line in its monthly file."""
     if repo is None:
-        return
-    from gitflow_harness.store.eventwrite import append_event
+        return None
+    from gitflow_harness.store.eventwrite import append_event_at
 
-    append_event(repo.common_dir, type, data, surface="hook", session=session, branch=repo.branch)
+    return append_event_at(
+        repo.common_dir, type, data, surface="hook", session=session, branch=repo.branch
+    )
 
 
 def locate(start: str | os.PathLike[str] | None) -> RepoInfo | None:

@@ -3,10 +3,12 @@
 It lives in `store.state.session_dir(session)` as `runtime.json`. Keys the runtime owns: `turns`
 (count of `turn.started`), `epoch` (bumped by every compaction: a way's episode belongs to one
 epoch), `compacting` (a compaction was signalled and no new turn or response has come since),
-`tokens` (the monotonic context-position bookkeeping of `ticks`), `pending` (way ids a host
-could not take yet), `reported` (fingerprints of problems already reported) and `model` (the
-model named at session start). Context sources keep
-their own sections (`ways` and `subagent_ways` for the firing engine).
+`tokens` (the monotonic context-position bookkeeping of `ticks`), `transcript` (where `ticks`
+read the transcript to: offsets, the file's numbers, the position found), `turn_start` (the log
+file, offset and event id of the latest `turn.started`), `pending` (way ids a host could not take
+yet), `reported` (fingerprints of problems already reported) and `model` (the model named at
+session start). Context sources keep their own sections (`ways` and `subagent_ways` for the
+firing engine).
 Only ids, names, counts and booleans go in here. Beside it: `handoff/` (postcheck hand-offs,
 see `postcheck`).
 """
@@ -23,7 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
-    from typing import Final, TypedDict
+    from typing import Any, Final, TypedDict
 
     class RuntimeState(TypedDict, total=False):
         """The keys of `runtime.json`, for the type checker alone (nothing is imported for it
@@ -35,7 +37,9 @@ if TYPE_CHECKING:
         epoch: object  # int: compactions counted
         compacting: object  # bool: a compaction was signalled, no turn or response since
         open_turn: object  # int: the turn whose Stop has not yet let the agent stop
+        turn_start: object  # dict: where the latest `turn.started` landed in the log
         tokens: object  # dict: the context position's bookkeeping (`agent.ticks`)
+        transcript: object  # dict: where the transcript was read to (`agent.ticks`)
         pending: object  # list of way ids a host could not take yet (`agent.delivery`)
         reported: object  # list of fingerprints of problems reported (`agent.context`)
         model: object  # str: the model named at session start (`agent.evidence`)
@@ -47,6 +51,9 @@ if TYPE_CHECKING:
 STATE_FILE = "runtime.json"
 COMPACTING: Final = "compacting"
 OPEN_TURN: Final = "open_turn"  # the turn whose Stop has not yet let the agent stop
+# Where the session's latest `turn.started` landed: its monthly file, the offset of its line
+# and its event id, so its Stop reads the log on from there (`ritual.stop.turn_events`).
+TURN_START: Final = "turn_start"
 LOCK_FILE = "runtime.lock"
 VERSION = 1
 
@@ -86,7 +93,10 @@ class SessionState:
             if after != before:
                 from gitflow_harness.store.fsutil import write_private
 
-                write_private(path, after)
+                # Replaced atomically, not flushed to the disk first: a call that fires a way
+                # would wait on the disk for bookkeeping the event log (itself never flushed)
+                # already records. After a system crash a damaged file reads as a fresh start.
+                write_private(path, after, sync=False)
 
 
 def _load(path: Path) -> RuntimeState:
@@ -116,6 +126,18 @@ def bump_turn(state: RuntimeState) -> int:
     state[OPEN_TURN] = turn
     state.pop(COMPACTING, None)  # a new turn: the next compaction signal is a new compaction
     return turn
+
+
+def remember_turn_start(state: RuntimeState, landed: tuple[dict[str, Any], int] | None) -> None:
+    """Keep where the turn's `turn.started` landed (`HookContext.record`'s answer), or forget
+    an older one when it landed nowhere (outside a repository)."""
+    if landed is None:
+        state.pop(TURN_START, None)
+        return
+    envelope, offset = landed
+    from gitflow_harness.store.eventwrite import log_file
+
+    state[TURN_START] = {"file": log_file(envelope["at"]), "at": offset, "id": envelope["id"]}
 
 
 def open_turn(state: RuntimeState) -> int | None:

@@ -66,6 +66,8 @@ def _stop(ctx: HookContext) -> ev.Block | None:
         unsupported = None
         # A Stop hook (gfh's or another's) kept the turn going: this Stop continues it.
         continued = event.payload.get("stop_hook_active") is True
+    from gitflow_harness.hookcall.session import TURN_START
+
     verdict = conclude_turn(
         EventLog(ctx.repo.common_dir),
         session=ctx.session,
@@ -76,6 +78,7 @@ def _stop(ctx: HookContext) -> ev.Block | None:
         tools_unsupported=unsupported,
         interrupted=interrupted,
         continued=continued,
+        start=ctx.state.get(TURN_START),
     )
     if verdict.decision == "block" and verdict.rule is not None:
         return ev.Block(verdict.rule, verdict.reason)

@@ -61,15 +61,22 @@ class StopVerdict(NamedTuple):
 
 
 def turn_events(
-    log: EventLog, session: str, *, limit: int = SCAN_LIMIT
+    log: EventLog, session: str, *, limit: int = SCAN_LIMIT, start: object = None
 ) -> tuple[list[Event], bool]:
     """Return `session`'s events from the start of its latest turn chain, oldest first, and
     whether that start was found within `limit` lines of the log.
 
     Reads the log backwards and stops at the `turn.started` that begins the chain (walking back
     over remediation turns), so the cost follows the turn, not the log; the lines of other
-    sessions on the way are counted, not parsed.
+    sessions on the way are counted, not parsed. With `start`, where the session state says its
+    latest `turn.started` landed (`hookcall.session.TURN_START`), the log is read on from there
+    instead when that line is still the latest turn's start and begins its chain; the answer is
+    the same either way.
     """
+    if start is not None:
+        found = _turn_from(log, session, start, limit)
+        if found is not None:
+            return found, True
     collected: list[Event] = []
     hops = 0
     scanned = 0  # lines read back before the current one
@@ -94,6 +101,41 @@ def turn_events(
         return collected, True
     collected.reverse()
     return collected, False
+
+
+def _turn_from(log: EventLog, session: str, start: object, limit: int) -> list[Event] | None:
+    """The turn's events read on from where its `turn.started` landed, or None when the read
+    back must decide: the place does not parse or holds another line, the turn repairs an
+    earlier one (its chain starts further back), a later `turn.started` of the session is in
+    the log, or `limit` lines may come after it (the read back might not reach it: the lines
+    read on are counted empty ones included, at least as many as the read back counts)."""
+    if not isinstance(start, dict):
+        return None
+    name, offset, event_id = start.get("file"), start.get("at"), start.get("id")
+    if not isinstance(name, str) or type(offset) is not int or offset < 0:
+        return None
+    events: list[Event] = []
+    scanned = 0  # the lines after the turn's start: at least as many as the read back counts
+    for passed, ev in log.forward_of(session, name, offset):
+        if not events:
+            if (
+                ev is None
+                or passed
+                or ev.id != event_id
+                or ev.type != "turn.started"
+                or ev.data.get("stop_remediation") is True
+            ):
+                return None
+            events.append(ev)
+            continue
+        scanned += passed
+        if ev is None:
+            continue
+        if ev.type == "turn.started":
+            return None
+        scanned += 1
+        events.append(ev)
+    return events if events and scanned < limit else None
 
 
 def enforces(adapter: str, ritual: RitualConfig) -> bool:
@@ -178,6 +220,7 @@ def conclude_turn(
     tools_unsupported: str | None = None,
     interrupted: str | None = None,
     continued: bool = False,
+    start: object = None,
 ) -> StopVerdict:
     """Record the turn's end, evaluate it, record the verdict; never raise for missing evidence.
 
@@ -187,6 +230,7 @@ def conclude_turn(
     turn did not complete (the user aborted it, the host hit an error): such a turn is recorded
     and allowed, never held to the ritual. `continued` is the host's word that this Stop
     continues a turn a Stop hook kept going (`stop_hook_active`), recorded on `turn.completed`.
+    `start` is where the session state says the turn's `turn.started` landed (`turn_events`).
     """
     enforced = enforces(adapter, ritual)
     if session is None:
@@ -195,7 +239,7 @@ def conclude_turn(
         )
         return record_verdict(log, verdict, session, branch)
     try:
-        events, complete = turn_events(log, session, limit=SCAN_LIMIT)
+        events, complete = turn_events(log, session, limit=SCAN_LIMIT, start=start)
     except OSError as exc:
         reason = f"event log unreadable: {exc.strerror or exc}"
         return record_verdict(

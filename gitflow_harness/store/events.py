@@ -30,7 +30,11 @@ from gitflow_harness.store.eventwrite import (
     now_at,
 )
 from gitflow_harness.store.session_env import session_from_env
-from gitflow_harness.store.tail import reverse_lines_holding, reverse_nonempty_lines
+from gitflow_harness.store.tail import (
+    lines_holding_from,
+    reverse_lines_holding,
+    reverse_nonempty_lines,
+)
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -316,21 +320,25 @@ class EventLog:
         A line without the session id as JSON quotes it (`"claude:abc"`, as `encode` writes the
         envelope's `session`) cannot be one of its events: it is counted, never parsed.
         """
-        quoted = json.dumps(session, ensure_ascii=False)
-        # An id that JSON escapes could be written either way: then every line is parsed.
-        needle = quoted.encode("utf-8") if quoted[1:-1] == session else b""
+        needle = _session_needle(session)
         for path in reversed(self.files()):
-            others = 0
-            for passed, raw in reverse_lines_holding(path, needle):
-                if raw is None:
-                    yield others + passed, None
-                    break
-                ev = classify(raw)
-                if type(ev) is Event and ev.session == session:
-                    yield others + passed, ev
-                    others = 0
-                else:
-                    others += passed + (type(ev) is Event)
+            yield from _session_lines(session, reverse_lines_holding(path, needle))
+
+    def forward_of(
+        self, session: str, name: str, offset: int
+    ) -> Iterator[tuple[int, Event | None]]:
+        """Like `reverse_of`, forwards: `session`'s events from the line at `offset` of the
+        monthly file `name` on, oldest first, through the later files; each file ends with
+        `(passed, None)` for its lines after that session's last. Nothing when there is no
+        such file. `passed` counts empty lines too: it is at least what `reverse_of` counts
+        (`tail.lines_holding_from`)."""
+        needle = _session_needle(session)
+        later = [path for path in self.files() if path.name >= name]
+        if not later or later[0].name != name:
+            return
+        for path in later:
+            yield from _session_lines(session, lines_holding_from(path, offset, needle))
+            offset = 0
 
     def verify(self) -> list[FileCounts]:
         """Classify every line of every file."""
@@ -338,6 +346,33 @@ class EventLog:
         for _ in self.read(stats=stats):
             pass
         return stats.files
+
+
+def _session_needle(session: str) -> bytes:
+    """What every line of `session`'s events holds: its id as JSON quotes it (`"claude:abc"`,
+    as `encode` writes the envelope's `session`). An id that JSON escapes could be written
+    either way: then the needle is empty and every line is parsed."""
+    quoted = json.dumps(session, ensure_ascii=False)
+    return quoted.encode("utf-8") if quoted[1:-1] == session else b""
+
+
+def _session_lines(
+    session: str, lines: Iterator[tuple[int, bytes | None]]
+) -> Iterator[tuple[int, Event | None]]:
+    """`session`'s events among the lines holding its needle (`reverse_lines_holding`,
+    `lines_holding_from`), with the other lines passed counted: a line holding the needle that
+    is another session's event counts, one that is no event does not."""
+    others = 0
+    for passed, raw in lines:
+        if raw is None:
+            yield others + passed, None
+            break
+        ev = classify(raw)
+        if type(ev) is Event and ev.session == session:
+            yield others + passed, ev
+            others = 0
+        else:
+            others += passed + (type(ev) is Event)
 
 
 def _read_file(path: Path, counts: FileCounts, since: str | None) -> Iterator[Event]:

@@ -95,10 +95,11 @@ class LogWriteError(GfhError):
     be, permissions, a full disk)."""
 
 
-def append_line(directory: Path, at: str, line: bytes) -> None:
-    """Append one encoded line to the monthly file of `at`, under the lock, with one write."""
+def append_line(directory: Path, at: str, line: bytes) -> int:
+    """Append one encoded line to the monthly file of `at`, under the lock, with one write;
+    return the offset in that file where the line starts."""
     try:
-        _append_line(directory, at, line)
+        return _append_line(directory, at, line)
     except UnsafePathError as exc:
         raise LogWriteError(f"cannot write the event log: {exc}") from None
     except OSError as exc:
@@ -116,10 +117,10 @@ def append_line(directory: Path, at: str, line: bytes) -> None:
 _FULL = frozenset({errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)})
 
 
-def _append_line(directory: Path, at: str, line: bytes) -> None:
+def _append_line(directory: Path, at: str, line: bytes) -> int:
     # Below the git common dir, no directory of the log may be a planted symlink.
     ensure_private_dir(directory, root=directory.parent.parent)
-    path = directory / f"{at[:7]}.jsonl"
+    path = directory / log_file(at)
     with exclusive(directory / ".lock"):
         fd = open_private_append(path)
         try:
@@ -143,6 +144,7 @@ def _append_line(directory: Path, at: str, line: bytes) -> None:
                 )
         finally:
             os.close(fd)
+    return size + (line[:1] == b"\n")  # after the newline that ends a torn line
 
 
 def _restore(fd: int, size: int) -> None:
@@ -161,6 +163,26 @@ def append_event(
     branch: str | None,
 ) -> dict[str, Any]:
     """Build, encode and append one event to the log of `common_dir`; return its envelope."""
+    return append_event_at(common_dir, type, data, surface=surface, session=session, branch=branch)[
+        0
+    ]
+
+
+def append_event_at(
+    common_dir: Path,
+    type: str,
+    data: dict[str, Any],
+    *,
+    surface: str,
+    session: str | None,
+    branch: str | None,
+) -> tuple[dict[str, Any], int]:
+    """Like `append_event`; return the envelope and the offset where its line starts in its
+    monthly file (`log_file`)."""
     obj = envelope(type, data, surface=surface, session=session, branch=branch)
-    append_line(log_directory(common_dir), obj["at"], encode_line(obj))
-    return obj
+    return obj, append_line(log_directory(common_dir), obj["at"], encode_line(obj))
+
+
+def log_file(at: str) -> str:
+    """The name of the monthly file an event stamped `at` belongs to."""
+    return f"{at[:7]}.jsonl"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from gitflow_harness.errors import GfhError
@@ -11,7 +10,9 @@ from gitflow_harness.store.digest import sha256_hex
 from gitflow_harness.store.fsutil import UnsafePathError, ensure_private_dir, require_private_root
 
 APP = "gitflow-harness"
-_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+# What a session id keeps of itself in its directory's name; any other character becomes `_`.
+# A set, not a regular expression: compiling one costs every hook call more than this loop.
+_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 
 
 def state_home() -> Path:
@@ -26,7 +27,7 @@ def state_home() -> Path:
 
 def session_key(session: str) -> str:
     """Return a file-name-safe, collision-free directory name for a session id."""
-    readable = _SAFE.sub("_", session)[:80]
+    readable = "".join(c if c in _SAFE else "_" for c in session[:80])
     digest = sha256_hex(session.encode("utf-8"))[:12]
     return f"{readable}-{digest}"
 

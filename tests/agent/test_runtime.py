@@ -358,3 +358,53 @@ def test_a_planted_session_dir_symlink_fails_open_and_is_recorded(
     assert list(elsewhere.iterdir()) == []
     [error] = [e for e in read_events(repo) if e["type"] == "hook.error"]
     assert error["data"]["error"].startswith("StateDirError: refusing the state directory: ")
+
+
+def test_the_transcript_is_read_on_from_where_the_last_call_left_it(
+    repo: Path, gfh: CliRunner, tmp_path: Path
+) -> None:
+    """If a call read the session's transcript, then the state keeps where (offsets, the file's
+    numbers and short hashes, nothing of its text), and the next call reads on from there."""
+    from gitflow_harness.agent import ticks
+    from gitflow_harness.hookcall.session import SessionState
+
+    session = "claude:7f3c9d2e-1b4a-4c55-9a61-2f0d8e6b1a90"
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(kit.transcript_line("m1", 50000))
+    post = kit.payload("claude", "PostCompact", repo, transcript_path=str(transcript))
+    kit.hook(gfh, "claude", "PostCompact", post)
+    cursor = SessionState(session).read()["transcript"]
+    assert isinstance(cursor, dict)
+    assert (cursor["at"], cursor["line"], cursor["tokens"]) == (transcript.stat().st_size, 0, 50000)
+    assert "m1" not in json.dumps(cursor)
+    with open(transcript, "a") as out:
+        out.write(kit.boundary_line("b1") + kit.transcript_line("m2", 9000))
+    kit.hook(gfh, "claude", "PostCompact", post)
+    state = SessionState(session).read()
+    cursor = state["transcript"]
+    assert isinstance(cursor, dict)
+    assert isinstance(state["tokens"], dict)
+    assert (cursor["at"], cursor["tokens"]) == (transcript.stat().st_size, 9000)
+    assert state["tokens"]["message"] == ticks._id("m2")
+
+
+def test_a_prompt_keeps_where_its_turn_started_for_the_stop(repo: Path, gfh: CliRunner) -> None:
+    """If a prompt starts a turn, then the state keeps the log file, offset and event id of its
+    `turn.started` line (nothing of the prompt), where its Stop reads on from."""
+    from gitflow_harness.hookcall.session import TURN_START, SessionState
+    from gitflow_harness.store.events import EventLog
+
+    session = "claude:7f3c9d2e-1b4a-4c55-9a61-2f0d8e6b1a90"
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    kit.hook(gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo))
+    start = SessionState(session).read()[TURN_START]
+    assert isinstance(start, dict)
+    assert set(start) == {"file", "at", "id"}
+    [path] = EventLog(repo / ".git").files()
+    line = json.loads(path.read_bytes()[start["at"] :].split(b"\n", 1)[0])
+    assert (path.name, line["type"], line["id"], line["data"]["turn"]) == (
+        start["file"],
+        "turn.started",
+        start["id"],
+        2,
+    )

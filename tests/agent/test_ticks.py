@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import builtins
+import itertools
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gitflow_harness.agent import ticks
 from gitflow_harness.hookcall import session as sessions
@@ -253,3 +257,152 @@ def test_a_tail_of_subagent_lines_is_passed_over_unparsed(
     parsed.clear()
     assert ticks.claude_position(path).tokens == 1000
     assert len(parsed) == 1
+
+
+def _backward(path: Path, max_bytes: int) -> tuple[int | None, str | None, str | None]:
+    """The position as read back from the end line by line: the reading the cursor replaces,
+    written out as it was, so the two can be compared on any transcript."""
+    scanned = 0
+    for raw in tail.reverse_lines(path, max_bytes=max_bytes):
+        scanned += len(raw) + 1
+        if b"compact_boundary" not in raw and (b'"assistant"' not in raw or ticks._sidechain(raw)):
+            continue
+        obj = ticks._json(raw)
+        if obj is None:
+            continue
+        if obj.get("type") == "system" and obj.get("subtype") == "compact_boundary":
+            return None, None, ticks._id(obj.get("uuid")) or f"@{scanned}"
+        if obj.get("type") != "assistant" or obj.get("isSidechain") or obj.get("isApiErrorMessage"):
+            continue
+        message = obj.get("message")
+        if not isinstance(message, dict):
+            continue
+        tokens = ticks._usage(message.get("usage"))
+        if tokens is not None:
+            return tokens, ticks._id(message.get("id")), None
+    return None, None, None
+
+
+_POOL = [
+    kit.transcript_line("m1", 1000),
+    kit.transcript_line("m2", 2000),
+    kit.transcript_line("m2", 2000),
+    kit.transcript_line("s1", 9000, isSidechain=True),
+    kit.transcript_line("e1", 7000, isApiErrorMessage=True),
+    kit.boundary_line("b1"),
+    kit.boundary_line("b2"),
+    '{"type": "system", "subtype": "compact_boundary"}\n',  # a boundary without an id
+    json.dumps({"type": "user", "message": {"content": "x" * 300}}) + "\n",
+    '{"type": "assistant", "isSidechain": false, "message": {"id": "t"\n',  # torn
+    "\n",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.integers(min_value=0, max_value=len(_POOL) - 1), min_size=1, max_size=30),
+    st.lists(st.integers(min_value=1, max_value=400), min_size=1, max_size=30),
+    st.lists(st.sampled_from(["append", "append", "append", "replace", "rewrite", "shrink"])),
+    st.sampled_from([ticks.MAX_SCAN_BYTES, 700, 1500]),
+)
+def test_reading_on_from_the_cursor_gives_the_backward_reading(
+    tmp_path_factory: pytest.TempPathFactory,
+    picks: list[int],
+    chunks: list[int],
+    actions: list[str],
+    max_bytes: int,
+) -> None:
+    """If a transcript grows in chunks that cut lines anywhere (a compaction boundary, torn and
+    sidechain lines among them), and is now and then replaced by another file, rewritten in
+    place or cut short, then the position read on from the cursor after each change is the
+    one a read back from the end gives. (A file cut short and grown again to the same bytes
+    before the cursor's offset, with no call in between, is the one change it cannot tell.)"""
+    path = tmp_path_factory.mktemp("cursor") / "t.jsonl"
+    data = "".join(_POOL[i] for i in picks).encode()
+    path.write_bytes(b"")
+    cursor: object = None
+    written = 0
+    steps = iter(actions)
+
+    def check() -> object:
+        position, cursor = ticks.read_position(path, "claude", previous, max_bytes=max_bytes)
+        expected = _backward(path, max_bytes)
+        assert (position.tokens, position.message, position.boundary) == expected
+        return cursor
+
+    for size in itertools.cycle(chunks):
+        if written >= len(data):
+            break
+        action = next(steps, "append")
+        if action == "replace":  # a new file in the old one's place
+            fresh = path.with_suffix(".new")
+            fresh.write_bytes(data[:written][::-1])
+            os.replace(fresh, path)
+        elif action == "rewrite":  # the same file, other bytes
+            with open(path, "r+b") as fh:
+                fh.write(data[:written][::-1])
+        elif action == "shrink":
+            written //= 2
+            with open(path, "r+b") as fh:
+                fh.truncate(written)
+        if action != "append":
+            previous = cursor
+            cursor = check()
+        with open(path, "ab") as out:
+            out.write(data[written : written + size])
+        written += size
+        previous = cursor
+        cursor = check()
+
+
+def test_a_grown_transcript_is_read_from_the_cursor_on(tmp_path: Path, bytes_read: _Reads) -> None:
+    """If the session read its transcript before, then the next call reads what was appended
+    since (and enough to tell it is the same file), not the file back to its last position
+    line, however far that is."""
+    path = tmp_path / "t.jsonl"
+    sub = kit.transcript_line("sub", 99999, isSidechain=True)
+    path.write_text(kit.transcript_line("m1", 1000) + sub * 2000)
+    position, cursor = ticks.read_position(path, "claude", None)
+    assert position.tokens == 1000
+    assert bytes_read.count > len(sub) * 1999
+    bytes_read.count = 0
+    with open(path, "a") as out:
+        out.write(sub * 3)
+    position, cursor = ticks.read_position(path, "claude", cursor)
+    assert position.tokens == 1000
+    # What was appended, the newline before it, and the position line it still starts from.
+    assert bytes_read.count == len(sub) * 3 + 1 + 4096
+    with open(path, "a") as out:
+        out.write(kit.transcript_line("m2", 2500))
+    assert ticks.read_position(path, "claude", cursor)[0].tokens == 2500
+    assert isinstance(cursor, dict)
+    assert set(cursor) == {"dev", "ino", "at", "line", "tokens", "message", "boundary"}
+    assert cursor["message"] == ticks._id("m1")  # ids hashed, as in the rest of the state
+
+
+BROKEN = [("line", "x"), ("at", -1), ("line", 1), ("tokens", 5), ("at", 3)]
+
+
+def test_a_cursor_that_does_not_parse_is_read_past(tmp_path: Path) -> None:
+    """If the state's cursor was edited into nonsense, or says what the file does not hold (no
+    line ends at its offset, its position line is elsewhere or gives another position), then
+    the transcript is read back."""
+    path = tmp_path / "t.jsonl"
+    path.write_text(kit.transcript_line("m1", 1000))
+    _, cursor = ticks.read_position(path, "claude", None)
+    assert isinstance(cursor, dict)
+    broken_ones = [{**cursor, key: value} for key, value in BROKEN] + [[1]]
+    for broken in broken_ones:
+        assert ticks.read_position(path, "claude", broken)[0].tokens == 1000
+
+
+def test_a_codex_rollout_is_read_on_from_the_cursor(tmp_path: Path) -> None:
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(_rollout(_count(5000, "t1")))
+    position, cursor = ticks.read_position(path, "codex", None)
+    assert position.tokens == 5000
+    with open(path, "a") as out:
+        out.write(_rollout(_count(6000, "t2"), {"timestamp": "t3", "type": "compacted"}))
+    position, cursor = ticks.read_position(path, "codex", cursor)
+    assert position.boundary == ticks._id("t3")
+    assert ticks.read_position(path, "codex", cursor)[0].boundary == ticks._id("t3")

@@ -4,6 +4,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gitflow_harness.ritual.evidence import box_observations
 from gitflow_harness.ritual.stop import conclude_turn, turn_events
@@ -323,3 +325,119 @@ def test_max_blocks_zero_only_observes(log: EventLog) -> None:
     verdict = stop(log, "no box", ritual=RITUAL._replace(max_blocks=0))
     assert (verdict.decision, verdict.rule, verdict.enforced) == ("allow", "status", False)
     assert "tries left" not in verdict.reason
+
+
+_MONTHS = ("2026-11", "2026-12")
+_LINES = ["start", "repair", "tool", "other", "other_quoting", "torn", "empty", "foreign"]
+
+
+def _write(log: EventLog, kind: str, month: str) -> tuple[dict[str, Any], int] | None:
+    """Append one line of `kind` to the monthly file `month`; return where a turn start
+    landed, as the prompt hook keeps it."""
+    from gitflow_harness.store.eventwrite import append_line, encode_line, envelope
+
+    at = f"{month}-01T00:00:00.000Z"
+    raw = {
+        "torn": b'{"schema":1,"session":"claude:a","type":"turn.star\n',
+        "empty": b"\n",
+        "foreign": b'{"not": "an event", "session": "claude:a"}\n',
+    }.get(kind)
+    if raw is not None:
+        path = log.directory / f"{month}.jsonl"
+        log.directory.mkdir(parents=True, exist_ok=True)
+        with open(path, "ab") as fh:
+            fh.write(raw)
+        return None
+    session = "claude:a" if kind in ("start", "repair", "tool") else "claude:b"
+    data: dict[str, Any] = {"turn": 1, "stop_remediation": kind == "repair"}
+    if kind == "other_quoting":
+        data = {"about": "claude:a"}  # another session's event quoting the id
+    type_ = "turn.started" if kind in ("start", "repair") else "tool.requested"
+    obj = envelope(type_, data, surface="hook", session=session, branch="feature", at=at)
+    offset = append_line(log.directory, at, encode_line(obj))
+    return (obj, offset) if type_ == "turn.started" else None
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(st.tuples(st.sampled_from(_LINES), st.sampled_from(_MONTHS)), max_size=40),
+    st.integers(min_value=1, max_value=45),
+    st.sampled_from(["kept", "stale", "garbage", "moved"]),
+)
+def test_reading_on_from_the_turns_start_gives_what_reading_back_gives(
+    tmp_path_factory: pytest.TempPathFactory,
+    lines: list[tuple[str, str]],
+    limit: int,
+    hint: str,
+) -> None:
+    """If the state says where the latest turn started (or says something stale, broken or
+    pointing at another line), then the turn's events and whether its start was found within
+    the limit are what reading the log back gives: the Stop decides on the same evidence."""
+    from gitflow_harness.hookcall.session import TURN_START, remember_turn_start
+
+    log = EventLog(tmp_path_factory.mktemp("log") / "common")
+    lines = sorted(lines, key=lambda line: line[1])  # months in order, as time writes them
+    state: dict[str, Any] = {}
+    starts = []
+    for kind, month in lines:
+        landed = _write(log, kind, month)
+        if landed is not None:
+            starts.append(landed)
+            remember_turn_start(state, landed)  # type: ignore[arg-type]
+    start: object = state.get(TURN_START)
+    if hint == "stale" and len(starts) > 1:
+        remember_turn_start(state, starts[-2])  # type: ignore[arg-type]
+        start = state[TURN_START]
+    elif hint == "garbage":
+        start = {"file": 3, "at": "x"}
+    elif hint == "moved" and isinstance(start, dict):
+        start = {**start, "at": start["at"] + 1}
+    expected = turn_events(log, "claude:a", limit=limit)
+    found = turn_events(log, "claude:a", limit=limit, start=start)
+    assert ([e.id for e in found[0]], found[1]) == ([e.id for e in expected[0]], expected[1])
+
+
+def test_the_stop_reads_on_from_where_the_turn_started(
+    log: EventLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the state says where the turn's `turn.started` landed, then the Stop reads the log
+    on from there, never back, and decides as the read back does."""
+    from gitflow_harness.hookcall.session import TURN_START, remember_turn_start
+    from gitflow_harness.store.eventwrite import append_event_at
+
+    for i in range(30):
+        rec(log, "tool.requested", session="claude:b", tool="Edit", phase="post", i=i)
+    state: dict[str, Any] = {}
+    landed = append_event_at(
+        log.directory.parent.parent,
+        "turn.started",
+        {"turn": 3, "stop_remediation": False},
+        surface="hook",
+        session="claude:a",
+        branch="feature",
+    )
+    remember_turn_start(state, landed)  # type: ignore[arg-type]
+    rec(log, "tool.requested", tool="Bash", phase="pre")
+    rec(log, "tool.requested", session="claude:b", tool="Edit", phase="post")
+
+    def no_reading_back(self: EventLog, session: str) -> Any:
+        raise AssertionError("read back")
+
+    monkeypatch.setattr(EventLog, "reverse_of", no_reading_back)
+    verdict = conclude_turn(
+        log,
+        session="claude:a",
+        adapter="claude",
+        ritual=RITUAL,
+        branch="feature",
+        reply=box_observations(BOX),
+        start=state[TURN_START],
+    )
+    assert (verdict.turn, verdict.tool_turn) == (3, True)  # the turn's own tool call counted
+    monkeypatch.undo()
+    events, complete = turn_events(log, "claude:a")
+    assert complete
+    kinds = ["turn.started", "tool.requested", "turn.completed", "stop.verdict"]
+    assert [e.type for e in events] == kinds

@@ -13,8 +13,10 @@ from gitflow_harness.store.events import EventLog, parse_at
 from gitflow_harness.store.eventwrite import (
     EventTooLarge,
     append_event,
+    append_event_at,
     encode_line,
     envelope,
+    log_file,
     new_id,
     now_at,
 )
@@ -179,3 +181,17 @@ def test_a_short_write_is_taken_back(tmp_path: Path, monkeypatch: pytest.MonkeyP
     with pytest.raises(eventwrite.LogWriteError, match="only 5 of 14 bytes"):
         eventwrite.append_line(directory, at, b'{"second": 2}\n')
     assert (directory / "2026-11.jsonl").read_bytes() == b'{"first": 1}\n'
+
+
+def test_an_append_says_where_its_line_starts(tmp_path: Path) -> None:
+    """If an event is appended, then the offset it returns is where its line starts in its
+    monthly file, past the newline that ends a torn line a killed writer left."""
+    _, at = append_event_at(tmp_path, "x", {}, surface="hook", session=None, branch=None)
+    assert at == 0
+    path = EventLog(tmp_path).files()[0]
+    with open(path, "ab") as fh:
+        fh.write(b'{"torn')
+    second, at = append_event_at(tmp_path, "y", {}, surface="hook", session=None, branch=None)
+    assert path.name == log_file(second["at"])
+    assert json.loads(path.read_bytes()[at:])["id"] == second["id"]
+    assert path.read_bytes()[at - 1 : at] == b"\n"

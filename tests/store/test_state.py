@@ -1,10 +1,13 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gitflow_harness.store import state
 from gitflow_harness.store.fsutil import atomic_write, write_private
@@ -83,3 +86,12 @@ def test_a_state_root_others_can_write_is_refused_with_the_fix(hermetic: Path) -
     with pytest.raises(state.StateDirError, match=r"writable by others \(mode 0777\)") as info:
         state.session_dir("claude:s1")
     assert f"`chmod go-w {root}`" in info.value.message
+
+
+@given(st.text(max_size=120))
+def test_a_session_keeps_its_plain_characters_in_its_directory_name(session: str) -> None:
+    """If a session id holds any characters, then its directory name keeps its first 80 with
+    every one but ASCII letters, digits, `.`, `_` and `-` made `_`, then a short hash."""
+    readable, digest = state.session_key(session).rsplit("-", 1)
+    assert readable == re.sub(r"[^A-Za-z0-9._-]", "_", session)[:80]
+    assert len(digest) == 12

@@ -150,3 +150,33 @@ def test_lines_holding_a_needle_come_last_first_with_the_count_of_the_others(
     path = tmp_path_factory.mktemp("tail") / "f"
     path.write_bytes(data)
     assert list(tail.reverse_lines_holding(path, needle, block=block)) == _holding(data, needle)
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.sampled_from([b"a", b"xy", b"\n", b"axa", b"\n\n"]), max_size=40).map(b"".join),
+    st.integers(min_value=1, max_value=7),
+    st.integers(min_value=0, max_value=60),
+)
+def test_lines_holding_a_needle_come_forwards_with_the_lines_passed_counted(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes, block: int, offset: int
+) -> None:
+    """If the lines from an offset on are read forwards, then each line holding the needle
+    comes once, in order, with the lines passed since the one before (empty lines counted:
+    an upper bound of what reading back counts), and the last count is of the lines after."""
+    path = tmp_path_factory.mktemp("fwd") / "f"
+    path.write_bytes(data)
+    offset = min(offset, len(data))
+    lines = data[offset:].split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()  # the empty piece after a last newline is no line
+    expected: list[tuple[int, bytes | None]] = []
+    passed = 0
+    for line in lines:
+        if b"x" in line:
+            expected.append((passed, line))
+            passed = 0
+        else:
+            passed += 1
+    expected.append((passed, None))
+    assert list(tail.lines_holding_from(path, offset, b"x", block=block)) == expected
