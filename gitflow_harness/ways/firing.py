@@ -66,7 +66,11 @@ def source(ctx: HookContext) -> list[Offer]:
     root = ways_root(ctx.repo.top, ctx.setting("paths", "ways"))
     if not os.path.isdir(root):
         return []
-    index = load_index(root, shared_file=shared_cache_file(ctx.repo.common_dir))
+    index = load_index(
+        root,
+        shared_file=shared_cache_file(ctx.repo.common_dir),
+        checkout=(ctx.repo.top, ctx.repo.git_dir),
+    )
     if index.problems:
         report(ctx, index.problems)
     matches = match(ctx, index.ways)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     StrPath = str | os.PathLike[str]
 
-SHARED_FORMAT = 1
+SHARED_FORMAT = 2  # 2: keyed by blob id
 MAX_SHARED = 4096  # way versions a repository's shared cache keeps (its oldest go first)
 SHARED_FILE = ("gitflow-harness", "ways-cache.json")  # under the git common dir
 

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from gitflow_harness.ways import blobs, parse
 from gitflow_harness.ways import index as index_module
-from gitflow_harness.ways import parse
 from gitflow_harness.ways import shared as shared_module
 from gitflow_harness.ways.index import load_index, scan
-from tests.helpers import unmeasured_env
+from tests.helpers import git, make_repo, unmeasured_env
 from tests.ways.conftest import EXP, settle, settle_tree, write_way
 
 WAY = (
@@ -431,3 +431,100 @@ def test_a_new_worktrees_first_load_from_the_shared_cache_imports_no_yaml(
         [sys.executable, "-c", code], capture_output=True, text=True, env=unmeasured_env()
     )
     assert proc.stdout.strip() == "['a'] []", proc.stderr
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every way file the index reads to find its content key."""
+    seen: list[str] = []
+    real = index_module._read_bytes
+
+    def counting(file: str) -> bytes | None:
+        seen.append(os.path.basename(file))
+        return real(file)
+
+    monkeypatch.setattr(index_module, "_read_bytes", counting)
+    return seen
+
+
+def _repo_of_ways(tmp_path: Path, count: int) -> Path:
+    repo = make_repo(
+        tmp_path / "repo",
+        {f"hooks/ways/w{n}/w{n}.md": f"---\n{WAY}---\nBody {n}.\n" for n in range(count)},
+    )
+    settle_tree(repo / "hooks")
+    return repo
+
+
+def _load(top: Path, tmp_path: Path) -> index_module.WayIndex:
+    git_dir = git(top, "rev-parse", "--absolute-git-dir").strip()
+    common = git(top, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()
+    return load_index(
+        top / "hooks" / "ways",
+        cache_file=tmp_path / f"{top.name}.json",
+        shared_file=shared_module.shared_cache_file(common),
+        checkout=(top, git_dir),
+    )
+
+
+def _add_worktree(repo: Path, name: str, *, settled: bool) -> Path:
+    """`git worktree add`; settled: its files dated back and the index refreshed after, so no
+    entry is racily clean against the index file."""
+    tree = repo.parent / name
+    git(repo, "worktree", "add", "-q", "--detach", str(tree))
+    if settled:
+        for file in (tree / "hooks").rglob("*.md"):
+            settle(file)
+        git(tree, "update-index", "--refresh")
+    return tree
+
+
+def test_a_new_git_worktree_takes_every_key_from_its_git_index_reading_no_way_file(
+    tmp_path: Path, reads: list[str], parses: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(index_module, "INDEX_AFTER", 2)
+    repo = _repo_of_ways(tmp_path, 3)
+    first = _load(repo, tmp_path)
+    assert len(parses) == 3
+    tree = _add_worktree(repo, "task", settled=True)
+    reads.clear()
+    parses.clear()
+    second = _load(tree, tmp_path)
+    assert (reads, parses) == ([], [])
+    assert [(w.id, w.lanes, w.curve) for w in second.ways] == [
+        (w.id, w.lanes, w.curve) for w in first.ways
+    ]
+    assert [w.file for w in second.ways] == [
+        str(tree / "hooks" / "ways" / f"w{n}" / f"w{n}.md") for n in range(3)
+    ]
+
+
+def test_a_way_edited_right_after_git_worktree_add_is_parsed_from_its_new_content(
+    tmp_path: Path, parses: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Edited within the same second as the checkout, its size unchanged and not added: its
+    entry in the git index is racily clean or no longer its stat, and its new content counts."""
+    monkeypatch.setattr(index_module, "INDEX_AFTER", 2)
+    repo = _repo_of_ways(tmp_path, 3)
+    _load(repo, tmp_path)
+    tree = _add_worktree(repo, "task", settled=False)
+    file = tree / "hooks" / "ways" / "w1" / "w1.md"
+    file.write_text(file.read_text().replace("30000", "45000"))
+    parses.clear()
+    index = _load(tree, tmp_path)
+    assert parses == ["w1"]
+    assert index.get("w1").curve.half_life == 45000  # type: ignore[union-attr]
+    assert index.get("w0").curve.half_life == 30000  # type: ignore[union-attr]
+
+
+def test_a_few_stale_ways_are_read_rather_than_the_git_index(
+    tmp_path: Path, reads: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    looked_up: list[int] = []
+    monkeypatch.setattr(blobs, "blob_ids", lambda *args: looked_up.append(1) or {})
+    repo = _repo_of_ways(tmp_path, 3)
+    _load(repo, tmp_path)
+    tree = _add_worktree(repo, "task", settled=True)
+    reads.clear()
+    _load(tree, tmp_path)
+    assert (sorted(reads), looked_up) == (["w0.md", "w1.md", "w2.md"], [])
