@@ -4,7 +4,10 @@ The magnitude of a match is the number of lanes that matched; the ActionPotentia
 stronger match through a burst. The hook matches every way on every call, and compiling a regex
 costs ~30 µs, so keywords and globs are matched without regexes, and a `prompt` or `commands`
 regex is compiled only when the text contains one of the literals every match needs (worked out
-when the way was parsed; see `literals.py`).
+when the way was parsed; see `literals.py`). The prompt is the same for every way of a call:
+what tells its needles apart is worked out once per text — the set of its words, which rules
+out a keyword with a word the prompt lacks, and for a long prompt the grams of its words, which
+rule out most literals without a search of the whole text.
 """
 
 from __future__ import annotations
@@ -15,16 +18,21 @@ from gitflow_harness.ways.model import Way
 
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
 _COMPILED: dict[tuple[str, int], re.Pattern[str]] = {}
 _FOLDED: dict[str, str] = {}
 _NORMALISED: dict[str, str] = {}
 _GLOBS: dict[str, tuple[tuple[object, ...], ...]] = {}
 _GRAMS: dict[str, set[str]] = {}
+_WORDS: dict[str, set[str]] = {}
+_WORD_GRAMS: dict[str, set[str]] = {}
+_RUNS: dict[str, list[str]] = {}
 GRAM = 4  # a long text's substrings of this length, in a set: most needles miss one of them
 LONG_TEXT = 4096  # shorter texts are searched directly
 _FOLD = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i"})  # as literals.fold
+# A run of word characters, as `_is_word` tells them (`\w`: alphanumeric or `_`).
+_WORD = re.compile(r"\w+")
 
 
 def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
@@ -45,15 +53,50 @@ def _folded(text: str) -> str:
     return found
 
 
+def _cached(cache: dict[str, set[str]], text: str, make: Callable[[str], set[str]]) -> set[str]:
+    """Return what `make` gives for a text, worked out once per text: a hook call searches
+    the same prompt for every way's needles. A few texts are kept."""
+    found = cache.get(text)
+    if found is None:
+        if len(cache) > 4:
+            cache.clear()
+        found = cache[text] = make(text)
+    return found
+
+
+def _grams(text: str) -> set[str]:
+    return {text[i : i + GRAM] for i in range(len(text) - GRAM + 1)}
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text))
+
+
+def _word_grams(text: str) -> set[str]:
+    """The grams of the text's words: a needle of word characters only lies inside one word,
+    so its first and last grams are among them (fewer than the text's, a repeated word
+    counting once)."""
+    return {g for word in _cached(_WORDS, text, _words) for g in _grams(word)}
+
+
+def _runs(needle: str) -> list[str]:
+    found = _RUNS.get(needle)
+    if found is None:
+        if len(_RUNS) > 4096:
+            _RUNS.clear()
+        found = _RUNS[needle] = _WORD.findall(needle)
+    return found
+
+
 def contains(text: str, needle: str) -> bool:
     """`needle in text`; for a long text (a pasted prompt, every way's literals searched in it),
-    a needle whose first or last characters appear nowhere in it is told apart by a set."""
+    a needle whose first or last characters appear nowhere in it is told apart by a set: of
+    the grams of the text's words for a needle of word characters, else of the text's."""
     if len(text) >= LONG_TEXT and len(needle) >= GRAM:
-        grams = _GRAMS.get(text)
-        if grams is None:
-            if len(_GRAMS) > 4:
-                _GRAMS.clear()
-            grams = _GRAMS[text] = {text[i : i + GRAM] for i in range(len(text) - GRAM + 1)}
+        whole_words = _runs(needle) == [needle]
+        grams = _cached(
+            _WORD_GRAMS if whole_words else _GRAMS, text, _word_grams if whole_words else _grams
+        )
         if needle[:GRAM] not in grams or needle[-GRAM:] not in grams:
             return False
     return needle in text
@@ -87,11 +130,19 @@ def _is_word(ch: str) -> bool:
 
 
 def keyword_in(keyword: str, text: str) -> bool:
-    """True when `keyword` appears in `text` ignoring case and spacing, not inside a word."""
+    """True when `keyword` appears in `text` ignoring case and spacing, not inside a word.
+
+    Every run of word characters in a keyword found so is a whole word of the text: a keyword
+    with a word the text does not have is told apart by the set of the text's words.
+    """
     needle = _normalise(keyword)
-    haystack = _normalise(text)
-    if not needle or not contains(haystack, needle):
+    if not needle:
         return False
+    haystack = _normalise(text)
+    words = _cached(_WORDS, haystack, _words)
+    for run in _runs(needle):
+        if run not in words:
+            return False
     at = haystack.find(needle)
     while at >= 0:
         end = at + len(needle)
