@@ -6,7 +6,8 @@ The agent hook loads the index on every tool call, so a warm load does as little
   cached listing (subdirectories, way file, `macro.sh`, `postcheck.sh`) is reused unread;
 - one `stat` per way file: a way is taken from its cache entry when the file's size and
   modification time (ns) are unchanged;
-- one JSON read, and the cache is rewritten only when something changed.
+- one read of the cache (in `marshal`, in the user's private state dir; it is this Python's
+  own format, and one it cannot read is rebuilt), rewritten only when something changed.
 
 A way file whose stat changed is never parsed again for a content already seen. Its content
 key is its blob id: the worktree's own entry remembers it, and the repository's shared cache (in
@@ -22,6 +23,7 @@ standard library, `firing` and `ways.model` only: check with `python -X importti
 
 from __future__ import annotations
 
+import marshal
 import os
 import time
 
@@ -29,7 +31,7 @@ from gitflow_harness.errors import GfhError
 from gitflow_harness.firing.record import Record
 from gitflow_harness.store.digest import blob_id, sha256_hex
 from gitflow_harness.ways.model import MACRO_FILE, POSTCHECK_FILE, LoadProblem, Way
-from gitflow_harness.ways.shared import Shared, read_json, write_json
+from gitflow_harness.ways.shared import Shared, write_cache
 
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
 
     StrPath = str | os.PathLike[str]
 
-CACHE_FORMAT = 7
+CACHE_FORMAT = 7  # in `marshal`: several times faster than JSON both ways
 RACY_NS = 2_000_000_000
 INDEX_AFTER = 32  # stale way files from which the git index is read for their blob ids
 
@@ -163,11 +165,11 @@ def ways_root(top: StrPath, relative: str) -> str:
 
 
 def default_cache_file(root: StrPath) -> Path:
-    """Return the cache file for a ways root: `<state>/ways-index/<hash of the root>.json`."""
+    """Return the cache file for a ways root: `<state>/ways-index/<hash of the root>.marshal`."""
     from gitflow_harness.store.state import user_dir
 
     digest = sha256_hex(os.path.abspath(os.fspath(root)).encode("utf-8"))
-    return user_dir("ways-index") / f"{digest[:24]}.json"
+    return user_dir("ways-index") / f"{digest[:24]}.marshal"
 
 
 def _walk(
@@ -383,9 +385,16 @@ def _parse(
 
 
 def _read_cache(cache_file: str, root: str) -> dict[str, Entry]:
-    data = read_json(cache_file)
+    """Return the worktree's cached entries; {} when the file is missing, damaged, of another
+    format (or Python: `marshal`'s) or of another root."""
+    try:
+        with open(cache_file, "rb") as fh:
+            data = marshal.loads(fh.read())
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
     if (
-        data.get("format") != CACHE_FORMAT
+        type(data) is not dict
+        or data.get("format") != CACHE_FORMAT
         or data.get("root") != root
         or type(data.get("entries")) is not dict
     ):
@@ -395,4 +404,6 @@ def _read_cache(cache_file: str, root: str) -> dict[str, Entry]:
 
 
 def _write_cache(cache_file: str, root: str, entries: dict[str, Entry]) -> None:
-    write_json(cache_file, {"format": CACHE_FORMAT, "root": root, "entries": entries})
+    write_cache(
+        cache_file, marshal.dumps({"format": CACHE_FORMAT, "root": root, "entries": entries})
+    )

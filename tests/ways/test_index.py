@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import subprocess
 import sys
@@ -243,7 +244,7 @@ def test_new_and_removed_ways_are_seen_and_the_cache_pruned(
     settle(write_way(ways_root, "c", WAY))
     index = load_index(ways_root, cache_file=cache)
     assert [w.id for w in index.ways] == ["b", "c"]
-    assert sorted(json.loads(cache.read_text())["entries"]) == ["", "b", "c"]
+    assert sorted(marshal.loads(cache.read_bytes())["entries"]) == ["", "b", "c"]
 
 
 def test_siblings_are_noticed_without_parsing_again(
@@ -277,7 +278,15 @@ def test_broken_ways_are_problems_cached_like_ways(
 
 @pytest.mark.parametrize(
     "content",
-    [b"not json", b"[]", b'{"format": 99}', b'{"format":5,"root":"/x","entries":{}}'],
+    [
+        b"not marshal",
+        marshal.dumps([]),
+        marshal.dumps({"format": 99}),
+        marshal.dumps({"format": index_module.CACHE_FORMAT, "root": "/x", "entries": {}}),
+        marshal.dumps({"format": index_module.CACHE_FORMAT, "root": "/x"})[:-3],  # cut short
+        b'{"format":6,"root":"/x","entries":{}}',  # an older version's cache, in JSON
+    ],
+    ids=["garbage", "a list", "another format", "another root", "cut short", "older JSON"],
 )
 def test_a_corrupt_or_foreign_cache_is_rebuilt(
     ways_root: Path, tmp_path: Path, content: bytes
@@ -287,17 +296,36 @@ def test_a_corrupt_or_foreign_cache_is_rebuilt(
     cache.write_bytes(content)
     index = load_index(ways_root, cache_file=cache)
     assert [w.id for w in index.ways] == ["a"]
-    assert json.loads(cache.read_text())["entries"]["a"][5][3][0][1] == ["x"]
+    assert marshal.loads(cache.read_bytes())["entries"]["a"][5][3][0][1] == ["x"]
 
 
 def test_a_damaged_entry_is_parsed_again(ways_root: Path, tmp_path: Path) -> None:
     settle(write_way(ways_root, "a", WAY))
     cache = tmp_path / "cache.json"
     load_index(ways_root, cache_file=cache)
-    data = json.loads(cache.read_text())
+    data = marshal.loads(cache.read_bytes())
     data["entries"]["a"][5][3][1] = '["D", ["Exponential", -1], "tokens", ["agent"], [], "prepend"]'
-    cache.write_text(json.dumps(data))
+    cache.write_bytes(marshal.dumps(data))
     assert load_index(ways_root, cache_file=cache).ways[0].curve.half_life == 30000  # type: ignore[union-attr]
+
+
+def test_a_warm_load_decodes_every_way_without_parsing_again(
+    ways_root: Path, tmp_path: Path, parses: list[str]
+) -> None:
+    """The cache keeps each way's payload as its parse gave it: decoded again from the file,
+    every field is usable (a tuple where a list is expected would send it to the parser)."""
+    settle(write_way(ways_root, "a", WAY))
+    cache = tmp_path / "cache.json"
+    cold = load_index(ways_root, cache_file=cache).ways[0]
+    parses.clear()
+    warm = load_index(ways_root, cache_file=cache).ways[0]
+    assert (warm.lanes, warm.curve, warm.description, warm.scope) == (
+        cold.lanes,
+        cold.curve,
+        cold.description,
+        cold.scope,
+    )
+    assert parses == []
 
 
 def test_the_default_cache_lives_in_the_private_state_dir(ways_root: Path, hermetic: Path) -> None:
