@@ -140,9 +140,11 @@ def match(ctx: HookContext, ways: Sequence[Way]) -> list[Match]:
     from gitflow_harness.ways import match as lanes_of
 
     event, lanes = ctx.event, ctx.lanes
-    prompt = event.prompt if "prompt" in lanes and not event.stop_remediation else None
+    text = event.prompt if "prompt" in lanes and not event.stop_remediation else None
+    prompt = lanes_of.text_of(text) if text is not None else None
     paths = ctx.paths if "files" in lanes else ()
-    command = event.command if "commands" in lanes else None
+    shell = event.command if "commands" in lanes else None
+    command = lanes_of.text_of(shell) if shell is not None else None
     session_start = "session_start" in lanes
     role = event.role if "roles" in lanes else None
     with_postchecks = "postcheck" in lanes

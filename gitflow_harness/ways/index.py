@@ -291,12 +291,12 @@ def _refresh(
     """Bring the way of a directory's entry up to date: from the content it held or the shared
     cache when the file's content was seen before (known by its blob id, when the git index
     proved it, else by reading the file), else by parsing it."""
-    found = Found._make(*raw[:6])
-    racy = found.mtime_ns >= now - RACY_NS
+    racy = raw[3] >= now - RACY_NS
     if blob is not None:
-        result = _reuse(entry, raw, _head(found) + blob, shared, racy)
+        result = _reuse(entry, raw, _head(raw[0], raw[4], raw[5]) + blob, shared, racy)
         if result is not None:
             return result
+    found = Found._make(*raw[:6])
     data = _read_bytes(found.file)
     key = content_key(found, data) if data is not None else None
     if key is not None:
@@ -331,11 +331,11 @@ def _reuse(
 
 def content_key(found: Found, data: bytes) -> str:
     """Return what a way's parse depends on: its id, its siblings and its bytes' blob id."""
-    return _head(found) + blob_id(data)
+    return _head(found.id, found.has_macro, found.has_postcheck) + blob_id(data)
 
 
-def _head(found: Found) -> str:
-    return f"{found.id}\0{int(found.has_macro)}{int(found.has_postcheck)}\0"
+def _head(way_id: str, has_macro: bool, has_postcheck: bool) -> str:
+    return f"{way_id}\0{int(has_macro)}{int(has_postcheck)}\0"
 
 
 def _read_bytes(file: str) -> bytes | None:

@@ -234,3 +234,19 @@ def test_a_needle_is_found_as_in_finds_it_in_a_short_or_long_text(
     if long:
         text = "x" * LONG_TEXT + text  # past the bound: the grams decide first
     assert contains(text, needle) == (needle in text), case
+
+
+@settings(max_examples=300, deadline=None)
+@given(_text_and_needle(), st.booleans())
+def test_a_literal_is_held_as_in_finds_it_in_the_folded_text(
+    case: tuple[str, str], long: bool
+) -> None:
+    """Whether the literal is made of word characters or not, in a short or a long text."""
+    from gitflow_harness.ways.literals import fold
+    from gitflow_harness.ways.match import LONG_TEXT, Text
+
+    text, needle = case
+    if long:
+        text = "x." * LONG_TEXT + text
+    literal = fold(needle)
+    assert Text(text).holds(literal) == (literal in fold(text)), case
