@@ -17,8 +17,8 @@ of another branch) take their blob ids from the worktree's git index where it pr
 unchanged since git wrote it (`blobs`), the others are read and hashed. A file or directory
 modified within the last two seconds is "racy": a change within the filesystem's timestamp
 granularity could leave its time as it was, so its key is found again on every load until it
-has settled. Warm loads import the
-standard library, `firing` and `ways.model` only: check with `python -X importtime`.
+has settled. Warm loads import the standard library, `firing` and `ways.model` only: check
+with `python -X importtime`.
 """
 
 from __future__ import annotations
@@ -125,19 +125,18 @@ def load_index(
     shared = Shared(os.fspath(shared_file)) if use_cache and shared_file is not None else None
     now = time.time_ns()
     found, entries, changed = _walk(root_s, cached, now)
-    results = [_from_entry(raw[6][5], raw) for raw in found]
-    stale = [raw for raw, result in zip(found, results, strict=True) if result is None]
-    if stale:
-        changed = True
-        blobs = _blobs(stale, checkout) if use_cache and checkout is not None else {}
-        refreshed = iter([_refresh(raw[6], raw, now, shared, blobs.get(raw[1])) for raw in stale])
-        results = [next(refreshed) if result is None else result for result in results]
+    cached_results = [_from_entry(raw[6][5], raw) for raw in found]
+    stale = [raw for raw, result in zip(found, cached_results, strict=True) if result is None]
+    blobs = _blobs(stale, checkout) if use_cache and checkout is not None else {}
     ways: list[Way] = []
     problems: list[LoadProblem] = []
-    for result in results:
+    for raw, result in zip(found, cached_results, strict=True):
+        if result is None:
+            result = _refresh(raw[6], raw, now, shared, blobs.get(raw[1]))
+            changed = True
         if isinstance(result, list):
             problems.extend(result)
-        elif result is not None:
+        else:
             ways.append(result)
     if cache_s and (changed or len(entries) != len(cached)):
         _write_cache(cache_s, root_s, entries)
@@ -148,7 +147,7 @@ def load_index(
 
 def _blobs(stale: list[Raw], checkout: tuple[StrPath, StrPath]) -> dict[str, str]:
     """Return file -> blob id of the stale way files the worktree's git index proves unchanged;
-    {} for a few (reading them costs less than reading the index)."""
+    {} for none or a few (reading them costs less than reading the index)."""
     if len(stale) < INDEX_AFTER:
         return {}
     from gitflow_harness.ways.blobs import blob_ids
