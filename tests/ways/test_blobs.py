@@ -148,3 +148,22 @@ def test_files_outside_the_worktree_are_not_looked_up(tree: Path, tmp_path: Path
     outside = write(tmp_path, "elsewhere/hooks/ways/w0/w0.md", FILES["hooks/ways/w0/w0.md"])
     found = blobs.blob_ids(_git_dir(tree), str(tree), {str(outside): outside.stat()})
     assert found == {}
+
+
+def test_only_the_files_asked_for_are_served(tree: Path) -> None:
+    """Entries sharing the asked files' path prefix (w1, w3 beside w0, w2) are passed over."""
+    asked = ["hooks/ways/w0/w0.md", "hooks/ways/w2/w2.md"]
+    assert set(_ids(tree, asked)) == set(asked)
+
+
+def test_an_index_whose_entries_run_past_its_end_serves_nothing(tree: Path) -> None:
+    """A checksum that holds does not make the entry count true: entries cut short are not
+    read past the end."""
+    from gitflow_harness.store.digest import sha1_digest
+
+    index = Path(_git_dir(tree)) / "index"
+    stamp = index.stat().st_mtime_ns
+    cut = index.read_bytes()[: blobs.HEADER + 70]
+    index.write_bytes(cut + sha1_digest(cut))
+    os.utime(index, ns=(stamp, stamp))
+    assert _ids(tree) == {}

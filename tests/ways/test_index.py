@@ -556,3 +556,24 @@ def test_a_few_stale_ways_are_read_rather_than_the_git_index(
     reads.clear()
     _load(tree, tmp_path)
     assert (sorted(reads), looked_up) == (["w0.md", "w1.md", "w2.md"], [])
+
+
+def test_a_blob_id_no_worktree_parsed_is_parsed_from_its_file(
+    tmp_path: Path, reads: list[str], parses: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The git index gives the key, the shared cache has nothing for it: the file is read and
+    parsed, and what it gave is shared under that key."""
+    monkeypatch.setattr(index_module, "INDEX_AFTER", 2)
+    repo = _repo_of_ways(tmp_path, 3)
+    _load(repo, tmp_path)
+    common = git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()
+    shared = Path(shared_module.shared_cache_file(common))
+    shared.unlink()
+    tree = _add_worktree(repo, "task", settled=True)
+    reads.clear()
+    parses.clear()
+    index = _load(tree, tmp_path)
+    assert (sorted(reads), sorted(parses)) == (["w0.md", "w1.md", "w2.md"], ["w0", "w1", "w2"])
+    assert [w.id for w in index.ways] == ["w0", "w1", "w2"]
+    blob = git(tree, "rev-parse", "HEAD:hooks/ways/w0/w0.md").strip()
+    assert f"w0\0{0}{0}\0{blob}" in json.loads(shared.read_text())["ways"]
