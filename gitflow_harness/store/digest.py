@@ -1,8 +1,9 @@
-"""SHA-256 for the hook path, without `hashlib`.
+"""SHA-256 and git's blob ids for the hook path, without `hashlib`.
 
 `import hashlib` loads OpenSSL: 5 to 30 ms on these machines, on every hook call that names a
-session, reads a transcript position or keys a cache. CPython's own SHA-256 module gives the
-same digests in well under a millisecond; `hashlib` is the fallback where it is missing.
+session, reads a transcript position or keys a cache. CPython's own SHA-256 and SHA-1 modules
+give the same digests in well under a millisecond; `hashlib` is the fallback where one is
+missing.
 """
 
 from __future__ import annotations
@@ -14,25 +15,37 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-# The module of CPython's built-in SHA-256: `_sha2` from 3.12, `_sha256` before.
-BUILTIN = ("_sha2", "_sha256")
+# The modules of CPython's built-in digests: SHA-256 in `_sha2` from 3.12, `_sha256` before.
+BUILTIN = {"sha256": ("_sha2", "_sha256"), "sha1": ("_sha1",)}
 
 
-def _constructor() -> Callable[[bytes], Any]:
-    for name in BUILTIN:
+def _constructor(algorithm: str) -> Callable[[bytes], Any]:
+    for name in BUILTIN[algorithm]:
         try:
-            function: Callable[[bytes], Any] = importlib.import_module(name).sha256
+            function: Callable[[bytes], Any] = getattr(importlib.import_module(name), algorithm)
         except (ImportError, AttributeError):
             continue
         return function
     import hashlib
 
-    return hashlib.sha256
+    fallback: Callable[[bytes], Any] = getattr(hashlib, algorithm)
+    return fallback
 
 
-_SHA256 = _constructor()
+_SHA256 = _constructor("sha256")
+_SHA1 = _constructor("sha1")
 
 
 def sha256_hex(data: bytes) -> str:
     """Return the SHA-256 of `data` as hex digits."""
     return str(_SHA256(data).hexdigest())
+
+
+def sha1_digest(data: bytes) -> bytes:
+    """Return the SHA-1 of `data` (git's object ids, and its index file's checksum)."""
+    return bytes(_SHA1(data).digest())
+
+
+def blob_id(data: bytes) -> str:
+    """Return the id git gives a file of these bytes: the SHA-1 of `blob <size>\\0` and them."""
+    return str(_SHA1(b"blob %d\0" % len(data) + data).hexdigest())

@@ -66,7 +66,11 @@ def source(ctx: HookContext) -> list[Offer]:
     root = ways_root(ctx.repo.top, ctx.setting("paths", "ways"))
     if not os.path.isdir(root):
         return []
-    index = load_index(root, shared_file=shared_cache_file(ctx.repo.common_dir))
+    index = load_index(
+        root,
+        shared_file=shared_cache_file(ctx.repo.common_dir),
+        checkout=(ctx.repo.top, ctx.repo.git_dir),
+    )
     if index.problems:
         report(ctx, index.problems)
     matches = match(ctx, index.ways)
@@ -136,9 +140,11 @@ def match(ctx: HookContext, ways: Sequence[Way]) -> list[Match]:
     from gitflow_harness.ways import match as lanes_of
 
     event, lanes = ctx.event, ctx.lanes
-    prompt = event.prompt if "prompt" in lanes and not event.stop_remediation else None
+    text = event.prompt if "prompt" in lanes and not event.stop_remediation else None
+    prompt = lanes_of.text_of(text) if text is not None else None
     paths = ctx.paths if "files" in lanes else ()
-    command = event.command if "commands" in lanes else None
+    shell = event.command if "commands" in lanes else None
+    command = lanes_of.text_of(shell) if shell is not None else None
     session_start = "session_start" in lanes
     role = event.role if "roles" in lanes else None
     with_postchecks = "postcheck" in lanes

@@ -4,7 +4,8 @@ The magnitude of a match is the number of lanes that matched; the ActionPotentia
 stronger match through a burst. The hook matches every way on every call, and compiling a regex
 costs ~30 µs, so keywords and globs are matched without regexes, and a `prompt` or `commands`
 regex is compiled only when the text contains one of the literals every match needs (worked out
-when the way was parsed; see `literals.py`).
+when the way was parsed; see `literals.py`). The prompt and the command are the same for every
+way of a call: what tells their needles apart is worked out once per call (`Text`).
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 _COMPILED: dict[tuple[str, int], re.Pattern[str]] = {}
-_FOLDED: dict[str, str] = {}
 _NORMALISED: dict[str, str] = {}
 _GLOBS: dict[str, tuple[tuple[object, ...], ...]] = {}
 _GRAMS: dict[str, set[str]] = {}
+_TEXTS: dict[str, Text] = {}
 GRAM = 4  # a long text's substrings of this length, in a set: most needles miss one of them
 LONG_TEXT = 4096  # shorter texts are searched directly
 _FOLD = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i"})  # as literals.fold
+# A run of word characters, as `_is_word` tells them (`\w`: alphanumeric or `_`).
+_WORD = re.compile(r"\w+")
 
 
 def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
@@ -36,37 +39,100 @@ def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
     return found
 
 
-def _folded(text: str) -> str:
-    found = _FOLDED.get(text)
-    if found is None:
-        if len(_FOLDED) > 64:
-            _FOLDED.clear()
-        found = _FOLDED[text] = text.translate(_FOLD).lower()
-    return found
+def _grams(text: str) -> set[str]:
+    return {text[i : i + GRAM] for i in range(len(text) - GRAM + 1)}
+
+
+def _might_hold(grams: set[str], needle: str) -> bool:
+    """False when a needle's first or last gram is not among a text's: it is not in it."""
+    return needle[:GRAM] in grams and needle[-GRAM:] in grams
 
 
 def contains(text: str, needle: str) -> bool:
-    """`needle in text`; for a long text (a pasted prompt, every way's literals searched in it),
-    a needle whose first or last characters appear nowhere in it is told apart by a set."""
+    """`needle in text`; for a long text, a needle whose first or last characters appear
+    nowhere in it is told apart by the set of its grams."""
     if len(text) >= LONG_TEXT and len(needle) >= GRAM:
         grams = _GRAMS.get(text)
         if grams is None:
             if len(_GRAMS) > 4:
                 _GRAMS.clear()
-            grams = _GRAMS[text] = {text[i : i + GRAM] for i in range(len(text) - GRAM + 1)}
-        if needle[:GRAM] not in grams or needle[-GRAM:] not in grams:
+            grams = _GRAMS[text] = _grams(text)
+        if not _might_hold(grams, needle):
             return False
     return needle in text
 
 
-def _regex_lane(pattern: str | None, hints: tuple[str, ...] | None, text: str, flags: int) -> int:
-    if not pattern:
-        return 0
-    if hints is not None:
-        folded = _folded(text)
-        if not any(contains(folded, h) for h in hints):
+def _runs(needle: str) -> list[str]:
+    """The runs of word characters of a (normalised or folded) needle: itself for a plain
+    word, as most are (`isalnum` is `\\w` but for `_`)."""
+    return [needle] if needle.isalnum() else _WORD.findall(needle)
+
+
+class Text:
+    """A prompt or command as every way's lanes search it, worked out once per hook call.
+
+    Folded for the literals a regex needs (as `literals.fold` folds them), normalised for the
+    keywords, and, when first asked, the set of its normalised words — a keyword found as a
+    word has each of its runs of word characters among them — and for a long text the grams of
+    its folded words: a literal of word characters lies inside one word.
+    """
+
+    __slots__ = ("_grams", "_normalised", "_words", "folded", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.folded = text.translate(_FOLD).lower()
+        self._normalised = ""
+        self._words: set[str] | None = None
+        self._grams: set[str] | None = None
+
+    def holds(self, literal: str) -> bool:
+        """True when a (folded) literal is in the folded text."""
+        folded = self.folded
+        if len(folded) < LONG_TEXT or len(literal) < GRAM:
+            return literal in folded
+        if _runs(literal) != [literal]:
+            return contains(folded, literal)
+        grams = self._grams
+        if grams is None:
+            words = set(_WORD.findall(folded))
+            grams = self._grams = {g for word in words for g in _grams(word)}
+        return _might_hold(grams, literal) and literal in folded
+
+    def regex(self, pattern: str | None, hints: tuple[str, ...] | None, flags: int) -> int:
+        """1 when `pattern` is found, after the literals one of which every match holds."""
+        if not pattern:
             return 0
-    return 1 if compiled(pattern, flags).search(text) else 0
+        if hints is not None and not any(self.holds(h) for h in hints):
+            return 0
+        return 1 if compiled(pattern, flags).search(self.text) else 0
+
+    def keyword(self, keyword: str) -> bool:
+        """True when `keyword` appears ignoring case and spacing, not inside a word."""
+        needle = _normalise(keyword)
+        if not needle:
+            return False
+        words = self._words
+        if words is None:
+            self._normalised = _normalise(self.text)
+            words = self._words = set(_WORD.findall(self._normalised))
+        for run in _runs(needle):
+            if run not in words:
+                return False
+        return _as_word(needle, self._normalised)
+
+
+def text_of(text: str | Text) -> Text:
+    """Return a text as the lanes search it (the same for the same string, a few kept)."""
+    if type(text) is Text:
+        return text
+    assert isinstance(text, str)
+    found = _TEXTS.get(text)
+    if found is None:
+        if len(_TEXTS) > 4:
+            _TEXTS.clear()
+        found = _TEXTS[text] = Text(text)
+    return found
 
 
 # -- keywords ------------------------------------------------------------------------------
@@ -88,10 +154,11 @@ def _is_word(ch: str) -> bool:
 
 def keyword_in(keyword: str, text: str) -> bool:
     """True when `keyword` appears in `text` ignoring case and spacing, not inside a word."""
-    needle = _normalise(keyword)
-    haystack = _normalise(text)
-    if not needle or not contains(haystack, needle):
-        return False
+    return text_of(text).keyword(keyword)
+
+
+def _as_word(needle: str, haystack: str) -> bool:
+    """True when `needle` is in `haystack` with no word character just before or after it."""
     at = haystack.find(needle)
     while at >= 0:
         end = at + len(needle)
@@ -253,15 +320,19 @@ def _match_segments(
 # -- lanes ---------------------------------------------------------------------------------
 
 
-def prompt_lane(way: Way, prompt: str) -> int:
+def prompt_lane(way: Way, prompt: str | Text) -> int:
     """Return 1 when the way's `prompt` regex matches the prompt (case-insensitive), else 0."""
     lanes = way.lanes
-    return _regex_lane(lanes.prompt, lanes.prompt_hints, prompt, re.IGNORECASE)
+    return text_of(prompt).regex(lanes.prompt, lanes.prompt_hints, re.IGNORECASE)
 
 
-def keywords_lane(way: Way, prompt: str) -> int:
+def keywords_lane(way: Way, prompt: str | Text) -> int:
     """Return 1 when any of the way's keywords appears in the prompt as a word, else 0."""
-    return 1 if any(keyword_in(k, prompt) for k in way.lanes.keywords) else 0
+    keywords = way.lanes.keywords
+    if not keywords:
+        return 0
+    text = text_of(prompt)
+    return 1 if any(text.keyword(k) for k in keywords) else 0
 
 
 def files_lane(way: Way, paths: Iterable[str]) -> int:
@@ -272,10 +343,10 @@ def files_lane(way: Way, paths: Iterable[str]) -> int:
     return 1 if any(glob_match(g, p) for p in paths for g in globs) else 0
 
 
-def commands_lane(way: Way, command: str) -> int:
+def commands_lane(way: Way, command: str | Text) -> int:
     """Return 1 when the way's `commands` regex is found in the shell command, else 0."""
     lanes = way.lanes
-    return _regex_lane(lanes.commands, lanes.commands_hints, command, 0)
+    return text_of(command).regex(lanes.commands, lanes.commands_hints, 0)
 
 
 def session_start_lane(way: Way) -> int:
@@ -288,6 +359,7 @@ def roles_lane(way: Way, role: str) -> int:
     return 1 if role in way.roles else 0
 
 
-def prompt_magnitude(way: Way, prompt: str) -> int:
+def prompt_magnitude(way: Way, prompt: str | Text) -> int:
     """Return how many of the prompt lanes (`prompt`, `keywords`) match a user prompt."""
-    return prompt_lane(way, prompt) + keywords_lane(way, prompt)
+    text = text_of(prompt)
+    return prompt_lane(way, text) + keywords_lane(way, text)

@@ -200,7 +200,8 @@ class Way(Record):
     def to_payload(self) -> list[object]:
         """Return what the index cache stores: `[lanes, rest]`.
 
-        The lanes, which the hook matches for every way, are plain JSON; the rest (description,
+        The lanes, which the hook matches for every way, are plain JSON (lists, never tuples:
+        the same after a round trip through JSON or `marshal`); the rest (description,
         curve, axis, scope, roles, macro), needed only for a way that matched, is one JSON
         string decoded on first use. The file and siblings are found on each load.
         """
@@ -222,8 +223,8 @@ class Way(Record):
                 list(lanes.files),
                 lanes.commands,
                 lanes.session_start,
-                lanes.prompt_hints,
-                lanes.commands_hints,
+                _listed(lanes.prompt_hints),
+                _listed(lanes.commands_hints),
             ],
             json.dumps(rest, ensure_ascii=False, separators=(",", ":")),
         ]
@@ -295,6 +296,10 @@ class Way(Record):
         """Parse the way file again: its cache entry was damaged."""
         assert self._repair is not None  # only a way wrapped from a payload has one to decode
         return self._repair(self)
+
+
+def _listed(hints: tuple[str, ...] | None) -> list[str] | None:
+    return None if hints is None else list(hints)
 
 
 def _hints(value: object) -> tuple[str, ...] | None:

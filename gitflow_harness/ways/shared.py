@@ -2,8 +2,9 @@
 
 It lives in the git common dir (`shared_cache_file`) and maps a way's content key (see
 `index.content_key`) to what parsing it gave, so the first load in a new worktree, or after a
-pull, parses only contents no worktree of the repository has parsed yet. Plus the two helpers
-both of the index's cache files are read and written with.
+pull, parses only contents no worktree of the repository has parsed yet. It is JSON: a file in
+the repository is not trusted as the user's own state dir is. Plus the helpers the index's
+cache files are read and written with.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
     StrPath = str | os.PathLike[str]
 
-SHARED_FORMAT = 1
+SHARED_FORMAT = 2  # 2: keyed by blob id
 MAX_SHARED = 4096  # way versions a repository's shared cache keeps (its oldest go first)
 SHARED_FILE = ("gitflow-harness", "ways-cache.json")  # under the git common dir
 
@@ -79,12 +80,16 @@ def read_json(path: str) -> dict[str, Any]:
 
 
 def write_json(path: str, data: dict[str, Any]) -> None:
+    """Replace a cache file atomically with `data` as JSON (see `write_cache`)."""
+    write_cache(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+
+
+def write_cache(path: str, payload: bytes | str) -> None:
     """Replace a cache file atomically; a cache that cannot be written only costs speed."""
     import contextlib
     from pathlib import Path
 
     from gitflow_harness.store.fsutil import write_private
 
-    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     with contextlib.suppress(OSError, GfhError):
         write_private(Path(path), payload, sync=False)  # a cache: rebuilt if damaged

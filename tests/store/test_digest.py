@@ -1,8 +1,11 @@
-"""SHA-256 without hashlib: the same digests, and hashlib where CPython's own module is missing."""
+"""SHA-256 and git's blob ids without hashlib: the same digests, and hashlib where CPython's
+own module is missing."""
 
 from __future__ import annotations
 
 import hashlib
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +17,24 @@ def test_the_digest_is_hashlibs_sha256() -> None:
         assert digest.sha256_hex(data) == hashlib.sha256(data).hexdigest()
 
 
-def test_without_the_builtin_module_hashlib_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(digest, "BUILTIN", ("_no_such_module",))
-    assert digest._constructor() is hashlib.sha256
+def test_the_blob_id_is_the_one_git_gives_the_file(tmp_path: Path) -> None:
+    for n, data in enumerate((b"", b"a way\n", bytes(range(256)) * 100)):
+        file = tmp_path / f"f{n}"
+        file.write_bytes(data)
+        git = subprocess.run(
+            ["git", "hash-object", str(file)], check=True, capture_output=True, text=True
+        )
+        assert digest.blob_id(data) == git.stdout.strip()
+
+
+def test_the_sha1_digest_is_hashlibs() -> None:
+    data = bytes(range(256)) * 10
+    assert digest.sha1_digest(data) == hashlib.sha1(data).digest()
+
+
+@pytest.mark.parametrize("algorithm", ["sha256", "sha1"])
+def test_without_the_builtin_module_hashlib_is_used(
+    monkeypatch: pytest.MonkeyPatch, algorithm: str
+) -> None:
+    monkeypatch.setitem(digest.BUILTIN, algorithm, ("_no_such_module",))
+    assert digest._constructor(algorithm) is getattr(hashlib, algorithm)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import subprocess
 import sys
@@ -9,11 +10,11 @@ from typing import Any
 
 import pytest
 
+from gitflow_harness.ways import blobs, parse
 from gitflow_harness.ways import index as index_module
-from gitflow_harness.ways import parse
 from gitflow_harness.ways import shared as shared_module
 from gitflow_harness.ways.index import load_index, scan
-from tests.helpers import unmeasured_env
+from tests.helpers import git, make_repo, unmeasured_env
 from tests.ways.conftest import EXP, settle, settle_tree, write_way
 
 WAY = (
@@ -243,7 +244,7 @@ def test_new_and_removed_ways_are_seen_and_the_cache_pruned(
     settle(write_way(ways_root, "c", WAY))
     index = load_index(ways_root, cache_file=cache)
     assert [w.id for w in index.ways] == ["b", "c"]
-    assert sorted(json.loads(cache.read_text())["entries"]) == ["", "b", "c"]
+    assert sorted(marshal.loads(cache.read_bytes())["entries"]) == ["", "b", "c"]
 
 
 def test_siblings_are_noticed_without_parsing_again(
@@ -277,7 +278,15 @@ def test_broken_ways_are_problems_cached_like_ways(
 
 @pytest.mark.parametrize(
     "content",
-    [b"not json", b"[]", b'{"format": 99}', b'{"format":5,"root":"/x","entries":{}}'],
+    [
+        b"not marshal",
+        marshal.dumps([]),
+        marshal.dumps({"format": 99}),
+        marshal.dumps({"format": index_module.CACHE_FORMAT, "root": "/x", "entries": {}}),
+        marshal.dumps({"format": index_module.CACHE_FORMAT, "root": "/x"})[:-3],  # cut short
+        b'{"format":6,"root":"/x","entries":{}}',  # an older version's cache, in JSON
+    ],
+    ids=["garbage", "a list", "another format", "another root", "cut short", "older JSON"],
 )
 def test_a_corrupt_or_foreign_cache_is_rebuilt(
     ways_root: Path, tmp_path: Path, content: bytes
@@ -287,17 +296,36 @@ def test_a_corrupt_or_foreign_cache_is_rebuilt(
     cache.write_bytes(content)
     index = load_index(ways_root, cache_file=cache)
     assert [w.id for w in index.ways] == ["a"]
-    assert json.loads(cache.read_text())["entries"]["a"][5][3][0][1] == ["x"]
+    assert marshal.loads(cache.read_bytes())["entries"]["a"][5][3][0][1] == ["x"]
 
 
 def test_a_damaged_entry_is_parsed_again(ways_root: Path, tmp_path: Path) -> None:
     settle(write_way(ways_root, "a", WAY))
     cache = tmp_path / "cache.json"
     load_index(ways_root, cache_file=cache)
-    data = json.loads(cache.read_text())
+    data = marshal.loads(cache.read_bytes())
     data["entries"]["a"][5][3][1] = '["D", ["Exponential", -1], "tokens", ["agent"], [], "prepend"]'
-    cache.write_text(json.dumps(data))
+    cache.write_bytes(marshal.dumps(data))
     assert load_index(ways_root, cache_file=cache).ways[0].curve.half_life == 30000  # type: ignore[union-attr]
+
+
+def test_a_warm_load_decodes_every_way_without_parsing_again(
+    ways_root: Path, tmp_path: Path, parses: list[str]
+) -> None:
+    """The cache keeps each way's payload as its parse gave it: decoded again from the file,
+    every field is usable (a tuple where a list is expected would send it to the parser)."""
+    settle(write_way(ways_root, "a", WAY))
+    cache = tmp_path / "cache.json"
+    cold = load_index(ways_root, cache_file=cache).ways[0]
+    parses.clear()
+    warm = load_index(ways_root, cache_file=cache).ways[0]
+    assert (warm.lanes, warm.curve, warm.description, warm.scope) == (
+        cold.lanes,
+        cold.curve,
+        cold.description,
+        cold.scope,
+    )
+    assert parses == []
 
 
 def test_the_default_cache_lives_in_the_private_state_dir(ways_root: Path, hermetic: Path) -> None:
@@ -431,3 +459,121 @@ def test_a_new_worktrees_first_load_from_the_shared_cache_imports_no_yaml(
         [sys.executable, "-c", code], capture_output=True, text=True, env=unmeasured_env()
     )
     assert proc.stdout.strip() == "['a'] []", proc.stderr
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every way file the index reads to find its content key."""
+    seen: list[str] = []
+    real = index_module._read_bytes
+
+    def counting(file: str) -> bytes | None:
+        seen.append(os.path.basename(file))
+        return real(file)
+
+    monkeypatch.setattr(index_module, "_read_bytes", counting)
+    return seen
+
+
+def _repo_of_ways(tmp_path: Path, count: int) -> Path:
+    repo = make_repo(
+        tmp_path / "repo",
+        {f"hooks/ways/w{n}/w{n}.md": f"---\n{WAY}---\nBody {n}.\n" for n in range(count)},
+    )
+    settle_tree(repo / "hooks")
+    return repo
+
+
+def _load(top: Path, tmp_path: Path) -> index_module.WayIndex:
+    git_dir = git(top, "rev-parse", "--absolute-git-dir").strip()
+    common = git(top, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()
+    return load_index(
+        top / "hooks" / "ways",
+        cache_file=tmp_path / f"{top.name}.json",
+        shared_file=shared_module.shared_cache_file(common),
+        checkout=(top, git_dir),
+    )
+
+
+def _add_worktree(repo: Path, name: str, *, settled: bool) -> Path:
+    """`git worktree add`; settled: its files dated back and the index refreshed after, so no
+    entry is racily clean against the index file."""
+    tree = repo.parent / name
+    git(repo, "worktree", "add", "-q", "--detach", str(tree))
+    if settled:
+        for file in (tree / "hooks").rglob("*.md"):
+            settle(file)
+        git(tree, "update-index", "--refresh")
+    return tree
+
+
+def test_a_new_git_worktree_takes_every_key_from_its_git_index_reading_no_way_file(
+    tmp_path: Path, reads: list[str], parses: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(index_module, "INDEX_AFTER", 2)
+    repo = _repo_of_ways(tmp_path, 3)
+    first = _load(repo, tmp_path)
+    assert len(parses) == 3
+    tree = _add_worktree(repo, "task", settled=True)
+    reads.clear()
+    parses.clear()
+    second = _load(tree, tmp_path)
+    assert (reads, parses) == ([], [])
+    assert [(w.id, w.lanes, w.curve) for w in second.ways] == [
+        (w.id, w.lanes, w.curve) for w in first.ways
+    ]
+    assert [w.file for w in second.ways] == [
+        str(tree / "hooks" / "ways" / f"w{n}" / f"w{n}.md") for n in range(3)
+    ]
+
+
+def test_a_way_edited_right_after_git_worktree_add_is_parsed_from_its_new_content(
+    tmp_path: Path, parses: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Edited within the same second as the checkout, its size unchanged and not added: its
+    entry in the git index is racily clean or no longer its stat, and its new content counts."""
+    monkeypatch.setattr(index_module, "INDEX_AFTER", 2)
+    repo = _repo_of_ways(tmp_path, 3)
+    _load(repo, tmp_path)
+    tree = _add_worktree(repo, "task", settled=False)
+    file = tree / "hooks" / "ways" / "w1" / "w1.md"
+    file.write_text(file.read_text().replace("30000", "45000"))
+    parses.clear()
+    index = _load(tree, tmp_path)
+    assert parses == ["w1"]
+    assert index.get("w1").curve.half_life == 45000  # type: ignore[union-attr]
+    assert index.get("w0").curve.half_life == 30000  # type: ignore[union-attr]
+
+
+def test_a_few_stale_ways_are_read_rather_than_the_git_index(
+    tmp_path: Path, reads: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    looked_up: list[int] = []
+    monkeypatch.setattr(blobs, "blob_ids", lambda *args: looked_up.append(1) or {})
+    repo = _repo_of_ways(tmp_path, 3)
+    _load(repo, tmp_path)
+    tree = _add_worktree(repo, "task", settled=True)
+    reads.clear()
+    _load(tree, tmp_path)
+    assert (sorted(reads), looked_up) == (["w0.md", "w1.md", "w2.md"], [])
+
+
+def test_a_blob_id_no_worktree_parsed_is_parsed_from_its_file(
+    tmp_path: Path, reads: list[str], parses: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The git index gives the key, the shared cache has nothing for it: the file is read and
+    parsed, and what it gave is shared under that key."""
+    monkeypatch.setattr(index_module, "INDEX_AFTER", 2)
+    repo = _repo_of_ways(tmp_path, 3)
+    _load(repo, tmp_path)
+    common = git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()
+    shared = Path(shared_module.shared_cache_file(common))
+    shared.unlink()
+    tree = _add_worktree(repo, "task", settled=True)
+    reads.clear()
+    parses.clear()
+    index = _load(tree, tmp_path)
+    assert (sorted(reads), sorted(parses)) == (["w0.md", "w1.md", "w2.md"], ["w0", "w1", "w2"])
+    assert [w.id for w in index.ways] == ["w0", "w1", "w2"]
+    blob = git(tree, "rev-parse", "HEAD:hooks/ways/w0/w0.md").strip()
+    assert f"w0\0{0}{0}\0{blob}" in json.loads(shared.read_text())["ways"]

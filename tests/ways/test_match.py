@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gitflow_harness.firing import Exponential
 from gitflow_harness.ways.literals import required_literals
@@ -45,6 +47,7 @@ def test_keywords_match_whole_words_and_phrases_in_any_case() -> None:
     assert keywords_lane(way, "the tests pass") == 0
     assert keywords_lane(way, "a test passes") == 1
     assert keywords_lane(way, "commitment") == 0
+    assert keywords_lane(_way(), "commit message") == 0
 
 
 @pytest.mark.parametrize(
@@ -180,3 +183,73 @@ def test_a_long_text_is_searched_through_its_grams_as_plainly(needle: str) -> No
     assert len(text) >= LONG_TEXT
     assert contains(text, needle) == (needle in text)
     assert contains(text[:100], needle) == (needle in text[:100])
+
+
+# Characters that make word boundaries, spacing and case folding interesting: word characters
+# of several kinds, spaces of several kinds, punctuation, and letters whose folding changes.
+ALPHABET = "ab_1 \t\n.+-/ßſİıKé"
+
+
+def _plain_keyword_in(keyword: str, text: str) -> bool:
+    """The keyword rule as stated, searched without any prefilter."""
+    needle = " ".join(keyword.casefold().split())
+    haystack = " ".join(text.casefold().split())
+    if not needle:
+        return False
+    for at in range(len(haystack) - len(needle) + 1):
+        if haystack.startswith(needle, at):
+            end = at + len(needle)
+            before = at == 0 or not (haystack[at - 1].isalnum() or haystack[at - 1] == "_")
+            after = end == len(haystack) or not (haystack[end].isalnum() or haystack[end] == "_")
+            if before and after:
+                return True
+    return False
+
+
+@st.composite
+def _text_and_needle(draw: st.DrawFn) -> tuple[str, str]:
+    text = draw(st.text(ALPHABET, max_size=40))
+    if text and draw(st.booleans()):
+        start = draw(st.integers(0, len(text) - 1))
+        needle = text[start : start + draw(st.integers(1, 12))]
+    else:
+        needle = draw(st.text(ALPHABET, min_size=1, max_size=8))
+    return text, needle
+
+
+@settings(max_examples=400, deadline=None)
+@given(_text_and_needle())
+def test_keywords_match_as_the_rule_says_whatever_the_text(case: tuple[str, str]) -> None:
+    text, keyword = case
+    assert keyword_in(keyword, text) == _plain_keyword_in(keyword, text), case
+
+
+@settings(max_examples=200, deadline=None)
+@given(_text_and_needle(), st.booleans())
+def test_a_needle_is_found_as_in_finds_it_in_a_short_or_long_text(
+    case: tuple[str, str], long: bool
+) -> None:
+    from gitflow_harness.ways.match import LONG_TEXT, contains
+
+    text, needle = case
+    if long:
+        text = "x" * LONG_TEXT + text  # past the bound: the grams decide first
+    assert contains(text, needle) == (needle in text), case
+
+
+@settings(max_examples=300, deadline=None)
+@given(_text_and_needle(), st.booleans())
+def test_a_literal_is_held_as_in_finds_it_in_the_folded_text(
+    case: tuple[str, str], long: bool
+) -> None:
+    """Whether the literal is made of word characters or not, in a short or a long text."""
+    from gitflow_harness.ways.literals import fold
+    from gitflow_harness.ways.match import LONG_TEXT, Text
+
+    text, needle = case
+    if long:
+        text = "x." * LONG_TEXT + text
+    literal = fold(needle)
+    searched = Text(text)
+    assert searched.holds(literal) == (literal in fold(text)), case
+    assert searched.holds(literal[::-1]) == (literal[::-1] in fold(text)), case  # sets kept
