@@ -81,8 +81,7 @@ class Pending:
         returncode = self._process.returncode
         proc = subprocess.CompletedProcess(["git", *self._args], returncode, stdout, stderr)
         if self._check and returncode != 0:
-            _refuse_vanished(stderr)
-            raise GitError(self._args, returncode, stdout, stderr)
+            raise failure(self._args, returncode, stdout, stderr)
         return proc
 
 
@@ -138,13 +137,18 @@ def start(
 
 # What git says when the directory it was started in is removed while it runs (a concurrent
 # `gfh accept` removing the worktree): gfh's own line for that state, not git's.
-_NO_CWD = "Unable to read current working directory"
+# git words it two ways ("Unable to read …" at set-up, "unable to get …" later).
+_NO_CWD = ("unable to read current working directory", "unable to get current working directory")
 GONE = "the current directory no longer exists (removed by `gfh accept`?): cd to the main checkout"
 
 
-def _refuse_vanished(stderr: str) -> None:
-    if _NO_CWD in stderr:
-        raise UsageError(GONE)
+def failure(args: Sequence[str], returncode: int, stdout: str, stderr: str) -> GfhError:
+    """The error of a git command that failed: gfh's one line when its directory vanished
+    under it (a concurrent `gfh accept` removed the worktree), else the `GitError`."""
+    said = stderr.lower()
+    if any(words in said for words in _NO_CWD):
+        return UsageError(GONE)
+    return GitError(args, returncode, stdout, stderr)
 
 
 def first_line(text: str, default: str = "no output") -> str:
@@ -238,8 +242,7 @@ def discover_head(cwd: Path | str | None = None) -> tuple[Repo, Head | None]:
             raise NotARepository(
                 f"not a git repository: {where} (run gfh inside a repository, or `git init` one)"
             )
-        _refuse_vanished(proc.stderr)
-        raise GitError(["rev-parse", "--git-dir"], proc.returncode, proc.stdout, proc.stderr)
+        raise failure(["rev-parse", "--git-dir"], proc.returncode, proc.stdout, proc.stderr)
     bare = lines[2] == "true"
     top = Path(lines[4]) if len(lines) > 4 and not bare else None
     if top is None and not bare:

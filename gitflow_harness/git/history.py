@@ -7,7 +7,7 @@ import subprocess
 from collections.abc import Iterator
 
 from gitflow_harness.errors import UsageError
-from gitflow_harness.git.core import GitError, Repo, _cwd, head, run, split_z
+from gitflow_harness.git.core import Repo, _cwd, failure, head, run, split_z
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -140,7 +140,7 @@ def commits_touching(repo: Repo, since: datetime) -> Iterator[tuple[datetime, li
     if code != 0:
         if head(repo).unborn:
             return
-        raise GitError(args, code, "", stderr)
+        raise failure(args, code, "", stderr)
     if when is not None:
         yield when, paths
 

@@ -6,7 +6,7 @@ import subprocess
 from collections.abc import Iterable, Sequence
 
 from gitflow_harness.errors import RepoStateError
-from gitflow_harness.git.core import GitError, Pending, Repo, _cwd, run, start
+from gitflow_harness.git.core import Pending, Repo, _cwd, failure, run, start
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -246,7 +246,7 @@ def is_ancestor(repo: Repo, ancestor: str, descendant: str) -> bool:
     """True when `ancestor` is reachable from `descendant`."""
     proc = run(["merge-base", "--is-ancestor", ancestor, descendant], cwd=_cwd(repo), check=False)
     if proc.returncode not in (0, 1):
-        raise GitError(
+        raise failure(
             ["merge-base", "--is-ancestor", ancestor, descendant],
             proc.returncode,
             proc.stdout,

@@ -8,6 +8,7 @@ import pytest
 
 from gitflow_harness import git
 from gitflow_harness.errors import RepoStateError, UsageError
+from gitflow_harness.git.core import GONE
 from tests.helpers import CliRunner, commit, diverge
 from tests.helpers import git as run_git
 
@@ -229,3 +230,20 @@ def test_head_branch_reads_the_head_file(repo: Path) -> None:
     assert git.head_branch(r) == "main"
     run_git(repo, "switch", "-q", "--detach")
     assert git.head_branch(r) is None
+
+
+@pytest.mark.parametrize(
+    "stderr",
+    [
+        "fatal: Unable to read current working directory: No such file or directory\n",
+        "fatal: unable to get current working directory: No such file or directory\n",
+    ],
+)
+def test_a_command_whose_directory_vanished_fails_in_gfhs_words(stderr: str) -> None:
+    """If git says either of its words for a removed working directory, then the failure is
+    gfh's one line (exit 2), never git's; any other failure stays the GitError."""
+    gone = git.failure(["merge-base", "--is-ancestor", "a", "b"], 128, "", stderr)
+    assert isinstance(gone, UsageError)
+    assert str(gone) == GONE
+    other = git.failure(["rev-parse", "x"], 128, "", "fatal: bad revision 'x'\n")
+    assert isinstance(other, git.GitError)
