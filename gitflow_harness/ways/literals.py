@@ -10,7 +10,12 @@ wrong, only slower.
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+import re
+
+TYPE_CHECKING = False  # no `typing` import at run time (see records.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Characters outside ASCII that match an ASCII letter under re.IGNORECASE but that str.lower()
 # does not map to it (the Kelvin sign K does lower() to k already).
@@ -25,17 +30,62 @@ def fold(text: str) -> str:
 def required_literals(pattern: str) -> tuple[str, ...] | None:
     """Return strings one of which every match of `pattern` contains (folded), or None."""
     try:
+        return checked_literals(pattern)
+    except Exception:  # it does not compile: no prefilter
+        return None
+
+
+@functools.lru_cache(maxsize=4096)
+def checked_literals(pattern: str, flags: int = 0) -> tuple[str, ...] | None:
+    """Check that `pattern` compiles with `flags`, raising what `re.compile` raises, and return
+    its prefilter (as `required_literals`), from one parse of it.
+
+    The parser raises every error `re.compile` does but those of a look-behind, which the
+    compiler finds; a pattern with a look-behind (or nested deeper than the walk looks) is
+    compiled as well. When the private modules are not there or the parse tree is not of a
+    known shape, it is compiled, with no prefilter."""
+    try:
         import importlib
 
         c = importlib.import_module("re._constants")
         parser = importlib.import_module("re._parser")
-        tree = parser.parse(pattern, 0)
+    except ImportError:
+        re.compile(pattern, flags)
+        return None
+    tree = parser.parse(pattern, int(flags))
+    try:
+        compile_too = _compiler_checks(tree, c)
         found = _must(list(tree), c)
     except Exception:  # the private parse tree changed shape: no prefilter, never wrong
-        return None
+        compile_too, found = True, None
+    if compile_too:
+        re.compile(pattern, flags)
     if not found:
         return None
     return tuple(sorted(found))
+
+
+MAX_WALK = 50  # nesting the walk below looks into; a deeper pattern is compiled
+
+
+def _compiler_checks(tree: Any, c: Any) -> bool:
+    """True when the compiler may refuse what the parser accepted: a look-behind anywhere in
+    the tree (its width must be fixed), or nesting past `MAX_WALK`."""
+    subpattern = type(tree)
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_WALK:
+            return True
+        for op, av in node:
+            if op in (c.ASSERT, c.ASSERT_NOT) and av[0] < 0:
+                return True
+            for part in av if isinstance(av, tuple | list) else (av,):
+                if isinstance(part, subpattern):
+                    stack.append((part, depth + 1))
+                elif isinstance(part, list):
+                    stack.extend((p, depth + 1) for p in part if isinstance(p, subpattern))
+    return False
 
 
 def _must(items: list[Any], c: Any) -> frozenset[str] | None:

@@ -24,7 +24,7 @@ from gitflow_harness.store.schema import (
     Str,
     StrList,
 )
-from gitflow_harness.ways.literals import required_literals
+from gitflow_harness.ways.literals import checked_literals
 from gitflow_harness.ways.model import AXES, MACRO_PLACES, SCOPES, Lanes, Way
 
 MIGRATE_HINT: Final = "redisclose is retired: run `gfh ways migrate` to turn it into a curve"
@@ -43,7 +43,7 @@ class Regex(Converter):
         if not isinstance(value, str) or not value.strip():
             raise Invalid(f"expected {self.description}, got {value!r}")
         try:
-            re.compile(value, self.flags)
+            checked_literals(value, self.flags)
         except re.error as exc:
             where = f" at position {exc.pos}" if exc.pos is not None else ""
             raise Invalid(f"regex {value!r} does not compile: {exc.msg}{where}") from None
@@ -175,8 +175,9 @@ def check_way(
             files=lane_values.get("files") or (),
             commands=commands,
             session_start=bool(lane_values.get("session_start")),
-            prompt_hints=required_literals(prompt) if prompt else None,
-            commands_hints=required_literals(commands) if commands else None,
+            # Checked when converted: the same parse, remembered.
+            prompt_hints=checked_literals(prompt, re.IGNORECASE) if prompt else None,
+            commands_hints=checked_literals(commands) if commands else None,
         )
     curve = None
     raw_curve = values.get("curve")

@@ -175,6 +175,18 @@ def test_regexes_that_do_not_compile_are_errors_at_their_lane(ways_root: Path) -
     assert problems[1].startswith("6: when.commands: regex 'a[b' does not compile:")
 
 
+def test_a_look_behind_of_varying_width_is_an_error_at_its_lane(ways_root: Path) -> None:
+    """If only the compiler refuses a regex (the parser accepts it), then it is still an error,
+    worded as every other regex error."""
+    path = write_way(
+        ways_root, "a", "description: A\nwhen:\n  commands: '(?<=a+)b'\n  prompt: x\n" + EXP
+    )
+    assert _problems(path) == [
+        "4: when.commands: regex '(?<=a+)b' does not compile: "
+        "look-behind requires fixed-width pattern"
+    ]
+
+
 def test_unknown_fields_and_lanes_are_errors_but_x_fields_are_free(ways_root: Path) -> None:
     path = write_way(
         ways_root,
