@@ -13,6 +13,8 @@ from __future__ import annotations
 import functools
 import re
 
+from gitflow_harness.ways import plainregex
+
 TYPE_CHECKING = False  # no `typing` import at run time (see records.py)
 if TYPE_CHECKING:
     from typing import Any
@@ -40,10 +42,11 @@ def checked_literals(pattern: str, flags: int = 0) -> tuple[str, ...] | None:
     """Check that `pattern` compiles with `flags`, raising what `re.compile` raises, and return
     its prefilter (as `required_literals`), from one parse of it.
 
-    The parser raises every error `re.compile` does but those of a look-behind, which the
-    compiler finds; a pattern with a look-behind (or nested deeper than the walk looks) is
-    compiled as well. When the private modules are not there or the parse tree is not of a
-    known shape, it is compiled, with no prefilter."""
+    A plain pattern (`plainregex`) is read without `re`'s parser and always compiles. Else the
+    parser raises every error `re.compile` does but those of a look-behind, which the compiler
+    finds: a pattern with a look-behind (or nested deeper than the walk looks) is compiled as
+    well. When the private modules are not there or the parse tree is not of a known shape, it
+    is compiled, with no prefilter."""
     try:
         import importlib
 
@@ -52,17 +55,31 @@ def checked_literals(pattern: str, flags: int = 0) -> tuple[str, ...] | None:
     except ImportError:
         re.compile(pattern, flags)
         return None
-    tree = parser.parse(pattern, int(flags))
+    try:
+        tree = plainregex.parse(pattern, c, parser.CATEGORIES)
+    except Exception:  # the private constants changed: the parser reads it
+        tree = None
+    if tree is None:
+        return _parsed_literals(pattern, int(flags), c, parser)
+    return _literals(tree, c)
+
+
+def _parsed_literals(pattern: str, flags: int, c: Any, parser: Any) -> tuple[str, ...] | None:
+    """`checked_literals` by `re`'s parser."""
+    tree = parser.parse(pattern, flags)
     try:
         compile_too = _compiler_checks(tree, c)
-        found = _must(list(tree), c)
+        found = _literals(tree, c)
     except Exception:  # the private parse tree changed shape: no prefilter, never wrong
         compile_too, found = True, None
     if compile_too:
         re.compile(pattern, flags)
-    if not found:
-        return None
-    return tuple(sorted(found))
+    return found
+
+
+def _literals(tree: Any, c: Any) -> tuple[str, ...] | None:
+    found = _must(list(tree), c)
+    return tuple(sorted(found)) if found else None
 
 
 MAX_WALK = 50  # nesting the walk below looks into; a deeper pattern is compiled
