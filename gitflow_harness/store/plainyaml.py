@@ -45,6 +45,8 @@ _STRING_START = frozenset(
 )
 _NUMBER_START = frozenset("-0123456789")
 _FLOW_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*): ")
+_FLOW_PLAIN = re.compile(r"[^,\]}]*")
+_SPACES = re.compile(" *")
 MAX_KEY = 128
 MAX_DEPTH = 20  # YAML's loaders refuse past 100 levels; this reads far fewer
 
@@ -69,12 +71,19 @@ class _Reader:
     but for nested blocks."""
 
     def __init__(self, text: str) -> None:
-        self.lines = text.split("\n")
+        self.lines = lines = text.split("\n")
         self.starts: list[int] = []
         at = 0
-        for line in self.lines:
+        for line in lines:
             self.starts.append(at)
             at += len(line) + 1
+        # Each line's indentation, and whether it is blank or a comment (read once: every
+        # line is looked at several times).
+        self.indents = [len(line) - len(line.lstrip(" ")) for line in lines]
+        self.skipped = [
+            width == len(line) or line[width] == "#"
+            for line, width in zip(lines, self.indents, strict=True)
+        ]
 
     def read(self) -> tuple[dict[str, Any], list[Entry]]:
         data: dict[str, Any] = {}
@@ -96,8 +105,8 @@ class _Reader:
 
     def content(self, i: int) -> int:
         """Return the first line from `i` that is neither blank nor a comment."""
-        lines = self.lines
-        while i < len(lines) and _skipped(lines[i]):
+        skipped = self.skipped
+        while i < len(skipped) and skipped[i]:
             i += 1
         return i
 
@@ -111,7 +120,7 @@ class _Reader:
             value, length = _inline(line, offset, 0)
             return value, self.after_inline(i + 1, indent), at + offset, at + offset + length
         first = self.content(i + 1)
-        if first == len(self.lines) or _indent(self.lines[first]) <= indent:
+        if first == len(self.lines) or self.indents[first] <= indent:
             if first < len(self.lines) and self.lines[first].startswith("-", indent):
                 raise _Refused  # a sequence at the key's own indentation
             return None, i + 1, at + col, at + col  # null, marked where the colon ends
@@ -121,7 +130,7 @@ class _Reader:
         """Return the next line after a one-line value; refuse a line indented past its key
         (the value goes on over several lines, or is an error)."""
         i = self.content(i)
-        if i < len(self.lines) and _indent(self.lines[i]) > indent:
+        if i < len(self.lines) and self.indents[i] > indent:
             raise _Refused
         return i
 
@@ -130,14 +139,14 @@ class _Reader:
         if depth > MAX_DEPTH:
             raise _Refused
         lines = self.lines
-        width = _indent(lines[first])
+        width = self.indents[first]
         sequence = lines[first].startswith("-", width)
         items: list[Any] = []
         mapping: dict[str, Any] = {}
         i = last = first
         while i < len(lines):
             line = lines[i]
-            indent = _indent(line)
+            indent = self.indents[i]
             if indent < width:
                 break
             if indent > width:
@@ -165,15 +174,9 @@ class _Reader:
     def last_content(self, after: int) -> int:
         """Return the last line before `after` that is neither blank nor a comment."""
         i = after - 1
-        while _skipped(self.lines[i]):
+        while self.skipped[i]:
             i -= 1
         return i
-
-
-def _skipped(line: str) -> bool:
-    """A blank line or a comment line."""
-    stripped = line.lstrip(" ")
-    return not stripped or stripped[0] == "#"
 
 
 def _empty(rest: str) -> bool:
@@ -276,9 +279,7 @@ def _flow_item(line: str, j: int, depth: int) -> tuple[Any, int]:
         return _flow(line, j, depth + 1)
     if head in "'\"":
         return _quoted(line, j)
-    stop = j
-    while stop < len(line) and line[stop] not in ",]}":
-        stop += 1
+    stop = _FLOW_PLAIN.match(line, j).end()  # type: ignore[union-attr]  # it always matches
     text = line[j:stop].rstrip(" ")
     if not text or any(c in text for c in "[{#:"):
         raise _Refused
@@ -287,9 +288,7 @@ def _flow_item(line: str, j: int, depth: int) -> tuple[Any, int]:
 
 def _skip(line: str, j: int) -> int:
     """Return the index of the first character from `j` that is not a space."""
-    while line.startswith(" ", j):
-        j += 1
-    return j
+    return _SPACES.match(line, j).end()  # type: ignore[union-attr]  # it always matches
 
 
 def _plain(text: str) -> Any:

@@ -213,10 +213,11 @@ class Schema(NamedTuple):
 
     def unknown_keys(self, mapping: Mapping[str, Any]) -> list[str]:
         """Return keys that are neither declared, forbidden, nor free (`x-*`)."""
+        names = self.names
         return [
             k
             for k in mapping
-            if k not in self.names
+            if k not in names
             and k not in self.forbidden
             and not (self.extra_prefix and isinstance(k, str) and k.startswith(self.extra_prefix))
         ]

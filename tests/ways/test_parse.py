@@ -212,3 +212,19 @@ def test_every_declared_field_and_lane_is_documented() -> None:
     docs = (ROOT / "docs" / "ways.md").read_text(encoding="utf-8")
     for name in (*WAY_SCHEMA.names, *WHEN_SCHEMA.names, *WAY_SCHEMA.forbidden):
         assert f"| `{name}` |" in docs, name
+
+
+@pytest.mark.parametrize(
+    ("when", "line"),
+    [
+        ("when:\n  keywords: [x]\n  redisclose: 2\n", 5),
+        ('when:\n  keywords: [x]\n  "redis\\x63lose": 2\n', 3),  # an escape: at `when:`
+    ],
+)
+def test_a_nested_redisclose_is_an_error_however_it_is_spelled(
+    ways_root: Path, when: str, line: int
+) -> None:
+    path = write_way(ways_root, "a", "description: A\n" + when + EXP)
+    assert _problems(path) == [
+        f"{line}: when.redisclose is retired: run `gfh ways migrate` to turn it into a curve"
+    ]
