@@ -47,14 +47,11 @@ def checked_literals(pattern: str, flags: int = 0) -> tuple[str, ...] | None:
     finds: a pattern with a look-behind (or nested deeper than the walk looks) is compiled as
     well. When the private modules are not there or the parse tree is not of a known shape, it
     is compiled, with no prefilter."""
-    try:
-        import importlib
-
-        c = importlib.import_module("re._constants")
-        parser = importlib.import_module("re._parser")
-    except ImportError:
+    private = _private()
+    if private is None:
         re.compile(pattern, flags)
         return None
+    c, parser = private
     try:
         tree = plainregex.parse(pattern, c, parser.CATEGORIES)
     except Exception:  # the private constants changed: the parser reads it
@@ -62,6 +59,17 @@ def checked_literals(pattern: str, flags: int = 0) -> tuple[str, ...] | None:
     if tree is None:
         return _parsed_literals(pattern, int(flags), c, parser)
     return _literals(tree, c)
+
+
+@functools.cache
+def _private() -> tuple[Any, Any] | None:
+    """`re`'s private constants and parser, or None when they are not there."""
+    import importlib
+
+    try:
+        return importlib.import_module("re._constants"), importlib.import_module("re._parser")
+    except ImportError:
+        return None
 
 
 def _parsed_literals(pattern: str, flags: int, c: Any, parser: Any) -> tuple[str, ...] | None:
@@ -107,40 +115,42 @@ def _compiler_checks(tree: Any, c: Any) -> bool:
 
 def _must(items: list[Any], c: Any) -> frozenset[str] | None:
     best: frozenset[str] | None = None
-    run: list[str] = []
-
-    def consider(candidate: frozenset[str] | None) -> None:
-        nonlocal best
-        if not candidate or any(not s for s in candidate):
-            return
-        if best is None or _score(candidate) > _score(best):
-            best = candidate
-
-    def flush() -> None:
-        if run:
-            consider(frozenset({"".join(run)}))
-            run.clear()
-
+    run: list[int] = []  # the ASCII literals since the last item that is not one
+    literal = c.LITERAL
     for op, av in items:
-        if op is c.LITERAL and av < 128:
-            run.append(chr(av).lower())
+        if op is literal and av < 128:
+            run.append(av)
             continue
-        flush()
+        if run:
+            best = _better(best, frozenset({bytes(run).decode("ascii").lower()}))
+            run = []
+        candidate = None
         if op is c.SUBPATTERN:
-            consider(_must(list(av[-1]), c))
+            candidate = _must(list(av[-1]), c)
         elif op is c.ATOMIC_GROUP:
-            consider(_must(list(av), c))
+            candidate = _must(list(av), c)
         elif op is c.BRANCH:
             branches = [_must(list(b), c) for b in av[1]]
             if all(branches):
-                consider(frozenset().union(*branches))  # type: ignore[arg-type]
+                candidate = frozenset().union(*branches)  # type: ignore[arg-type]
         elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
             low, _, sub = av
             if low >= 1:
-                consider(_must(list(sub), c))
+                candidate = _must(list(sub), c)
         # Anything else (classes, `.`, anchors, lookarounds, back-references) requires no
         # literal of its own; it only ends the current run.
-    flush()
+        best = _better(best, candidate)
+    if run:
+        best = _better(best, frozenset({bytes(run).decode("ascii").lower()}))
+    return best
+
+
+def _better(best: frozenset[str] | None, candidate: frozenset[str] | None) -> frozenset[str] | None:
+    """The better of the best so far and a candidate (an empty literal is never one)."""
+    if not candidate or "" in candidate:
+        return best
+    if best is None or _score(candidate) > _score(best):
+        return candidate
     return best
 
 

@@ -12,6 +12,8 @@ quantifier or brace it is not sure of) makes it return None, and the parser read
 
 from __future__ import annotations
 
+import re
+
 TYPE_CHECKING = False  # no `typing` import at run time (see records.py)
 if TYPE_CHECKING:
     from typing import Any
@@ -26,6 +28,7 @@ _IN_CLASS = _WORD | frozenset(" _./:,'\"+*?(){}$#@!%=<>;")
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~ ")
 _CATEGORY = frozenset("dDsSwW")
 _AT_ESCAPE = frozenset("bBAZ")
+_RUN = re.compile("[" + re.escape("".join(sorted(_LITERAL))) + "]+")
 MAX_COUNT = 65535
 MAX_NESTING = 20
 
@@ -97,11 +100,18 @@ class _Reader:
     def sequence(self, depth: int) -> list[Item]:
         items: list[Item] = []
         p = self.p
+        literal = self.c.LITERAL
         while self.i < len(p) and p[self.i] not in "|)":
             if p[self.i] in "*+?{":
                 self.repeat(items)
-            else:
+                continue
+            run = _RUN.match(p, self.i)
+            if run is None:
                 items.append(self.atom(depth))
+                continue
+            # A run of literal characters, each an item (a quantifier after it repeats the last).
+            items.extend([(literal, ord(char)) for char in run.group()])
+            self.i = run.end()
         # As the parser does last: a group that neither captures nor sets flags is spliced in.
         out: list[Item] = []
         for item in items:
