@@ -22,11 +22,10 @@ if TYPE_CHECKING:
     # it ends): the offsets a YAML node's marks give, for line surgery.
     Entry = tuple[str, int, int, int, int]
 
-# Characters YAML reads as they are: printable, no tab, CR, NEL, line or paragraph separator
-# or BOM (each of which YAML treats specially or refuses).
-_UNSAFE = re.compile(
-    "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
-)
+# Characters YAML does not read as they are: the controls (tab and CR among them) but the
+# newline, NEL and the C1 controls, line and paragraph separators, surrogates, the BOM and the
+# two non-characters (each of which YAML treats specially or refuses).
+_UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?= |$)")
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _FLOAT = re.compile(r"-?[0-9]+\.[0-9]+")

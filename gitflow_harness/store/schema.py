@@ -6,7 +6,6 @@ says, in words a user can act on, what is wrong. Every problem carries `path:lin
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
@@ -14,6 +13,7 @@ from types import MappingProxyType
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import datetime as dt
     from typing import Any, Final, NamedTuple
 else:
     from gitflow_harness.records import NamedTuple
@@ -149,6 +149,8 @@ class Date(Converter):
     description = "a date YYYY-MM-DD"
 
     def __call__(self, value: Any) -> dt.date:
+        import datetime as dt  # here: no document a hook call reads has a date
+
         if isinstance(value, dt.datetime):
             return value.date()
         if isinstance(value, dt.date):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Final
 
 from gitflow_harness.firing.curves import CurveError, curve_from_dict
 from gitflow_harness.store.documents import Document, DocumentError, read_document
@@ -26,6 +25,10 @@ from gitflow_harness.store.schema import (
 )
 from gitflow_harness.ways.literals import checked_literals
 from gitflow_harness.ways.model import AXES, MACRO_PLACES, SCOPES, Lanes, Way
+
+TYPE_CHECKING = False  # the index parses ways on a hook call: no `typing` (see records.py)
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 MIGRATE_HINT: Final = "redisclose is retired: run `gfh ways migrate` to turn it into a curve"
 
