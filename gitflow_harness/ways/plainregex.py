@@ -154,9 +154,7 @@ class _Reader:
     def atom(self, depth: int) -> Item:
         c, p = self.c, self.p
         head = p[self.i]
-        self.i += 1
-        if head in _LITERAL:
-            return (c.LITERAL, ord(head))
+        self.i += 1  # not a literal of `_LITERAL`: `sequence` reads those
         if head == "(":
             return self.group(depth)
         if head == "[":

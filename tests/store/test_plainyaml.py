@@ -114,6 +114,10 @@ REFUSED = [
     "k" * 200 + ": v\n",
     "a: b\x85c\n",
     "a: 'unclosed\n",
+    "a:\n  - \n",
+    "a: {b: \n",
+    "a:\n  b:\n      c: d\n    e: f\n",
+    "".join(" " * i + f"k{i}:\n" for i in range(24)) + " " * 24 + "x: y\n",
 ]
 
 

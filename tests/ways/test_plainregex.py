@@ -53,6 +53,7 @@ READ = [
     r"\bgfh\s+(done|accept)\b|\bgit\s+push\b",
     r"Straße|Kelvin",
     r"a\.b\-c\\d",
+    r"[\.\-]x",
     r"\d\d|\d\s",
     r"(ab)+|(ab)+",
     r"a|",
