@@ -10,16 +10,21 @@ the file, its newline style and its BOM, as it was.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
-
-import yaml
-
 from gitflow_harness.errors import GfhError
-from gitflow_harness.store import frontmatter
+from gitflow_harness.records import NamedTuple
+from gitflow_harness.store import frontmatter, plainyaml
 from gitflow_harness.store.fsutil import TooLarge, atomic_write, create_exclusive, read_bounded
 from gitflow_harness.store.schema import Problem, Schema
+
+# PyYAML is imported where a frontmatter is not of the plain shapes `plainyaml` reads (and for
+# edits): loading 500 plain ways reads no YAML at all. No `typing` or `dataclasses` either.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from types import EllipsisType
+    from typing import Any
+
+    import yaml
 
 BOM = "\ufeff"
 MAX_DOCUMENT_BYTES = frontmatter.MAX_DOCUMENT_BYTES
@@ -36,8 +41,7 @@ class DocumentError(GfhError):
         super().__init__(f"{problems[0]}{more}")
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
+class Span(NamedTuple):
     """Character offsets [start, end) of a key's line(s), and of its value, in `Document.text`."""
 
     line: int  # 1-based line of the key
@@ -48,8 +52,7 @@ class Span:
     one_line: bool  # the value sits on the key's line
 
 
-@dataclass(frozen=True, slots=True)
-class Document:
+class Document(NamedTuple):
     """A parsed markdown-with-frontmatter file."""
 
     path: Path
@@ -161,39 +164,58 @@ def check(doc: Document, schema: Schema) -> tuple[dict[str, Any], list[Problem]]
     )
 
 
-class _Loader(yaml.SafeLoader):
-    """The pure-Python loader, which says exactly where a document passes a bound or breaks.
+_LOADER: list[type[yaml.SafeLoader]] = []  # the class below, made on first use
 
-    It counts aliases as it composes and refuses more than `MAX_ALIASES`."""
 
-    aliases = 0
+def _loader(text: str) -> yaml.SafeLoader:
+    """Return the pure-Python loader of `text`, which says exactly where a document passes a
+    bound or breaks: it counts aliases as it composes and refuses more than `MAX_ALIASES`."""
+    if not _LOADER:
+        import yaml
 
-    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
-        if self.check_event(yaml.AliasEvent):
-            self.aliases += 1
-            if self.aliases > MAX_ALIASES:
-                raise _Bounded(
-                    self.peek_event().start_mark,  # type: ignore[no-untyped-call]
-                    f"more than {MAX_ALIASES} aliases (`*name`); write the values out",
-                )
-        return super().compose_node(parent, index)
+        class Loader(yaml.SafeLoader):
+            aliases = 0
+
+            def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+                if self.check_event(yaml.AliasEvent):
+                    self.aliases += 1
+                    if self.aliases > MAX_ALIASES:
+                        raise _Bounded(
+                            self.peek_event().start_mark,  # type: ignore[no-untyped-call]
+                            f"more than {MAX_ALIASES} aliases (`*name`); write the values out",
+                        )
+                return super().compose_node(parent, index)
+
+        _LOADER.append(Loader)
+    return _LOADER[0](text)
 
 
 _TOO_DEEP = "values nested too deep; flatten them"
 MAX_DEPTH = 100
 
 # libyaml's parser and composer, when PyYAML was built with it: ten times the pure-Python
-# loader's speed. Its marks are character offsets too, as line surgery needs.
-_CLoader: type[yaml.CSafeLoader] | None = getattr(yaml, "CSafeLoader", None)
+# loader's speed. Its marks are character offsets too, as line surgery needs. `...` until
+# PyYAML is first needed.
+_CLoader: type[yaml.CSafeLoader] | EllipsisType | None = ...
+
+
+def _c_loader() -> type[yaml.CSafeLoader] | None:
+    global _CLoader
+    if _CLoader is ...:
+        import yaml
+
+        _CLoader = getattr(yaml, "CSafeLoader", None)
+    return _CLoader
 
 
 def _fast(text: str) -> tuple[Any, yaml.Node | None] | None:
     """Compose and build `text` with libyaml when it is plain: no alias, within the bounds, no
     error. None otherwise (or without libyaml): the pure-Python loader then gives its exact
     account, the bound passed and the line, as it always did."""
-    if _CLoader is None:
+    c_loader = _c_loader()
+    if c_loader is None:
         return None
-    loader = _CLoader(text)
+    loader = c_loader(text)
     try:
         node = loader.get_single_node()
         if node is not None and not _plain(node):
@@ -209,6 +231,8 @@ def _fast(text: str) -> tuple[Any, yaml.Node | None] | None:
 def _plain(root: yaml.Node) -> bool:
     """True when the node graph is a tree (no alias reached a node twice) of at most
     `MAX_EXPANDED_NODES` values, nested at most `MAX_DEPTH` deep."""
+    import yaml
+
     seen: set[int] = set()
     stack: list[tuple[yaml.Node, int]] = [(root, 0)]
     while stack:
@@ -234,6 +258,8 @@ class _Bounded(Exception):
 
 def _check_expansion(root: yaml.Node) -> None:
     """Refuse a node graph whose aliases expand past `MAX_EXPANDED_NODES` values."""
+    import yaml
+
     sizes: dict[int, int] = {}
 
     def size(node: yaml.Node, depth: int) -> int:
@@ -274,7 +300,7 @@ def load_yaml(text: str, where: str) -> Any:
     fast = _fast(text)
     if fast is not None:
         return fast[0]
-    loader = _Loader(text)
+    loader = _loader(text)
     try:
         node = loader.get_single_node()
         if node is None:
@@ -293,6 +319,32 @@ def load_yaml(text: str, where: str) -> Any:
 def _parse_yaml(
     fm_text: str, where: str, fm_offset: int, *, first_line: int
 ) -> tuple[dict[str, Any], dict[str, Span]]:
+    plain = plainyaml.read(fm_text)
+    if plain is None:
+        plain = _parse_yaml_loaded(fm_text, where, first_line)
+        if plain is None:
+            return {}, {}
+    data, entries = plain
+    spans: dict[str, Span] = {}
+    problems: list[Problem] = []
+    for key, line0, key_index, value_start, value_end in entries:
+        line = first_line + line0
+        if key in spans:
+            problems.append(Problem(where, line, "error", f"duplicate field {key!r}"))
+            continue
+        spans[key] = _span(fm_text, fm_offset, key_index, value_start, value_end, line)
+    if problems:
+        raise DocumentError(problems)
+    return {str(k): v for k, v in data.items()}, spans
+
+
+def _parse_yaml_loaded(
+    fm_text: str, where: str, first_line: int
+) -> tuple[dict[str, Any], list[plainyaml.Entry]] | None:
+    """Read a frontmatter with a YAML loader; return its mapping and its keys' offsets, as
+    `plainyaml.read` does, or None when it is empty."""
+    import yaml
+
     fast = _fast(fm_text)
     if fast is not None:
         data, node = fast
@@ -301,7 +353,7 @@ def _parse_yaml(
     else:
         data, node = _slow(fm_text, where, first_line)
     if data is None:
-        return {}, {}
+        return None
     if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
         raise DocumentError(
             [
@@ -313,23 +365,24 @@ def _parse_yaml(
                 )
             ]
         )
-    spans: dict[str, Span] = {}
-    problems: list[Problem] = []
-    for key_node, value_node in node.value:
-        key = key_node.value
-        line = first_line + key_node.start_mark.line
-        if key in spans:
-            problems.append(Problem(where, line, "error", f"duplicate field {key!r}"))
-            continue
-        spans[key] = _span(fm_text, fm_offset, key_node, value_node, line)
-    if problems:
-        raise DocumentError(problems)
-    return {str(k): v for k, v in data.items()}, spans
+    entries = [
+        (
+            key_node.value,
+            key_node.start_mark.line,
+            key_node.start_mark.index,
+            value_node.start_mark.index,
+            value_node.end_mark.index,
+        )
+        for key_node, value_node in node.value
+    ]
+    return data, entries
 
 
 def _slow(fm_text: str, where: str, first_line: int) -> tuple[Any, yaml.Node | None]:
     """Compose and build a frontmatter with the pure-Python loader, every problem on its line."""
-    loader = _Loader(fm_text)
+    import yaml
+
+    loader = _loader(fm_text)
     node: yaml.Node | None = None
     try:
         node = loader.get_single_node()
@@ -369,6 +422,8 @@ _WHAT = {
 
 def _unbuildable(root: yaml.Node | None, where: str, first_line: int, exc: Exception) -> Problem:
     """Return the problem of the first scalar that cannot be built, on its line, by its key."""
+    import yaml
+
     reason = str(exc) or type(exc).__name__
     entries = root.value if isinstance(root, yaml.MappingNode) else []
     for key_node, value_node in entries:
@@ -389,7 +444,9 @@ def _unbuildable(root: yaml.Node | None, where: str, first_line: int, exc: Excep
 
 def _build_failure(node: yaml.ScalarNode) -> str | None:
     """Return why `node` cannot be built, or None when it can."""
-    builder = _Loader("")
+    import yaml
+
+    builder = _loader("")
     try:
         builder.construct_object(node, deep=True)
     except _BUILD_ERRORS as exc:
@@ -403,6 +460,8 @@ def _build_failure(node: yaml.ScalarNode) -> str | None:
 
 def _scalars(*nodes: yaml.Node) -> list[yaml.ScalarNode]:
     """Return the scalar nodes under `nodes`, in document order."""
+    import yaml
+
     out: list[yaml.ScalarNode] = []
     for node in nodes:
         if isinstance(node, yaml.ScalarNode):
@@ -414,11 +473,11 @@ def _scalars(*nodes: yaml.Node) -> list[yaml.ScalarNode]:
     return out
 
 
-def _span(fm_text: str, offset: int, key_node: yaml.Node, value_node: yaml.Node, line: int) -> Span:
-    key_index = key_node.start_mark.index
+def _span(
+    fm_text: str, offset: int, key_index: int, value_start: int, value_end: int, line: int
+) -> Span:
+    """Return a key's span from the offsets of its key and value (a YAML node's marks)."""
     block_start = fm_text.rfind("\n", 0, key_index) + 1
-    value_start = value_node.start_mark.index
-    value_end = value_node.end_mark.index
     one_line = "\n" not in fm_text[key_index:value_end]
     # The block runs to the end of the value's last line. A block collection's end mark sits at
     # the start of the next key, past any blank or comment lines: give those back.
@@ -452,6 +511,8 @@ def _span(fm_text: str, offset: int, key_node: yaml.Node, value_node: yaml.Node,
 
 def yaml_scalar(value: Any) -> str:
     """Render one value as inline YAML (a flow collection for lists and mappings)."""
+    import yaml
+
     rendered = yaml.safe_dump(
         value, default_flow_style=True, allow_unicode=True, width=10_000, sort_keys=False
     )

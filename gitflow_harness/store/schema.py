@@ -6,7 +6,6 @@ says, in words a user can act on, what is wrong. Every problem carries `path:lin
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
@@ -14,6 +13,7 @@ from types import MappingProxyType
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import datetime as dt
     from typing import Any, Final, NamedTuple
 else:
     from gitflow_harness.records import NamedTuple
@@ -149,6 +149,8 @@ class Date(Converter):
     description = "a date YYYY-MM-DD"
 
     def __call__(self, value: Any) -> dt.date:
+        import datetime as dt  # here: no document a hook call reads has a date
+
         if isinstance(value, dt.datetime):
             return value.date()
         if isinstance(value, dt.date):
@@ -213,10 +215,11 @@ class Schema(NamedTuple):
 
     def unknown_keys(self, mapping: Mapping[str, Any]) -> list[str]:
         """Return keys that are neither declared, forbidden, nor free (`x-*`)."""
+        names = self.names
         return [
             k
             for k in mapping
-            if k not in self.names
+            if k not in names
             and k not in self.forbidden
             and not (self.extra_prefix and isinstance(k, str) and k.startswith(self.extra_prefix))
         ]

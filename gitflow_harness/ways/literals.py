@@ -10,7 +10,14 @@ wrong, only slower.
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+import re
+
+from gitflow_harness.ways import plainregex
+
+TYPE_CHECKING = False  # no `typing` import at run time (see records.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Characters outside ASCII that match an ASCII letter under re.IGNORECASE but that str.lower()
 # does not map to it (the Kelvin sign K does lower() to k already).
@@ -25,55 +32,125 @@ def fold(text: str) -> str:
 def required_literals(pattern: str) -> tuple[str, ...] | None:
     """Return strings one of which every match of `pattern` contains (folded), or None."""
     try:
-        import importlib
+        return checked_literals(pattern)
+    except Exception:  # it does not compile: no prefilter
+        return None
 
-        c = importlib.import_module("re._constants")
-        parser = importlib.import_module("re._parser")
-        tree = parser.parse(pattern, 0)
-        found = _must(list(tree), c)
+
+@functools.lru_cache(maxsize=4096)
+def checked_literals(pattern: str, flags: int = 0) -> tuple[str, ...] | None:
+    """Check that `pattern` compiles with `flags`, raising what `re.compile` raises, and return
+    its prefilter (as `required_literals`), from one parse of it.
+
+    A plain pattern (`plainregex`) is read without `re`'s parser and always compiles. Else the
+    parser raises every error `re.compile` does but those of a look-behind, which the compiler
+    finds: a pattern with a look-behind (or nested deeper than the walk looks) is compiled as
+    well. When the private modules are not there or the parse tree is not of a known shape, it
+    is compiled, with no prefilter."""
+    private = _private()
+    if private is None:
+        re.compile(pattern, flags)
+        return None
+    c, parser = private
+    try:
+        tree = plainregex.parse(pattern, c, parser.CATEGORIES)
+    except Exception:  # the private constants changed: the parser reads it
+        tree = None
+    if tree is None:
+        return _parsed_literals(pattern, int(flags), c, parser)
+    return _literals(tree, c)
+
+
+@functools.cache
+def _private() -> tuple[Any, Any] | None:
+    """`re`'s private constants and parser, or None when they are not there."""
+    import importlib
+
+    try:
+        return importlib.import_module("re._constants"), importlib.import_module("re._parser")
+    except ImportError:
+        return None
+
+
+def _parsed_literals(pattern: str, flags: int, c: Any, parser: Any) -> tuple[str, ...] | None:
+    """`checked_literals` by `re`'s parser."""
+    tree = parser.parse(pattern, flags)
+    try:
+        compile_too = _compiler_checks(tree, c)
+        found = _literals(tree, c)
     except Exception:  # the private parse tree changed shape: no prefilter, never wrong
-        return None
-    if not found:
-        return None
-    return tuple(sorted(found))
+        compile_too, found = True, None
+    if compile_too:
+        re.compile(pattern, flags)
+    return found
+
+
+def _literals(tree: Any, c: Any) -> tuple[str, ...] | None:
+    found = _must(list(tree), c)
+    return tuple(sorted(found)) if found else None
+
+
+MAX_WALK = 50  # nesting the walk below looks into; a deeper pattern is compiled
+
+
+def _compiler_checks(tree: Any, c: Any) -> bool:
+    """True when the compiler may refuse what the parser accepted: a look-behind anywhere in
+    the tree (its width must be fixed), or nesting past `MAX_WALK`."""
+    subpattern = type(tree)
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_WALK:
+            return True
+        for op, av in node:
+            if op in (c.ASSERT, c.ASSERT_NOT) and av[0] < 0:
+                return True
+            for part in av if isinstance(av, tuple | list) else (av,):
+                if isinstance(part, subpattern):
+                    stack.append((part, depth + 1))
+                elif isinstance(part, list):
+                    stack.extend((p, depth + 1) for p in part if isinstance(p, subpattern))
+    return False
 
 
 def _must(items: list[Any], c: Any) -> frozenset[str] | None:
     best: frozenset[str] | None = None
-    run: list[str] = []
-
-    def consider(candidate: frozenset[str] | None) -> None:
-        nonlocal best
-        if not candidate or any(not s for s in candidate):
-            return
-        if best is None or _score(candidate) > _score(best):
-            best = candidate
-
-    def flush() -> None:
-        if run:
-            consider(frozenset({"".join(run)}))
-            run.clear()
-
+    run: list[int] = []  # the ASCII literals since the last item that is not one
+    literal = c.LITERAL
     for op, av in items:
-        if op is c.LITERAL and av < 128:
-            run.append(chr(av).lower())
+        if op is literal and av < 128:
+            run.append(av)
             continue
-        flush()
+        if run:
+            best = _better(best, frozenset({bytes(run).decode("ascii").lower()}))
+            run = []
+        candidate = None
         if op is c.SUBPATTERN:
-            consider(_must(list(av[-1]), c))
+            candidate = _must(list(av[-1]), c)
         elif op is c.ATOMIC_GROUP:
-            consider(_must(list(av), c))
+            candidate = _must(list(av), c)
         elif op is c.BRANCH:
             branches = [_must(list(b), c) for b in av[1]]
             if all(branches):
-                consider(frozenset().union(*branches))  # type: ignore[arg-type]
+                candidate = frozenset().union(*branches)  # type: ignore[arg-type]
         elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
             low, _, sub = av
             if low >= 1:
-                consider(_must(list(sub), c))
+                candidate = _must(list(sub), c)
         # Anything else (classes, `.`, anchors, lookarounds, back-references) requires no
         # literal of its own; it only ends the current run.
-    flush()
+        best = _better(best, candidate)
+    if run:
+        best = _better(best, frozenset({bytes(run).decode("ascii").lower()}))
+    return best
+
+
+def _better(best: frozenset[str] | None, candidate: frozenset[str] | None) -> frozenset[str] | None:
+    """The better of the best so far and a candidate (an empty literal is never one)."""
+    if not candidate or "" in candidate:
+        return best
+    if best is None or _score(candidate) > _score(best):
+        return candidate
     return best
 
 

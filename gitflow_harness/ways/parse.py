@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Final
 
 from gitflow_harness.firing.curves import CurveError, curve_from_dict
 from gitflow_harness.store.documents import Document, DocumentError, read_document
@@ -24,8 +23,12 @@ from gitflow_harness.store.schema import (
     Str,
     StrList,
 )
-from gitflow_harness.ways.literals import required_literals
+from gitflow_harness.ways.literals import checked_literals
 from gitflow_harness.ways.model import AXES, MACRO_PLACES, SCOPES, Lanes, Way
+
+TYPE_CHECKING = False  # the index parses ways on a hook call: no `typing` (see records.py)
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 MIGRATE_HINT: Final = "redisclose is retired: run `gfh ways migrate` to turn it into a curve"
 
@@ -43,17 +46,24 @@ class Regex(Converter):
         if not isinstance(value, str) or not value.strip():
             raise Invalid(f"expected {self.description}, got {value!r}")
         try:
-            re.compile(value, self.flags)
+            self.literals(value)
         except re.error as exc:
             where = f" at position {exc.pos}" if exc.pos is not None else ""
             raise Invalid(f"regex {value!r} does not compile: {exc.msg}{where}") from None
         return value
 
+    def literals(self, value: str) -> tuple[str, ...] | None:
+        """Return the prefilter of a value this converter accepted (from the same parse)."""
+        return checked_literals(value, self.flags)
+
+
+PROMPT = Regex(ignorecase=True)
+COMMANDS = Regex()
 
 WHEN_SCHEMA: Final = Schema(
     "when:",
     (
-        Field("prompt", Regex(ignorecase=True), None, "regex searched in the user's prompt"),
+        Field("prompt", PROMPT, None, "regex searched in the user's prompt"),
         Field(
             "keywords",
             StrList(item=Str(nonempty=True), nonempty=True),
@@ -66,7 +76,7 @@ WHEN_SCHEMA: Final = Schema(
             (),
             "globs on repo-relative paths an Edit, Write or Read touched",
         ),
-        Field("commands", Regex(), None, "regex searched in a shell command"),
+        Field("commands", COMMANDS, None, "regex searched in a shell command"),
         Field("session_start", Bool(), False, "fire when a session starts"),
     ),
     extra_prefix=None,
@@ -128,6 +138,15 @@ def nested_redisclose(meta: dict[str, Any]) -> list[str]:
     return [k for k, v in meta.items() if not str(k).startswith("x-") and holds(v)]
 
 
+def _may_name_redisclose(doc: Document) -> bool:
+    """False when no key at any depth can be `redisclose`: YAML spells a key out in the text
+    but for an escape, and only a double-quoted scalar has escapes."""
+    if "redisclose" in doc.text:
+        return True
+    head = doc.text[: len(doc.text) - len(doc.body)]
+    return '"' in head and "\\" in head
+
+
 def without_redisclose(value: Any) -> Any:
     """Return `value` with every `redisclose` key removed, at any depth."""
     if isinstance(value, dict):
@@ -142,7 +161,7 @@ def check_way(
 ) -> tuple[Way | None, list[Problem]]:
     """Check a parsed way file; return the way (None when it has errors) and every problem."""
     where = str(doc.path)
-    nested = nested_redisclose(doc.meta)
+    nested = nested_redisclose(doc.meta) if _may_name_redisclose(doc) else []
     meta = {k: without_redisclose(v) if k in nested else v for k, v in doc.meta.items()}
     values, problems = WAY_SCHEMA.check(
         meta,
@@ -175,8 +194,8 @@ def check_way(
             files=lane_values.get("files") or (),
             commands=commands,
             session_start=bool(lane_values.get("session_start")),
-            prompt_hints=required_literals(prompt) if prompt else None,
-            commands_hints=required_literals(commands) if commands else None,
+            prompt_hints=PROMPT.literals(prompt) if prompt else None,
+            commands_hints=COMMANDS.literals(commands) if commands else None,
         )
     curve = None
     raw_curve = values.get("curve")

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gitflow_harness.ways.literals import fold, required_literals
+from gitflow_harness.ways.literals import checked_literals, fold, required_literals
 
 PATTERNS = [
     r"\bgit\s+(commit|push)\b",
@@ -62,3 +63,55 @@ def test_fold_maps_non_ascii_case_equivalents_of_ascii_letters(text: str) -> Non
     pattern = {"ſuper": "super", "KEY": "key", "İNDEX": "index", "ınfo": "info"}[text]
     assert re.search(pattern, text, re.IGNORECASE)
     assert pattern in fold(text)
+
+
+BAD = [
+    "(unclosed",
+    "a[b",
+    "a)b",
+    "*a",
+    "a**",
+    "\\",
+    "(?P<1>x)",
+    "(?P=missing)",
+    "a{3,1}",
+    "[z-a]",
+    "(?<=a+)b",  # the compiler's, not the parser's: a look-behind's width must be fixed
+    "(?<!a|bc)d",
+    "a(?(1)b|c)",
+    "x(?:(?<=a*)y)+",
+    "((((((((((" * 6 + "(?<=a?)" + "))))))))))" * 6,  # nested past the walk
+]
+
+
+def _error(call: Callable[[], object]) -> tuple[str, int | None]:
+    with pytest.raises(re.error) as info:
+        call()
+    return info.value.msg, info.value.pos
+
+
+@pytest.mark.parametrize("pattern", BAD)
+@pytest.mark.parametrize("flags", [0, re.IGNORECASE])
+def test_a_regex_that_does_not_compile_is_refused_as_re_compile_refuses_it(
+    pattern: str, flags: int
+) -> None:
+    """If `re.compile` refuses a pattern, then checking it raises the same error, at the same
+    position, the compiler's own errors (a look-behind's width) included."""
+    checked_literals.cache_clear()
+    assert _error(lambda: checked_literals(pattern, flags)) == _error(
+        lambda: re.compile(pattern, flags)
+    )
+
+
+@pytest.mark.parametrize("pattern", [*PATTERNS, r"(?<=ab)c", r"(?<!x)yz", r"(a)(?(1)b|c)", "x" * 3])
+def test_a_regex_that_compiles_is_checked_once_with_its_literals(pattern: str) -> None:
+    """If a pattern compiles, then checking it (with or without IGNORECASE) passes and gives the
+    literals of `required_literals`."""
+    re.compile(pattern)
+    assert checked_literals(pattern, re.IGNORECASE) == required_literals(pattern)
+    assert checked_literals(pattern) == required_literals(pattern)
+
+
+def test_a_look_behind_of_a_fixed_width_is_compiled_and_keeps_its_literals() -> None:
+    assert checked_literals(r"(?<=ab)cde") == ("cde",)
+    assert required_literals(r"(?<=a+)cde") is None  # it does not compile

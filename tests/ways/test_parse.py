@@ -175,6 +175,18 @@ def test_regexes_that_do_not_compile_are_errors_at_their_lane(ways_root: Path) -
     assert problems[1].startswith("6: when.commands: regex 'a[b' does not compile:")
 
 
+def test_a_look_behind_of_varying_width_is_an_error_at_its_lane(ways_root: Path) -> None:
+    """If only the compiler refuses a regex (the parser accepts it), then it is still an error,
+    worded as every other regex error."""
+    path = write_way(
+        ways_root, "a", "description: A\nwhen:\n  commands: '(?<=a+)b'\n  prompt: x\n" + EXP
+    )
+    assert _problems(path) == [
+        "4: when.commands: regex '(?<=a+)b' does not compile: "
+        "look-behind requires fixed-width pattern"
+    ]
+
+
 def test_unknown_fields_and_lanes_are_errors_but_x_fields_are_free(ways_root: Path) -> None:
     path = write_way(
         ways_root,
@@ -200,3 +212,19 @@ def test_every_declared_field_and_lane_is_documented() -> None:
     docs = (ROOT / "docs" / "ways.md").read_text(encoding="utf-8")
     for name in (*WAY_SCHEMA.names, *WHEN_SCHEMA.names, *WAY_SCHEMA.forbidden):
         assert f"| `{name}` |" in docs, name
+
+
+@pytest.mark.parametrize(
+    ("when", "line"),
+    [
+        ("when:\n  keywords: [x]\n  redisclose: 2\n", 5),
+        ('when:\n  keywords: [x]\n  "redis\\x63lose": 2\n', 3),  # an escape: at `when:`
+    ],
+)
+def test_a_nested_redisclose_is_an_error_however_it_is_spelled(
+    ways_root: Path, when: str, line: int
+) -> None:
+    path = write_way(ways_root, "a", "description: A\n" + when + EXP)
+    assert _problems(path) == [
+        f"{line}: when.redisclose is retired: run `gfh ways migrate` to turn it into a curve"
+    ]
