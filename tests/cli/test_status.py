@@ -129,28 +129,25 @@ def test_what_the_fast_path_does_not_know_is_clicks(
 def test_only_what_the_fast_path_does_not_know_imports_click(
     repo: Path, args: list[str], click: bool
 ) -> None:
-    probe = (
-        "import sys\nfrom gitflow_harness.main import main\n"
-        f"code = main({args!r})\nprint('click' in sys.modules, file=sys.stderr)\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        env=unmeasured_env(),
-    )
-    assert proc.stderr.splitlines()[-1] == str(click)
+    said = _after_main(repo, args, "'click' in sys.modules")
+    assert said == str(click)
 
 
 def test_status_without_a_task_loads_no_openssl(repo: Path) -> None:
     """If no task is set, then nothing on the status path loads OpenSSL (`hashlib`, `hmac`):
     the tree identity's key and the caches use CPython's own SHA-256."""
+    write(repo, "edit.txt", "an edit\n")
+    said = _after_main(repo, ["status"], "code, '_hashlib' in sys.modules")
+    assert said == "0 False"
+
+
+def _after_main(repo: Path, args: list[str], question: str) -> str:
+    """Run `main(args)` in a fresh interpreter in `repo`; return what `question` (Python,
+    with `code` the exit code) printed after it."""
     probe = (
         "import sys\nfrom gitflow_harness.main import main\n"
-        "code = main(['status'])\nprint(code, '_hashlib' in sys.modules, file=sys.stderr)\n"
+        f"code = main({args!r})\nprint({question}, file=sys.stderr)\n"
     )
-    write(repo, "edit.txt", "an edit\n")
     proc = subprocess.run(
         [sys.executable, "-c", probe],
         cwd=repo,
@@ -158,4 +155,4 @@ def test_status_without_a_task_loads_no_openssl(repo: Path) -> None:
         text=True,
         env=unmeasured_env(),
     )
-    assert proc.stderr.splitlines()[-1] == "0 False"
+    return proc.stderr.splitlines()[-1]
