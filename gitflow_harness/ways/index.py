@@ -23,6 +23,7 @@ with `python -X importtime`.
 
 from __future__ import annotations
 
+import contextlib
 import marshal
 import os
 import time
@@ -406,3 +407,7 @@ def _write_cache(cache_file: str, root: str, entries: dict[str, Entry]) -> None:
     write_cache(
         cache_file, marshal.dumps({"format": CACHE_FORMAT, "root": root, "entries": entries})
     )
+    stem, ext = os.path.splitext(cache_file)
+    if ext == ".marshal":  # the JSON cache an earlier gfh kept for this root goes with it
+        with contextlib.suppress(OSError):
+            os.unlink(f"{stem}.json")

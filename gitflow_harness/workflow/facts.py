@@ -117,11 +117,12 @@ class Facts:
             status: git.Pending | None = git.start_status(self.repo, head=head is None)
         except (GfhError, OSError):
             status = None
-        # A failure other than git's leaves no `git status` running behind it (`gfh mcp` lives on).
-        with git.reaped(status.result if status else str), contextlib.suppress(GfhError, OSError):
-            known["_trunk"] = git.read_local_trunk(self.repo, configured, trunk)
         if status is None:
+            self._take_trunk(configured, trunk)
             return
+        # A failure other than git's leaves no `git status` running behind it (`gfh mcp` lives on).
+        with git.reaped(status.result):
+            self._take_trunk(configured, trunk)
         try:
             read = git.read_status(status)
         except (GfhError, OSError):
@@ -130,6 +131,11 @@ class Facts:
         if head is None:
             with contextlib.suppress(GfhError, OSError):
                 self.ws.learn_head(git.Head(branch=git.head_branch(self.repo), sha=read.head))
+
+    def _take_trunk(self, configured: str, started: git.Pending) -> None:
+        """Read the trunk from its started `for-each-ref`; a failure leaves it unread."""
+        with contextlib.suppress(GfhError, OSError):
+            self.__dict__["_trunk"] = git.read_local_trunk(self.repo, configured, started)
 
 
 def _safe(read: Any) -> Any:

@@ -337,6 +337,24 @@ def test_the_default_cache_lives_in_the_private_state_dir(ways_root: Path, herme
     assert cache.stat().st_mode & 0o777 == 0o600
 
 
+def test_the_json_cache_an_earlier_version_kept_goes_when_the_cache_is_written(
+    ways_root: Path, hermetic: Path
+) -> None:
+    """If the state dir holds the JSON cache an earlier gfh kept for this root, then writing
+    the cache removes it, and leaves the JSON cache of any other root alone."""
+    settle(write_way(ways_root, "a", WAY))
+    cache = index_module.default_cache_file(ways_root)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    old = cache.with_suffix(".json")
+    other = cache.with_name("another-root.json")
+    old.write_text("{}")
+    other.write_text("{}")
+    load_index(ways_root)
+    assert cache.is_file()
+    assert not old.exists()
+    assert other.exists()
+
+
 def test_use_cache_false_writes_nothing(ways_root: Path, hermetic: Path) -> None:
     write_way(ways_root, "a", WAY)
     assert len(load_index(ways_root, use_cache=False).ways) == 1
