@@ -178,7 +178,7 @@ def _consume_cursor_reply(ctx: HookContext) -> dict[str, Any]:
 def ritual_config(config: HookConfig) -> Any:
     """Build the `[ritual]` record from the hook's plain-data configuration."""
     from gitflow_harness.hookcall.settings import setting
-    from gitflow_harness.store.config import RitualConfig
+    from gitflow_harness.store.ritual_config import RitualConfig
 
     def value(key: str) -> Any:
         return setting(config, "ritual", key)
