@@ -388,9 +388,7 @@ def test_the_transcript_is_read_on_from_where_the_last_call_left_it(
     assert state["tokens"]["message"] == ticks._id("m2")
 
 
-def test_a_branch_name_that_is_not_utf8_is_logged_as_valid_utf8(
-    repo: Path, gfh: CliRunner
-) -> None:
+def test_a_branch_name_that_is_not_utf8_is_logged_as_valid_utf8(repo: Path, gfh: CliRunner) -> None:
     subprocess.run(["git", "checkout", "-q", "-b", "caf\udce9"], cwd=repo, check=True)
     data = kit.payload("claude", "PostToolUse.Write", repo)
     result = kit.hook(gfh, "claude", "PostToolUse", data)
