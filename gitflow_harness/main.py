@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+
+TYPE_CHECKING = False  # not `typing`'s, nor `collections.abc` at run time: the hook imports this
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 HELP = frozenset({"-h", "--help"})
 

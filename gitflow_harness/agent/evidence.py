@@ -80,10 +80,10 @@ def _start_turn(ctx: HookContext) -> None:
     from gitflow_harness.hookcall.session import (
         TURN_START,
         bump_turn,
+        forget_reply,
         open_turn,
         remember_turn_start,
     )
-    from gitflow_harness.ritual.hook import forget_reply
 
     failure: BaseException | None = None
     with ctx.store.update() as state:

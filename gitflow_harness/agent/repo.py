@@ -149,7 +149,9 @@ def _common_dir(git_dir: Path) -> Path:
 
 def _branch(git_dir: Path) -> str | object | None:
     try:
-        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        # A branch name is bytes to git: one that is not UTF-8 reads as the gateway's `git`
+        # output does (surrogate escapes), and the event log writes those as U+FFFD.
+        head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="surrogateescape").strip()
     except OSError:
         return _ASK
     if head.startswith("ref: refs/heads/") and not head.endswith("/.invalid"):

@@ -54,6 +54,7 @@ OPEN_TURN: Final = "open_turn"  # the turn whose Stop has not yet let the agent 
 # Where the session's latest `turn.started` landed: its monthly file, the offset of its line
 # and its event id, so its Stop reads the log on from there (`ritual.stop.turn_events`).
 TURN_START: Final = "turn_start"
+REPLY: Final = "reply"  # Cursor: afterAgentResponse's booleans and generation, for its stop
 LOCK_FILE = "runtime.lock"
 VERSION = 1
 
@@ -149,6 +150,12 @@ def open_turn(state: RuntimeState) -> int | None:
 def close_turn(state: RuntimeState) -> None:
     """The agent was let stop: the session's latest turn is over."""
     state.pop(OPEN_TURN, None)
+
+
+def forget_reply(state: RuntimeState) -> None:
+    """At a new prompt: drop a reply whose stop never came, so it cannot decide a later turn
+    (`ritual.hook` keeps and takes it)."""
+    state.pop(REPLY, None)
 
 
 def epoch(state: RuntimeState) -> int:

@@ -7,15 +7,14 @@ list of events.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 from gitflow_harness.ritual.evidence import tool_call_count
-from gitflow_harness.store.config import RitualConfig
 from gitflow_harness.store.events import Event
+from gitflow_harness.store.ritual_config import RitualConfig
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from typing import Any, Final, Literal, NamedTuple
 
     Outcome = Literal["pass", "fail", "unavailable"]

@@ -6,13 +6,12 @@ The reply text a host hands the Stop hook is inspected here and dropped: only ob
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from gitflow_harness.store.events import Event
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any, Final
 
 BOX_TOP: Final = "┌─ gfh"

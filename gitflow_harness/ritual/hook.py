@@ -9,17 +9,16 @@ from __future__ import annotations
 import contextlib
 
 from gitflow_harness.hookcall import model as ev
+from gitflow_harness.hookcall.session import REPLY as REPLY_KEY
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Final
+    from typing import Any
 
     from gitflow_harness.agent.context import HookContext
-    from gitflow_harness.hookcall.session import RuntimeState
     from gitflow_harness.hookcall.settings import HookConfig
 
-REPLY_KEY: Final = "reply"  # Cursor: afterAgentResponse's booleans and generation, for its stop
 CLOUD_PREFIX = "bc-"  # Cursor background (cloud) agents: their tools do not reach hooks
 UNREADABLE = "payload_unreadable"  # the reason of a Stop whose stdin was not a JSON object
 
@@ -138,11 +137,6 @@ def generation(event: ev.HookEvent) -> str | None:
     return ev.name_or_none(event.payload.get("generation_id"))
 
 
-def forget_reply(state: RuntimeState) -> None:
-    """At a new prompt: drop a reply whose stop never came, so it cannot decide a later turn."""
-    state.pop(REPLY_KEY, None)
-
-
 def _consume_cursor_reply(ctx: HookContext) -> dict[str, Any]:
     """Take the reply observed for this stop's generation; any other reply is left alone.
 
@@ -178,7 +172,7 @@ def _consume_cursor_reply(ctx: HookContext) -> dict[str, Any]:
 def ritual_config(config: HookConfig) -> Any:
     """Build the `[ritual]` record from the hook's plain-data configuration."""
     from gitflow_harness.hookcall.settings import setting
-    from gitflow_harness.store.config import RitualConfig
+    from gitflow_harness.store.ritual_config import RitualConfig
 
     def value(key: str) -> Any:
         return setting(config, "ritual", key)

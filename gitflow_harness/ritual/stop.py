@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from gitflow_harness.ritual.evaluate import ALLOWING, MAX_REMEDIATION_HOPS, Evaluation, evaluate
 from gitflow_harness.ritual.evidence import tool_call_count
-from gitflow_harness.store.config import RitualConfig
 from gitflow_harness.store.events import Event, EventLog, make_event
+from gitflow_harness.store.ritual_config import RitualConfig
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False

@@ -14,6 +14,7 @@ from types import MappingProxyType
 
 from gitflow_harness.errors import ConfigError
 from gitflow_harness.firing.curves import MAX_HALF_LIFE
+from gitflow_harness.store.ritual_config import RitualConfig as RitualConfig  # re-exported
 from gitflow_harness.store.schema import (
     Bool,
     Choice,
@@ -183,16 +184,6 @@ class WaysConfig(NamedTuple):
     budget_chars: int
     postcheck_timeout_s: float
     default_half_life: int
-
-
-class RitualConfig(NamedTuple):
-    enforce: tuple[str, ...]
-    require_status: bool
-    require_box: bool
-    require_task: bool
-    # Defaults here too: a record built by hand (tests, the hook's plain data) may omit them.
-    max_blocks: int = 3
-    chat_turns: str = "free"
 
 
 class LearningConfig(NamedTuple):

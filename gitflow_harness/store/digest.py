@@ -19,6 +19,18 @@ if TYPE_CHECKING:
 BUILTIN = {"sha256": ("_sha2", "_sha256"), "sha1": ("_sha1",)}
 
 
+def _loaded(algorithm: str) -> Callable[[bytes], Any]:
+    """The digest's constructor, looked up on first use: each built-in module is a shared
+    library to load (a few tenths of a millisecond), and most calls need one of the two."""
+    function = _LOADED.get(algorithm)
+    if function is None:
+        function = _LOADED[algorithm] = _constructor(algorithm)
+    return function
+
+
+_LOADED: dict[str, Callable[[bytes], Any]] = {}
+
+
 def _constructor(algorithm: str) -> Callable[[bytes], Any]:
     for name in BUILTIN[algorithm]:
         try:
@@ -32,20 +44,16 @@ def _constructor(algorithm: str) -> Callable[[bytes], Any]:
     return fallback
 
 
-_SHA256 = _constructor("sha256")
-_SHA1 = _constructor("sha1")
-
-
 def sha256_hex(data: bytes) -> str:
     """Return the SHA-256 of `data` as hex digits."""
-    return str(_SHA256(data).hexdigest())
+    return str(_loaded("sha256")(data).hexdigest())
 
 
 def sha1_digest(data: bytes) -> bytes:
     """Return the SHA-1 of `data` (git's object ids, and its index file's checksum)."""
-    return bytes(_SHA1(data).digest())
+    return bytes(_loaded("sha1")(data).digest())
 
 
 def blob_id(data: bytes) -> str:
     """Return the id git gives a file of these bytes: the SHA-1 of `blob <size>\\0` and them."""
-    return str(_SHA1(b"blob %d\0" % len(data) + data).hexdigest())
+    return str(_loaded("sha1")(b"blob %d\0" % len(data) + data).hexdigest())

@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import os
 from collections import deque
-from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 from gitflow_harness.errors import GfhError
@@ -39,6 +37,8 @@ from gitflow_harness.store.tail import (
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from datetime import datetime
     from typing import Any, Final, NamedTuple
 else:
     from gitflow_harness.records import NamedTuple
@@ -98,12 +98,16 @@ class Event(NamedTuple):
 
 def format_at(moment: datetime) -> str:
     """Return RFC 3339 UTC with milliseconds and `Z`."""
+    from datetime import UTC  # not at import: a Stop reads and writes `at` as text alone
+
     moment = moment.astimezone(UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def parse_at(text: str) -> datetime:
     """Parse an envelope `at` string into an aware UTC datetime."""
+    from datetime import datetime
+
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 

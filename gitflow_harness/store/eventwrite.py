@@ -75,14 +75,27 @@ def envelope(
 
 
 def encode_line(obj: dict[str, Any]) -> bytes:
-    """Return the log line of an envelope dict, newline included; refuse lines over the limit."""
-    line = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    """Return the log line of an envelope dict, newline included; refuse lines over the limit.
+
+    A lone surrogate (what Python makes of bytes that are not UTF-8 in a file name, a branch, an
+    environment variable, or of a `\\ud800` escape in a payload) is not Unicode: it is written as
+    U+FFFD, the replacement character, so the line stays UTF-8 every JSON reader accepts.
+    """
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    try:
+        line = text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        line = _replace_surrogates(text).encode("utf-8") + b"\n"
     if len(line) > MAX_LINE_BYTES:
         raise EventTooLarge(
             f"event {obj.get('type')!r} is {len(line)} bytes, over the {MAX_LINE_BYTES}-byte line "
             "limit of the event log; refused (events carry ids, names and counts, not text)"
         )
     return line
+
+
+def _replace_surrogates(text: str) -> str:
+    return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
 
 
 def log_directory(common_dir: Path) -> Path:

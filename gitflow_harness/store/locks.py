@@ -8,11 +8,14 @@ dies, so a killed writer never leaves a stale lock. Elsewhere `filelock` provide
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from gitflow_harness.store.fsutil import CLOEXEC, NOFOLLOW, PRIVATE_FILE
+
+TYPE_CHECKING = False  # see store/eventwrite.py: no `typing` import at run time
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
 
 try:
     import fcntl

@@ -6,9 +6,17 @@ standard library and `firing`; parsing YAML (`parse`) happens only when a way fi
 
 from __future__ import annotations
 
+import os
+
 TYPE_CHECKING = False  # `typing` costs ~2 ms; the hook path imports this package
 if TYPE_CHECKING:
     from pathlib import Path
+
+
+def ways_root(top: str | os.PathLike[str], relative: str) -> str:
+    """Return the ways root of the worktree at `top`: `paths.ways`, relative to it. Here, not
+    in `index`, so a hook call in a repository without one imports nothing more to know it."""
+    return os.path.join(os.path.abspath(os.fspath(top)), relative)
 
 
 def starter_ways_root() -> Path:

@@ -60,12 +60,14 @@ def source(ctx: HookContext) -> list[Offer]:
         return []
     if not ctx.lanes and not ctx.pending:
         return []  # an event that only delivers what waits, and nothing does
-    from gitflow_harness.ways.index import load_index, ways_root
-    from gitflow_harness.ways.shared import shared_cache_file
+    from gitflow_harness.ways import ways_root
 
     root = ways_root(ctx.repo.top, ctx.setting("paths", "ways"))
     if not os.path.isdir(root):
         return []
+    from gitflow_harness.ways.index import load_index
+    from gitflow_harness.ways.shared import shared_cache_file
+
     index = load_index(
         root,
         shared_file=shared_cache_file(ctx.repo.common_dir),

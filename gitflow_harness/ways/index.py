@@ -31,6 +31,7 @@ import time
 from gitflow_harness.errors import GfhError
 from gitflow_harness.firing.record import Record
 from gitflow_harness.store.digest import blob_id, sha256_hex
+from gitflow_harness.ways import ways_root as ways_root  # re-exported: its callers' name
 from gitflow_harness.ways.model import MACRO_FILE, POSTCHECK_FILE, LoadProblem, Way
 from gitflow_harness.ways.shared import Shared, write_cache
 
@@ -157,11 +158,6 @@ def _blobs(stale: list[Raw], checkout: tuple[StrPath, StrPath]) -> dict[str, str
     return blob_ids(
         os.fspath(git_dir), os.path.abspath(os.fspath(top)), {raw[1]: raw[7] for raw in stale}
     )
-
-
-def ways_root(top: StrPath, relative: str) -> str:
-    """Return the ways root of the worktree at `top`: `paths.ways`, relative to it."""
-    return os.path.join(os.path.abspath(os.fspath(top)), relative)
 
 
 def default_cache_file(root: StrPath) -> Path:

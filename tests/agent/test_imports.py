@@ -22,7 +22,7 @@ from tests.helpers import unmeasured_env
 from tests.ways.conftest import settle_tree
 
 HOSTS = ("claude", "codex", "cursor")
-HEAVY = ("click", "git", "yaml", "frontmatter", "typing", "dataclasses", "tempfile")
+HEAVY = ("click", "git", "yaml", "frontmatter", "typing", "dataclasses", "tempfile", "datetime")
 EVERY_LANE = (
     "when:\n"
     "  prompt: '.'\n"

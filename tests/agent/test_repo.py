@@ -43,6 +43,12 @@ def test_detached_head_is_labelled_head(repo: Path) -> None:
     assert locate(repo).branch == "HEAD"  # type: ignore[union-attr]
 
 
+def test_a_branch_name_that_is_not_utf8_is_read_as_git_gives_it(repo: Path) -> None:
+    git(repo, "checkout", "-q", "-b", "caf\udce9")  # the byte 0xe9, not UTF-8
+    assert (repo / ".git" / "HEAD").read_bytes() == b"ref: refs/heads/caf\xe9\n"
+    assert locate(repo).branch == "caf\udce9"  # type: ignore[union-attr]
+
+
 def test_unborn_branch(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q", "-b", "trunk")
     _agree(tmp_path)

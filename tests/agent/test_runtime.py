@@ -388,6 +388,15 @@ def test_the_transcript_is_read_on_from_where_the_last_call_left_it(
     assert state["tokens"]["message"] == ticks._id("m2")
 
 
+def test_a_branch_name_that_is_not_utf8_is_logged_as_valid_utf8(repo: Path, gfh: CliRunner) -> None:
+    subprocess.run(["git", "checkout", "-q", "-b", "caf\udce9"], cwd=repo, check=True)
+    data = kit.payload("claude", "PostToolUse.Write", repo)
+    result = kit.hook(gfh, "claude", "PostToolUse", data)
+    assert (result.code, result.err) == (0, "")
+    [event] = read_events(repo)  # strict UTF-8: every line decodes
+    assert (event["type"], event["branch"]) == ("tool.requested", "caf\ufffd")
+
+
 def test_a_prompt_keeps_where_its_turn_started_for_the_stop(repo: Path, gfh: CliRunner) -> None:
     """If a prompt starts a turn, then the state keeps the log file, offset and event id of its
     `turn.started` line (nothing of the prompt), where its Stop reads on from."""

@@ -195,3 +195,19 @@ def test_an_append_says_where_its_line_starts(tmp_path: Path) -> None:
     assert path.name == log_file(second["at"])
     assert json.loads(path.read_bytes()[at:])["id"] == second["id"]
     assert path.read_bytes()[at - 1 : at] == b"\n"
+
+
+def test_a_lone_surrogate_is_written_as_the_replacement_character() -> None:
+    # What `json.loads` makes of a payload's "\ud800", and `os` of a name that is not UTF-8.
+    obj = envelope(
+        "hook.error",
+        {"error": json.loads('"bad \\ud800 name"'), "file": "caf\udce9", "kept": "café ✓"},
+        surface="hook",
+        session=None,
+        branch="caf\udce9",
+    )
+    line = encode_line(obj)
+    decoded = json.loads(line.decode("utf-8"))  # strict: the line is valid UTF-8
+    assert decoded["branch"] == "caf\ufffd"
+    assert decoded["data"] == {"error": "bad \ufffd name", "file": "caf\ufffd", "kept": "café ✓"}
+    assert "café ✓".encode() in line  # the rest is written as it was, not escaped
