@@ -94,6 +94,15 @@ class Workspace:
             self._head = git.head(self.repo)
         return self._head
 
+    @property
+    def label(self) -> str:
+        """The branch as the event envelope records it (`git.Head.label`), from HEAD when it
+        was read already, else from the HEAD file alone: no git process for HEAD's commit."""
+        if self._head is not None:
+            return self._head.label
+        branch = git.head_branch(self.repo)
+        return branch if branch is not None else "HEAD"
+
     def learn_head(self, head: git.Head) -> None:
         """Keep `head`, read by another git call of this command, as HEAD."""
         self._head = head

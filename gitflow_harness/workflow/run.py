@@ -29,6 +29,9 @@ else:
 Action = Callable[[Workspace, Console], VerbResult]
 # A lock the whole run holds (accept's), entered before anything else; given the run's directory.
 Guard = Callable[[Path | None], AbstractContextManager[None]]
+# How a surface opens the workspace of a run in a directory for itself, when not by
+# `open_workspace` (which it takes the place of: same arguments, same refusals).
+Opener = Callable[[Path | None, str], Workspace]
 
 
 # A NamedTuple, not a dataclass: every verb imports this module, and a frozen dataclass
@@ -60,6 +63,7 @@ def run_verb(
     surface: str,
     directory: Path | None = None,
     guard: Guard | None = None,
+    opener: Opener | None = None,
 ) -> VerbRun:
     """Run `action` as the verb `verb` in the repository around `directory` and record it.
 
@@ -69,7 +73,7 @@ def run_verb(
     held = guard(directory) if guard is not None else nullcontext()
     try:
         with held:
-            return _run(verb, action, console, list(flags), surface, directory)
+            return _run(verb, action, console, list(flags), surface, directory, opener)
     except GfhError as exc:
         return VerbRun(VerbResult(verb, "refused", Refused(exc.message)), error=exc)
 
@@ -81,14 +85,14 @@ def _run(
     flags: list[str],
     surface: str,
     directory: Path | None,
+    opener: Opener | None,
 ) -> VerbRun:
     from gitflow_harness.workflow.facts import Facts
-    from gitflow_harness.workspace import open_workspace
 
     started = time.perf_counter()
     hints.drain()  # whatever an earlier run in this context left is not this run's to deliver
-    ws = open_workspace(directory, surface=surface)
-    label = ws.head().label
+    ws = (opener or _open)(directory, surface)
+    label = ws.label
     # Who reads the hints: an agent when a session is known, and always through MCP (only an
     # agent's host calls the server's tools), else maybe a person: agent-only hints are dropped.
     agent = ws.session is not None or ws.surface == "mcp"
@@ -103,6 +107,12 @@ def _run(
     supplemental = hints.deliverable(hints.drain(), agent=agent)
     warning = _record(ws, result, label, started, flags, (*shown, *supplemental))
     return VerbRun(result, shown, supplemental, warning=warning)
+
+
+def _open(directory: Path | None, surface: str) -> Workspace:
+    from gitflow_harness.workspace import open_workspace
+
+    return open_workspace(directory, surface=surface)
 
 
 def _record(

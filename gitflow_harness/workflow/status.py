@@ -52,11 +52,12 @@ def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
     """
     repo = ws.repo
     top = repo.worktree()
-    head = ws.head()
     # `git status` reads every file's metadata: it runs while the trunk is asked, and the
     # counts are kept by commit pair (`kept`), so the command pays for the slowest question.
+    # It says HEAD's commit too, when the workspace does not know it yet: HEAD is asked after.
     known = Facts(ws)
     facts = known.snapshot()
+    head = ws.head()
     trunk = known.trunk
     changes = known.changes
     tree = known.tree
