@@ -10,9 +10,8 @@ from collections.abc import Callable, Iterable
 
 from gitflow_harness.cli.output import echo, echo_json
 from gitflow_harness.hints import Hint
-from gitflow_harness.workflow.commands import Console
 from gitflow_harness.workflow.result import VerbResult
-from gitflow_harness.workflow.run import Action, Guard, Opener
+from gitflow_harness.workflow.run import Action, Console, Guard, Opener
 from gitflow_harness.workflow.run import run_verb as workflow_run
 
 Render = Callable[[VerbResult], list[str]]

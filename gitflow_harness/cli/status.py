@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from pathlib import Path
 
-    from gitflow_harness.workflow.commands import Console
     from gitflow_harness.workflow.result import VerbResult
+    from gitflow_harness.workflow.run import Console
     from gitflow_harness.workspace import Workspace
 
 # Every option of the Click command (`cli/workflow.py`), each a flag, as its parameter name.
@@ -96,12 +96,12 @@ def _git_dir_between(here: Path, top: Path) -> bool:
     bare repository, or the inside of `.git`, which git finds first."""
     for directory in (here, *here.parents):
         if directory == top:
-            return False
+            break
         if directory.name == ".git" or (
             (directory / "HEAD").is_file() and (directory / "objects").is_dir()
         ):
             return True
-    return True  # `top` is not above `here`: let git say where this is
+    return False
 
 
 def _plain_owner(here: Path, top: Path) -> bool:

@@ -15,16 +15,31 @@ from pathlib import Path
 from gitflow_harness import hints
 from gitflow_harness.errors import GfhError
 from gitflow_harness.hints import Hint
-from gitflow_harness.workflow.commands import Console
 from gitflow_harness.workflow.result import EndTurnNotRecorded, Refused, VerbResult
 from gitflow_harness.workspace import Workspace
 
 # Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, NamedTuple
+    from typing import IO, Any, NamedTuple
 else:
     from gitflow_harness.records import NamedTuple
+
+
+# A NamedTuple, not a dataclass: every verb imports this module, and a frozen dataclass
+# costs about five times as much to define (~0.5 ms each on these machines).
+class Console(NamedTuple):
+    """Where a verb's live output goes: the gate commands' own output (`workflow/commands.py`,
+    which `gfh status` does not load), and one-line notes.
+
+    The CLI passes stdout for text output and stderr under `--json` (stdout then carries exactly
+    one JSON object). A stream with a real file descriptor is handed to the child as it is, so a
+    person watching a long test run sees it live, colours and progress bars included.
+    """
+
+    stream: IO[str]
+    note: Callable[[str], None]
+
 
 Action = Callable[[Workspace, Console], VerbResult]
 # A lock the whole run holds (accept's), entered before anything else; given the run's directory.
@@ -34,8 +49,6 @@ Guard = Callable[[Path | None], AbstractContextManager[None]]
 Opener = Callable[[Path | None, str], Workspace]
 
 
-# A NamedTuple, not a dataclass: every verb imports this module, and a frozen dataclass
-# costs about five times as much to define (~0.5 ms each on these machines).
 class VerbRun(NamedTuple):
     """One run of a verb, as every surface shows it."""
 
@@ -141,5 +154,5 @@ def _record(
             return ""  # the verb already failed for this very reason, and said so
         # The work is done either way; losing its record is worth a warning, not a failure.
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return f"gfh: warning: this run was not recorded in {ws.log.directory}: {why}"
+        return f"gfh: warning: this run was not recorded in {ws.log_directory}: {why}"
     return ""

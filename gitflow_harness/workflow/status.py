@@ -91,10 +91,11 @@ def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
     data["box"] = status_box(data)
     if end_turn:
         try:
-            ws.log.record(
+            ws.append(
                 "coord.status_observed",
                 {"status": "end_turn_checked"},
                 surface=ws.surface,
+                session=session,
                 branch=head.label,
             )
         except (OSError, GfhError) as exc:
@@ -105,7 +106,7 @@ def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
                 EndTurnNotRecorded("end-turn-not-recorded", reason),
                 facts=facts,
                 message=(
-                    f"could not record the end-of-turn check in {ws.log.directory}: {reason}; "
+                    f"could not record the end-of-turn check in {ws.log_directory}: {reason}; "
                     "retry `gfh status --end-turn`"
                 ),
             )
