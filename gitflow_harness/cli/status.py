@@ -65,7 +65,10 @@ def _workspace(directory: Path | None, surface: str) -> Workspace:
     from gitflow_harness.hookcall.settings import cached_config
 
     top, git_dir, common_dir = found
-    trunk = str(cached_config(top)["repository"]["trunk"])
+    try:
+        trunk = str(cached_config(top)["repository"]["trunk"])
+    except OSError:  # the shared cache cannot be written: read as every command reads it
+        return open_workspace(directory, surface=surface)
     return Workspace(git.repo_at(top, git_dir, common_dir), surface=surface, trunk=trunk)
 
 

@@ -249,3 +249,18 @@ def test_in_a_removed_directory_status_says_so(
     result = gfh("status")
     assert result.code == 2
     assert result.err.startswith("gfh: the current directory no longer exists")
+
+
+def test_a_configuration_cache_that_cannot_be_written_is_passed_by(
+    repo: Path, gfh: CliRunner
+) -> None:
+    """Where the shared configuration cache cannot be written (a directory in its place),
+    status reads the configuration as every other command does."""
+    from gitflow_harness.hookcall.settings import cache_file
+
+    path = cache_file(repo)
+    assert path is not None
+    path.mkdir(parents=True)
+    result = same_both_ways(gfh, "status", "--json")
+    assert result.code == 0
+    assert '"trunk": "main"' in result.out
