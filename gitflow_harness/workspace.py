@@ -94,9 +94,49 @@ class Workspace:
             self._head = git.head(self.repo)
         return self._head
 
+    @property
+    def label(self) -> str:
+        """The branch as the event envelope records it (`git.Head.label`), from HEAD when it
+        was read already, else from the HEAD file alone: no git process for HEAD's commit."""
+        if self._head is not None:
+            return self._head.label
+        branch = git.head_branch(self.repo)
+        return branch if branch is not None else "HEAD"
+
     def learn_head(self, head: git.Head) -> None:
         """Keep `head`, read by another git call of this command, as HEAD."""
         self._head = head
+
+    @property
+    def log_directory(self) -> Path:
+        """Where the event log's files are, whether or not the log was opened."""
+        if self._log is not None:
+            return self._log.directory
+        from gitflow_harness.store.eventwrite import log_directory
+
+        return log_directory(self.repo.common_dir)
+
+    def append(
+        self,
+        type: str,
+        data: dict[str, Any],
+        *,
+        surface: str,
+        session: str | None,
+        branch: str | None,
+    ) -> dict[str, Any]:
+        """Append one event and return its envelope: to the log when it was given or opened,
+        else through the log's writer alone, which imports none of its reader (`gfh status`)."""
+        if self._log is not None:
+            event = self._log.record(
+                type, data, surface=surface, branch=branch, session=session, use_env_session=False
+            )
+            return event.to_dict()
+        from gitflow_harness.store.eventwrite import append_event
+
+        return append_event(
+            self.repo.common_dir, type, data, surface=surface, session=session, branch=branch
+        )
 
     def record(self, type: str, data: dict[str, Any], *, surface: str | None = None) -> Event:
         """Append an event stamped with this session, the current branch and (unless given)

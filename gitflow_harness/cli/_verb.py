@@ -10,9 +10,8 @@ from collections.abc import Callable, Iterable
 
 from gitflow_harness.cli.output import echo, echo_json
 from gitflow_harness.hints import Hint
-from gitflow_harness.workflow.commands import Console
 from gitflow_harness.workflow.result import VerbResult
-from gitflow_harness.workflow.run import Action, Guard
+from gitflow_harness.workflow.run import Action, Console, Guard, Opener
 from gitflow_harness.workflow.run import run_verb as workflow_run
 
 Render = Callable[[VerbResult], list[str]]
@@ -26,16 +25,19 @@ def run_verb(
     flags: Iterable[str],
     render: Render,
     guard: Guard | None = None,
+    opener: Opener | None = None,
 ) -> int:
     """Run `action` as the verb `verb` (`workflow/run.py`), print its result, return the exit
     code; a refusal is raised for the error boundary to say, after its object under --json.
 
     `guard`, when given, is a lock the whole run holds; a refusal it raises is reported as every
-    other refusal."""
+    other refusal. `opener`, when given, opens the run's workspace (`workflow/run.py`)."""
     flag_names = [*flags, *(["--json"] if as_json else [])]
     # Under --json, stdout carries exactly one object: live output goes to stderr.
     console = Console(sys.stderr if as_json else sys.stdout, lambda line: echo(line, err=as_json))
-    run = workflow_run(verb, action, console=console, flags=flag_names, surface="cli", guard=guard)
+    run = workflow_run(
+        verb, action, console=console, flags=flag_names, surface="cli", guard=guard, opener=opener
+    )
     if run.warning:
         echo(run.warning, err=True)
     if run.error is not None:

@@ -96,7 +96,18 @@ def hook_config(top: Path | None, store: SessionState | None) -> HookConfig:
         from gitflow_harness.store.config import default_config
 
         return _typed(default_config().as_dict())
-    cache = cache_file(top) if store is not None else None
+    return _read(top, keep=store is not None)
+
+
+def cached_config(top: Path) -> HookConfig:
+    """`hook_config` of the repository at `top` as a call with a session reads it: from the
+    cache every session shares while the configuration is unchanged. `gfh status`, asked at the
+    end of every turn, reads it so too."""
+    return _read(top, keep=True)
+
+
+def _read(top: Path, *, keep: bool) -> HookConfig:
+    cache = cache_file(top) if keep else None
     if cache is not None:
         try:
             cached = json.loads(cache.read_bytes())

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from gitflow_harness.errors import GfhError, UsageError
-from gitflow_harness.store.events import now_at
+from gitflow_harness.store.eventwrite import now_at
 from gitflow_harness.store.fsutil import (
     PRIVATE_FILE,
     FileExistsGfhError,

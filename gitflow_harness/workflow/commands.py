@@ -7,10 +7,11 @@ import os
 import re
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from gitflow_harness.errors import GfhError
+from gitflow_harness.workflow.run import Console as Console  # declared there, named here
 
 # Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
 TYPE_CHECKING = False
@@ -35,18 +36,6 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 # A NamedTuple, not a dataclass: every verb imports this module, and a frozen dataclass
 # costs about five times as much to define (~0.5 ms each on these machines).
-class Console(NamedTuple):
-    """Where a verb's live output goes: the gate commands' own output, and one-line notes.
-
-    The CLI passes stdout for text output and stderr under `--json` (stdout then carries exactly
-    one JSON object). A stream with a real file descriptor is handed to the child as it is, so a
-    person watching a long test run sees it live, colours and progress bars included.
-    """
-
-    stream: IO[str]
-    note: Callable[[str], None]
-
-
 class CommandRun(NamedTuple):
     """How one gate command went."""
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from gitflow_harness import git
 from gitflow_harness.errors import GfhError
-from gitflow_harness.store.events import now_at
+from gitflow_harness.store.eventwrite import now_at
 from gitflow_harness.store.fsutil import ensure_private_dir, write_private
 from gitflow_harness.store.locks import exclusive
 from gitflow_harness.workspace import Workspace

@@ -35,17 +35,15 @@ def record_verb(
     delivered: Iterable[Hint] | None = None,
     surface: str = "cli",
     session: str | None = _UNSET,
-) -> Event:
-    """Append the one `verb` event of a run.
+) -> dict[str, Any]:
+    """Append the one `verb` event of a run; return its envelope.
 
     `delivered` is every hint the entry point actually showed, envelope and supplemental
     (default: the result's own hints); `branch` is the branch the verb ran on.
     """
     data = verb_data(result, duration_ms=duration_ms, flags=flags, delivered=delivered)
     who = session_from_env() if session is _UNSET else session
-    return ws.log.record(
-        "verb", data, surface=surface, branch=branch, session=who, use_env_session=False
-    )
+    return ws.append("verb", data, surface=surface, session=who, branch=branch)
 
 
 def verb_data(

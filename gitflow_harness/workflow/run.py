@@ -15,24 +15,40 @@ from pathlib import Path
 from gitflow_harness import hints
 from gitflow_harness.errors import GfhError
 from gitflow_harness.hints import Hint
-from gitflow_harness.workflow.commands import Console
 from gitflow_harness.workflow.result import EndTurnNotRecorded, Refused, VerbResult
 from gitflow_harness.workspace import Workspace
 
 # Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, NamedTuple
+    from typing import IO, Any, NamedTuple
 else:
     from gitflow_harness.records import NamedTuple
-
-Action = Callable[[Workspace, Console], VerbResult]
-# A lock the whole run holds (accept's), entered before anything else; given the run's directory.
-Guard = Callable[[Path | None], AbstractContextManager[None]]
 
 
 # A NamedTuple, not a dataclass: every verb imports this module, and a frozen dataclass
 # costs about five times as much to define (~0.5 ms each on these machines).
+class Console(NamedTuple):
+    """Where a verb's live output goes: the gate commands' own output (`workflow/commands.py`,
+    which `gfh status` does not load), and one-line notes.
+
+    The CLI passes stdout for text output and stderr under `--json` (stdout then carries exactly
+    one JSON object). A stream with a real file descriptor is handed to the child as it is, so a
+    person watching a long test run sees it live, colours and progress bars included.
+    """
+
+    stream: IO[str]
+    note: Callable[[str], None]
+
+
+Action = Callable[[Workspace, Console], VerbResult]
+# A lock the whole run holds (accept's), entered before anything else; given the run's directory.
+Guard = Callable[[Path | None], AbstractContextManager[None]]
+# How a surface opens the workspace of a run in a directory for itself, when not by
+# `open_workspace` (which it takes the place of: same arguments, same refusals).
+Opener = Callable[[Path | None, str], Workspace]
+
+
 class VerbRun(NamedTuple):
     """One run of a verb, as every surface shows it."""
 
@@ -60,6 +76,7 @@ def run_verb(
     surface: str,
     directory: Path | None = None,
     guard: Guard | None = None,
+    opener: Opener | None = None,
 ) -> VerbRun:
     """Run `action` as the verb `verb` in the repository around `directory` and record it.
 
@@ -69,7 +86,7 @@ def run_verb(
     held = guard(directory) if guard is not None else nullcontext()
     try:
         with held:
-            return _run(verb, action, console, list(flags), surface, directory)
+            return _run(verb, action, console, list(flags), surface, directory, opener)
     except GfhError as exc:
         return VerbRun(VerbResult(verb, "refused", Refused(exc.message)), error=exc)
 
@@ -81,14 +98,14 @@ def _run(
     flags: list[str],
     surface: str,
     directory: Path | None,
+    opener: Opener | None,
 ) -> VerbRun:
     from gitflow_harness.workflow.facts import Facts
-    from gitflow_harness.workspace import open_workspace
 
     started = time.perf_counter()
     hints.drain()  # whatever an earlier run in this context left is not this run's to deliver
-    ws = open_workspace(directory, surface=surface)
-    label = ws.head().label
+    ws = (opener or _open)(directory, surface)
+    label = ws.label
     # Who reads the hints: an agent when a session is known, and always through MCP (only an
     # agent's host calls the server's tools), else maybe a person: agent-only hints are dropped.
     agent = ws.session is not None or ws.surface == "mcp"
@@ -103,6 +120,12 @@ def _run(
     supplemental = hints.deliverable(hints.drain(), agent=agent)
     warning = _record(ws, result, label, started, flags, (*shown, *supplemental))
     return VerbRun(result, shown, supplemental, warning=warning)
+
+
+def _open(directory: Path | None, surface: str) -> Workspace:
+    from gitflow_harness.workspace import open_workspace
+
+    return open_workspace(directory, surface=surface)
 
 
 def _record(
@@ -131,5 +154,5 @@ def _record(
             return ""  # the verb already failed for this very reason, and said so
         # The work is done either way; losing its record is worth a warning, not a failure.
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return f"gfh: warning: this run was not recorded in {ws.log.directory}: {why}"
+        return f"gfh: warning: this run was not recorded in {ws.log_directory}: {why}"
     return ""

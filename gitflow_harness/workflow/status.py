@@ -52,11 +52,12 @@ def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
     """
     repo = ws.repo
     top = repo.worktree()
-    head = ws.head()
     # `git status` reads every file's metadata: it runs while the trunk is asked, and the
     # counts are kept by commit pair (`kept`), so the command pays for the slowest question.
+    # It says HEAD's commit too, when the workspace does not know it yet: HEAD is asked after.
     known = Facts(ws)
     facts = known.snapshot()
+    head = ws.head()
     trunk = known.trunk
     changes = known.changes
     tree = known.tree
@@ -90,10 +91,11 @@ def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
     data["box"] = status_box(data)
     if end_turn:
         try:
-            ws.log.record(
+            ws.append(
                 "coord.status_observed",
                 {"status": "end_turn_checked"},
                 surface=ws.surface,
+                session=session,
                 branch=head.label,
             )
         except (OSError, GfhError) as exc:
@@ -104,7 +106,7 @@ def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
                 EndTurnNotRecorded("end-turn-not-recorded", reason),
                 facts=facts,
                 message=(
-                    f"could not record the end-of-turn check in {ws.log.directory}: {reason}; "
+                    f"could not record the end-of-turn check in {ws.log_directory}: {reason}; "
                     "retry `gfh status --end-turn`"
                 ),
             )

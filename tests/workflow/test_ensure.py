@@ -68,8 +68,8 @@ def test_a_hook_records_what_it_delivered_with_its_own_session(repo: Path) -> No
         surface="hook",
         session="claude:fresh-session",
     )
-    assert event.surface == "hook"
-    assert event.session == "claude:fresh-session"
-    assert event.data["hint_ids"] == ["ensure-main-worktree-first"]
+    assert event["surface"] == "hook"
+    assert event["session"] == "claude:fresh-session"
+    assert event["data"]["hint_ids"] == ["ensure-main-worktree-first"]
     [recorded] = verb_events(repo, "ensure")
     assert recorded["data"]["hint_ids"] == ["ensure-main-worktree-first"]
