@@ -314,7 +314,9 @@ def head(repo: Repo) -> Head:
 def head_branch(repo: Repo) -> str | None:
     """Return the branch HEAD points at, None when detached (read from the HEAD file)."""
     try:
-        content = (repo.git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        # A branch name is bytes to git: decode it as every git output is (surrogate escapes).
+        raw = (repo.git_dir / "HEAD").read_bytes()
+        content = raw.decode("utf-8", errors="surrogateescape").strip()
     except OSError:
         content = ""
     if content.startswith("ref: refs/heads/") and not content.endswith("/.invalid"):

@@ -111,3 +111,15 @@ def test_a_broken_configuration_still_lets_the_session_correlate(
     assert line.startswith("gfh hook cursor sessionStart: ")
     assert ".gitflow-harness.toml:2: ways.floor: " in line
     assert "internal error" not in line
+
+
+def test_a_branch_name_that_is_not_utf8_is_ensured_and_logged(repo: Path, gfh: CliRunner) -> None:
+    git(repo, "checkout", "-q", "-b", "caf\udce9")  # the byte 0xe9, not UTF-8
+    result = kit.hook(gfh, "claude", "SessionStart", kit.payload("claude", "SessionStart", repo))
+    assert (result.code, result.err) == (0, "")
+    assert kit.context(result) is None  # a branch off the trunk: nothing to hint
+    [verb] = _verbs(repo)
+    assert verb["branch"] == "caf\ufffd"  # logged as valid UTF-8
+    data = verb["data"]
+    assert isinstance(data, dict)
+    assert data["outcome"] == "ok"
