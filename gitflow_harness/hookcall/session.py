@@ -197,7 +197,6 @@ def compact(state: RuntimeState) -> None:
 def prune_sessions(root: Path, *, keep: str, max_age_s: float, now: float) -> int:
     """Remove session directories untouched for `max_age_s`; return how many went."""
     import os
-    import shutil
 
     removed = 0
     try:
@@ -215,6 +214,8 @@ def prune_sessions(root: Path, *, keep: str, max_age_s: float, now: float) -> in
         except OSError:
             continue
         if now - newest > max_age_s:
+            import shutil  # only when one goes: it loads bz2, lzma and zlib
+
             shutil.rmtree(entry.path, ignore_errors=True)
             removed += 1
     return removed

@@ -22,7 +22,17 @@ from tests.helpers import unmeasured_env
 from tests.ways.conftest import settle_tree
 
 HOSTS = ("claude", "codex", "cursor")
-HEAVY = ("click", "git", "yaml", "frontmatter", "typing", "dataclasses", "tempfile", "datetime")
+HEAVY = (
+    "click",
+    "git",
+    "yaml",
+    "frontmatter",
+    "typing",
+    "dataclasses",
+    "tempfile",
+    "datetime",
+    "shutil",
+)
 EVERY_LANE = (
     "when:\n"
     "  prompt: '.'\n"
