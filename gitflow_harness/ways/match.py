@@ -28,7 +28,6 @@ LONG_TEXT = 4096  # shorter texts are searched directly
 _FOLD = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i"})  # as literals.fold
 # A run of word characters, as `_is_word` tells them (`\w`: alphanumeric or `_`).
 _WORD = re.compile(r"\w+")
-_WILDCARD = re.compile(r"[*?[]")  # where a glob's literal start ends
 
 
 def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
@@ -303,8 +302,12 @@ def literal_prefix(glob: str) -> str:
     body = glob.lstrip("/")
     if "/" not in body and not glob.startswith("/"):
         return ""  # a bare name matches at any depth
-    wildcard = _WILDCARD.search(body)
-    prefix = body if wildcard is None else body[: wildcard.start()]
+    cut = len(body)
+    for wildcard in "*?[":
+        at = body.find(wildcard)
+        if 0 <= at < cut:
+            cut = at
+    prefix = body[:cut]
     return "" if "//" in prefix else prefix  # an empty segment is skipped: unsure
 
 
