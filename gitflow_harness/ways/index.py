@@ -126,20 +126,18 @@ def load_index(
     shared = Shared(os.fspath(shared_file)) if use_cache and shared_file is not None else None
     now = time.time_ns()
     found, entries, changed = _walk(root_s, cached, now)
-    results = [_from_entry(raw[6][5], raw) for raw in found]
-    stale = [at for at, result in enumerate(results) if result is None]
-    if stale:
-        changed = True
-        files = [found[at] for at in stale]
-        blobs = _blobs(files, checkout) if use_cache and checkout is not None else {}
-        for at, raw in zip(stale, files, strict=True):
-            results[at] = _refresh(raw[6], raw, now, shared, blobs.get(raw[1]))
+    cached_results = [_from_entry(raw[6][5], raw) for raw in found]
+    stale = [raw for raw, result in zip(found, cached_results, strict=True) if result is None]
+    blobs = _blobs(stale, checkout) if use_cache and checkout is not None else {}
     ways: list[Way] = []
     problems: list[LoadProblem] = []
-    for result in results:
+    for raw, result in zip(found, cached_results, strict=True):
+        if result is None:
+            result = _refresh(raw[6], raw, now, shared, blobs.get(raw[1]))
+            changed = True
         if isinstance(result, list):
             problems.extend(result)
-        elif result is not None:  # never: every stale entry was refreshed
+        else:
             ways.append(result)
     if cache_s and (changed or len(entries) != len(cached)):
         _write_cache(cache_s, root_s, entries)
