@@ -14,6 +14,7 @@ PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # 0 where there is none (Windows): no symlinks to follow
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+BINARY = getattr(os, "O_BINARY", 0)  # no newline translation where there is one (Windows)
 
 
 class UnsafePathError(OSError):
@@ -131,6 +132,29 @@ def read_bounded(path: Path, limit: int) -> bytes:
     if len(data) > limit:
         raise TooLarge(f"{path}: larger than {limit} bytes")
     return data
+
+
+def read_within(path: str, limit: int) -> tuple[bytes | None, os.stat_result]:
+    """Return the bytes of `path` (None when it holds more than `limit`) and its `fstat`;
+    raise OSError when it cannot be read.
+
+    Read by the size `fstat` gives, then to the end: asking for `limit` bytes at once would
+    allocate a buffer of that size (and map and unmap it) for every file read."""
+    fd = os.open(path, os.O_RDONLY | BINARY)
+    try:
+        st = os.fstat(fd)
+        want = min(st.st_size, limit) + 1
+        parts: list[bytes] = []
+        total = 0
+        while chunk := os.read(fd, want):
+            parts.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                return None, st
+            want = min(want, limit + 1 - total)
+    finally:
+        os.close(fd)
+    return b"".join(parts), st
 
 
 def atomic_write(

@@ -96,21 +96,21 @@ def _stat_data(st: os.stat_result) -> tuple[int, ...]:
 def _read(path: str) -> tuple[bytes | None, int]:
     """Return the index file's bytes and modification time (ns); None unless it is one this
     module can prove things from."""
+    from gitflow_harness.store.fsutil import read_within
+
     try:
-        with open(path, "rb") as fh:
-            stamp = os.fstat(fh.fileno()).st_mtime_ns
-            data = fh.read(MAX_INDEX + 1)
+        data, st = read_within(path, MAX_INDEX)
     except OSError:
         return None, 0
     if (
-        len(data) > MAX_INDEX
+        data is None
         or len(data) < HEADER + HASH
         or data[:4] != SIGNATURE
         or int.from_bytes(data[4:8], "big") not in VERSIONS
         or sha1_digest(data[:-HASH]) != data[-HASH:]
     ):
         return None, 0
-    return data, stamp
+    return data, st.st_mtime_ns
 
 
 def _entries(data: bytes, prefix: bytes) -> list[tuple[bytes, tuple[Any, ...]]]:

@@ -338,13 +338,12 @@ def _read_bytes(file: str) -> bytes | None:
     """Return a way file's bytes; None when it cannot be read or is past the size bound (its
     parse reports why)."""
     from gitflow_harness.store.frontmatter import MAX_DOCUMENT_BYTES
+    from gitflow_harness.store.fsutil import read_within
 
     try:
-        with open(file, "rb") as fh:
-            data = fh.read(MAX_DOCUMENT_BYTES + 1)
+        return read_within(file, MAX_DOCUMENT_BYTES)[0]
     except OSError:
         return None
-    return data if len(data) <= MAX_DOCUMENT_BYTES else None
 
 
 def reparse(way: Way) -> Way:

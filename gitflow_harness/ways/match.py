@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from gitflow_harness.ways.model import Way
+from gitflow_harness.ways.model import Lanes, Way
 
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
@@ -62,6 +62,11 @@ def contains(text: str, needle: str) -> bool:
     return needle in text
 
 
+def _one_run(needle: str) -> bool:
+    """True when a needle is one run of word characters (as `_runs` would return it alone)."""
+    return needle.isalnum() or _WORD.fullmatch(needle) is not None
+
+
 def _runs(needle: str) -> list[str]:
     """The runs of word characters of a (normalised or folded) needle: itself for a plain
     word, as most are (`isalnum` is `\\w` but for `_`)."""
@@ -91,7 +96,7 @@ class Text:
         folded = self.folded
         if len(folded) < LONG_TEXT or len(literal) < GRAM:
             return literal in folded
-        if _runs(literal) != [literal]:
+        if not _one_run(literal):
             return contains(folded, literal)
         grams = self._grams
         if grams is None:
@@ -103,8 +108,13 @@ class Text:
         """1 when `pattern` is found, after the literals one of which every match holds."""
         if not pattern:
             return 0
-        if hints is not None and not any(self.holds(h) for h in hints):
-            return 0
+        if hints is not None:
+            holds = self.holds
+            for hint in hints:
+                if holds(hint):
+                    break
+            else:
+                return 0
         return 1 if compiled(pattern, flags).search(self.text) else 0
 
     def keyword(self, keyword: str) -> bool:
@@ -322,25 +332,36 @@ def _match_segments(
 
 def prompt_lane(way: Way, prompt: str | Text) -> int:
     """Return 1 when the way's `prompt` regex matches the prompt (case-insensitive), else 0."""
-    lanes = way.lanes
-    return text_of(prompt).regex(lanes.prompt, lanes.prompt_hints, re.IGNORECASE)
+    return _prompt_regex(text_of(prompt), way.lanes)
+
+
+def _prompt_regex(text: Text, lanes: Lanes) -> int:
+    return text.regex(lanes.prompt, lanes.prompt_hints, re.IGNORECASE)
 
 
 def keywords_lane(way: Way, prompt: str | Text) -> int:
     """Return 1 when any of the way's keywords appears in the prompt as a word, else 0."""
-    keywords = way.lanes.keywords
-    if not keywords:
-        return 0
-    text = text_of(prompt)
-    return 1 if any(text.keyword(k) for k in keywords) else 0
+    return _any_keyword(text_of(prompt), way.lanes.keywords)
+
+
+def _any_keyword(text: Text, keywords: tuple[str, ...]) -> int:
+    if keywords:
+        keyword = text.keyword
+        for each in keywords:
+            if keyword(each):
+                return 1
+    return 0
 
 
 def files_lane(way: Way, paths: Iterable[str]) -> int:
     """Return 1 when any repo-relative path matches any of the way's globs, else 0."""
     globs = way.lanes.files
-    if not globs:
-        return 0
-    return 1 if any(glob_match(g, p) for p in paths for g in globs) else 0
+    if globs:
+        for path in paths:
+            for glob in globs:
+                if glob_match(glob, path):
+                    return 1
+    return 0
 
 
 def commands_lane(way: Way, command: str | Text) -> int:
@@ -362,4 +383,5 @@ def roles_lane(way: Way, role: str) -> int:
 def prompt_magnitude(way: Way, prompt: str | Text) -> int:
     """Return how many of the prompt lanes (`prompt`, `keywords`) match a user prompt."""
     text = text_of(prompt)
-    return prompt_lane(way, text) + keywords_lane(way, text)
+    lanes = way.lanes  # once: the hook asks this of every way
+    return _prompt_regex(text, lanes) + _any_keyword(text, lanes.keywords)

@@ -179,13 +179,9 @@ def check_way(
     lanes = Lanes()
     when = values.get("when")
     if isinstance(when, dict):
-        lane_values, found = WHEN_SCHEMA.check(
-            when,
-            path=where,
-            lines=nested_lines(doc, "when"),
-            default_line=doc.line_of("when"),
-            qualifier="when.",
-        )
+        lane_values, found = _check_when(doc, when, where, {})
+        if found:  # rare: only then are the lanes' own lines worth finding
+            lane_values, found = _check_when(doc, when, where, nested_lines(doc, "when"))
         problems.extend(found)
         prompt, commands = lane_values.get("prompt"), lane_values.get("commands")
         lanes = Lanes(
@@ -221,6 +217,14 @@ def check_way(
         has_postcheck=has_postcheck,
     )
     return way, problems
+
+
+def _check_when(
+    doc: Document, when: dict[str, Any], where: str, lines: dict[str, int]
+) -> tuple[dict[str, Any], list[Problem]]:
+    return WHEN_SCHEMA.check(
+        when, path=where, lines=lines, default_line=doc.line_of("when"), qualifier="when."
+    )
 
 
 def parse_way_file(

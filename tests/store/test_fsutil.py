@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -30,3 +31,48 @@ def test_a_taken_temporary_name_is_not_reused(
         fsutil.atomic_write(tmp_path / "cache.json", "{}")
     assert taken.read_text() == "someone else's"
     assert not (tmp_path / "cache.json").exists()
+
+
+@pytest.mark.parametrize("size", [0, 1, 4095, 4096, 4097, 20_000])
+def test_read_within_returns_the_whole_file_up_to_its_limit(tmp_path: Path, size: int) -> None:
+    from gitflow_harness.store.fsutil import read_within
+
+    path = tmp_path / "f.bin"
+    data = (b"a line\r\n" + bytes(range(256)) * 16)[:size].ljust(size, b"\n")  # bytes as they are
+    path.write_bytes(data)
+    read, st = read_within(str(path), 20_000)
+    assert read == data
+    assert st.st_size == size
+    assert read_within(str(path), size)[0] == data
+    if size:
+        assert read_within(str(path), size - 1)[0] is None
+
+
+def test_read_within_reads_what_a_file_gained_after_its_stat(tmp_path: Path) -> None:
+    """The size `fstat` gave is where reading starts, not where it stops."""
+    from gitflow_harness.store import fsutil
+
+    path = tmp_path / "grows"
+    path.write_bytes(b"a" * 10)
+    real = fsutil.os.fstat
+
+    def fstat_then_grow(fd: int) -> os.stat_result:
+        st = real(fd)
+        with open(path, "ab") as out:
+            out.write(b"b" * 5000)
+        return st
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fsutil.os, "fstat", fstat_then_grow)
+        data, st = fsutil.read_within(str(path), 6000)
+    assert (data, st.st_size) == (b"a" * 10 + b"b" * 5000, 10)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fsutil.os, "fstat", fstat_then_grow)
+        assert fsutil.read_within(str(path), 6000)[0] is None  # 10,010 bytes now
+
+
+def test_read_within_raises_for_a_missing_file(tmp_path: Path) -> None:
+    from gitflow_harness.store.fsutil import read_within
+
+    with pytest.raises(FileNotFoundError):
+        read_within(str(tmp_path / "missing"), 10)

@@ -253,3 +253,11 @@ def test_a_literal_is_held_as_in_finds_it_in_the_folded_text(
     searched = Text(text)
     assert searched.holds(literal) == (literal in fold(text)), case
     assert searched.holds(literal[::-1]) == (literal[::-1] in fold(text)), case  # sets kept
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aZ9_ .-\u00e9\u0661\u2163"), max_size=8))
+def test_a_needle_is_one_run_exactly_when_its_runs_are_itself(needle: str) -> None:
+    from gitflow_harness.ways.match import _one_run, _runs
+
+    assert _one_run(needle) == (_runs(needle) == [needle]), needle
