@@ -2,11 +2,12 @@
 
 Every citation of every pill is checked with one `git ls-files` (is it tracked?) and one history
 walk (did it change after the pill's date?), side by side, whatever the number of pills and
-citations.
+citations; both run while the rest of the check goes on.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
@@ -22,6 +23,8 @@ from gitflow_harness.store.schema import Problem
 # Not `typing.TYPE_CHECKING`: `gfh pills check` does not import typing (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import datetime as dt
+    from collections.abc import Callable
     from typing import NamedTuple
 else:
     from gitflow_harness.records import NamedTuple
@@ -65,8 +68,13 @@ def repo_path(path: str) -> str | Outside:
     return pure.as_posix().removeprefix("./")
 
 
-def check(pills: Sequence[Pill], repo: git.Repo, top: Path) -> list[Problem]:
-    """Return the problems of every citation of `pills`: one ls-files, one history walk."""
+def start(pills: Sequence[Pill], repo: git.Repo, top: Path) -> Callable[[], list[Problem]]:
+    """Start checking every citation of `pills` and return what finishes it.
+
+    One ls-files and one history walk run while the caller goes on with other work (the walk
+    in a thread that waits on git's output), and the cited files are looked at meanwhile. The
+    function returned waits for both and returns the problems of every citation.
+    """
     problems: list[Problem] = []
     parsed: list[tuple[Pill, Citation]] = []
     for pill in pills:
@@ -77,19 +85,84 @@ def check(pills: Sequence[Pill], repo: git.Repo, top: Path) -> list[Problem]:
             else:
                 parsed.append((pill, found))
     if not parsed:
-        return problems
+        return lambda: problems
     cited = sorted({c.path for _, c in parsed})
-    listed = git.start_tracked(repo, cited)  # runs while the history is walked
+    changes = _walk_beside(repo, cited, min(p.date for p, _ in parsed))  # the longest: first
+    listed = git.start_tracked(repo, cited)
     with git.reaped(listed):
-        changes = history.walk(repo, cited, min(p.date for p, _ in parsed))
-    tracked = listed()
+        base = os.fspath(top)
+        lined = {c.path for _, c in parsed if c.line is not None}
+        modes, line_counts = _look_ahead(cited, lined, base)
+
+    def finish() -> list[Problem]:
+        with git.reaped(listed):
+            changed = changes()
+        problems.extend(_judge(parsed, base, listed(), changed, modes, line_counts))
+        return problems
+
+    return finish
+
+
+def _walk_beside(
+    repo: git.Repo, paths: list[str], since: dt.date
+) -> Callable[[], history.ChangeTimes]:
+    """Walk the history in a thread, which mostly waits for git's output, and return what
+    joins it and returns the walk (or raises what the walk raised)."""
+    import threading
+
+    done: list[history.ChangeTimes] = []
+    failed: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            done.append(history.walk(repo, paths, since))
+        except BaseException as exc:  # re-raised where the walk is asked for
+            failed.append(exc)
+
+    thread = threading.Thread(target=work, name="gfh-history-walk")
+    thread.start()
+
+    def result() -> history.ChangeTimes:
+        thread.join()
+        if failed:
+            raise failed[0]
+        return done[0]
+
+    return result
+
+
+def _look_ahead(
+    paths: list[str], lined: set[str], base: str
+) -> tuple[dict[str, int | None], dict[str, int]]:
+    """The mode of each cited path and the line count of each regular file cited with a line,
+    read while git works. A path that cannot be read is left out: the check reaches it later
+    and fails where it always did."""
+    modes: dict[str, int | None] = {}
+    counts: dict[str, int] = {}
+    for path in paths:
+        target = os.path.join(base, path)
+        with contextlib.suppress(OSError):
+            mode = modes[path] = _mode(target)
+            if path in lined and mode is not None and stat.S_ISREG(mode):
+                counts[path] = _count_lines(target)
+    return modes, counts
+
+
+def _judge(
+    parsed: list[tuple[Pill, Citation]],
+    base: str,
+    tracked: set[str],
+    changes: history.ChangeTimes,
+    modes: dict[str, int | None],
+    line_counts: dict[str, int],
+) -> list[Problem]:
+    """The problems of the parsed citations, from what ls-files, the walk and the files say."""
+    problems: list[Problem] = []
     tracked_dirs = {str(PurePosixPath(t).parent) for t in tracked}
-    line_counts: dict[str, int] = {}
-    base = os.fspath(top)
     for pill, citation in parsed:
         where = pill.line("citations")
         target = os.path.join(base, citation.path)
-        mode = _mode(target)
+        mode = modes[citation.path] if citation.path in modes else _mode(target)
         if mode is None:
             problems.append(
                 Problem(pill.rel, where, "error", f"citation {citation.text!r}: no such file")
@@ -158,13 +231,14 @@ def _dir_tracked(path: str, tracked_dirs: set[str]) -> bool:
     )
 
 
-# What `Path.exists` takes for "not there" rather than a failure to report.
-_ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
+# What `Path.exists` takes for "not there" rather than a failure to report, and a name too
+# long for any file to have it.
+_ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP, errno.ENAMETOOLONG})
 
 
 def _mode(path: str) -> int | None:
-    """The file mode of `path` (symlinks followed), None where `Path.exists` says False: one
-    `stat` for what `exists` and `is_dir` asked with two."""
+    """The file mode of `path` (symlinks followed), None where `Path.exists` says False or the
+    name is too long to exist: one `stat` for what `exists` and `is_dir` asked with two."""
     try:
         return os.stat(path).st_mode
     except OSError as exc:
