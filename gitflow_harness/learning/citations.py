@@ -60,9 +60,11 @@ class Outside(NamedTuple):
 
 def repo_path(path: str) -> str | Outside:
     """Return `path` as a normal repo-relative POSIX path, or why it is not one."""
-    pure = PurePosixPath(path)
-    if pure.is_absolute() or path.startswith("~") or "\\" in path:
+    if path.startswith(("/", "~")) or "\\" in path:
         return Outside("give a path relative to the repository's top")
+    if path and not (path.startswith(".") or path.endswith("/") or "/." in path or "//" in path):
+        return path  # no empty, `.` or `..` part: normal as it is
+    pure = PurePosixPath(path)
     if ".." in pure.parts:
         return Outside("must stay inside the repository")
     return pure.as_posix().removeprefix("./")
@@ -158,7 +160,7 @@ def _judge(
 ) -> list[Problem]:
     """The problems of the parsed citations, from what ls-files, the walk and the files say."""
     problems: list[Problem] = []
-    tracked_dirs = {str(PurePosixPath(t).parent) for t in tracked}
+    tracked_dirs = {t.rpartition("/")[0] or "." for t in tracked}  # git's paths are normal
     for pill, citation in parsed:
         where = pill.line("citations")
         target = os.path.join(base, citation.path)

@@ -336,7 +336,7 @@ def check_rules(pill: Pill, *, today: dt.date, root_rel: str) -> list[Problem]:
         out.append(Problem(pill.rel, pill.line(key) if key else 1, severity, message))
 
     place = pill.place
-    from gitflow_harness.learning.requests import name_problem
+    from gitflow_harness.learning.request_names import name_problem
 
     too_long = name_problem(place.key)
     if too_long is not None:
