@@ -97,9 +97,13 @@ def start(pills: Sequence[Pill], repo: git.Repo, top: Path) -> Callable[[], list
         modes, line_counts = _look_ahead(cited, lined, base)
 
     def finish() -> list[Problem]:
-        with git.reaped(listed):
-            changed = changes()
-        problems.extend(_judge(parsed, base, listed(), changed, modes, line_counts))
+        # ls-files ends long before the walk: judge what it and the files tell meanwhile.
+        judged = _judge(parsed, base, listed(), modes, line_counts)
+        changed = changes()
+        for slot in judged:
+            found = slot if isinstance(slot, Problem) else _changed(*slot, changed)
+            if found is not None:
+                problems.append(found)
         return problems
 
     return finish
@@ -154,12 +158,12 @@ def _judge(
     parsed: list[tuple[Pill, Citation]],
     base: str,
     tracked: set[str],
-    changes: history.ChangeTimes,
     modes: dict[str, int | None],
     line_counts: dict[str, int],
-) -> list[Problem]:
-    """The problems of the parsed citations, from what ls-files, the walk and the files say."""
-    problems: list[Problem] = []
+) -> list[Problem | tuple[Pill, Citation]]:
+    """The problem of each parsed citation that ls-files and the files show, in order, and in
+    its place each citation that resolves, for the walk to tell whether it changed since."""
+    problems: list[Problem | tuple[Pill, Citation]] = []
     tracked_dirs = {t.rpartition("/")[0] or "." for t in tracked}  # git's paths are normal
     for pill, citation in parsed:
         where = pill.line("citations")
@@ -200,19 +204,23 @@ def _judge(
                     )
                 )
                 continue
-        changed = changes.changed_after(citation.path, pill.date)
-        if changed is not None:
-            problems.append(
-                Problem(
-                    pill.rel,
-                    where,
-                    "note",
-                    f"citation {citation.text!r}: {citation.path} changed after the pill's date "
-                    f"{pill.date} (last on {history.local_date(changed)}); check it still shows "
-                    "what the lesson means",
-                )
-            )
+        problems.append((pill, citation))
     return problems
+
+
+def _changed(pill: Pill, citation: Citation, changes: history.ChangeTimes) -> Problem | None:
+    """A note when the cited file changed after the pill's date."""
+    changed = changes.changed_after(citation.path, pill.date)
+    if changed is None:
+        return None
+    return Problem(
+        pill.rel,
+        pill.line("citations"),
+        "note",
+        f"citation {citation.text!r}: {citation.path} changed after the pill's date "
+        f"{pill.date} (last on {history.local_date(changed)}); check it still shows "
+        "what the lesson means",
+    )
 
 
 def _untracked(pill: Pill, where: int, citation: Citation) -> Problem:

@@ -75,6 +75,18 @@ def test_a_cited_file_changed_after_the_pills_date_is_a_note(repo: Path, put_pil
     ]
 
 
+def test_the_problems_of_one_pills_citations_keep_the_citations_order(
+    repo: Path, put_pill: PutPill
+) -> None:
+    """A note the walk gives and an error the files give, on one line, in the order cited."""
+    backdate(repo, "2026-11-01T10:00:00", "old", {"src/app.py": "a\n"})
+    backdate(repo, "2026-11-20T10:00:00", "later", {"src/app.py": "a\nb\n"})
+    put_pill(citations="[src/app.py, src/gone.py]", date="2026-11-10", last_seen="2026-11-10")
+    found = problems(repo)
+    assert [p.split(": ")[1] for p in found] == ["note", "error"]
+    assert "src/gone.py': no such file" in found[1]
+
+
 def test_a_change_on_the_pills_own_date_is_no_note(repo: Path, put_pill: PutPill) -> None:
     backdate(repo, "2026-11-10T09:00:00", "same day", {"src/app.py": "a\n"})
     put_pill(citations="[src/app.py]", date="2026-11-10", last_seen="2026-11-10")
