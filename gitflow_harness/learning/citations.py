@@ -7,7 +7,6 @@ citations; both run while the rest of the check goes on.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import re
@@ -74,8 +73,9 @@ def start(pills: Sequence[Pill], repo: git.Repo, top: Path) -> Callable[[], list
     """Start checking every citation of `pills` and return what finishes it.
 
     One ls-files and one history walk run while the caller goes on with other work (the walk
-    in a thread that waits on git's output), and the cited files are looked at meanwhile. The
-    function returned waits for both and returns the problems of every citation.
+    in a thread that waits on git's output). The function returned looks at the cited files
+    once ls-files is done, while git may still walk, then waits for the walk and returns the
+    problems of every citation.
     """
     problems: list[Problem] = []
     parsed: list[tuple[Pill, Citation]] = []
@@ -91,14 +91,10 @@ def start(pills: Sequence[Pill], repo: git.Repo, top: Path) -> Callable[[], list
     cited = sorted({c.path for _, c in parsed})
     changes = _walk_beside(repo, cited, min(p.date for p, _ in parsed))  # the longest: first
     listed = git.start_tracked(repo, cited)
-    with git.reaped(listed):
-        base = os.fspath(top)
-        lined = {c.path for _, c in parsed if c.line is not None}
-        modes, line_counts = _look_ahead(cited, lined, base)
 
     def finish() -> list[Problem]:
         # ls-files ends long before the walk: judge what it and the files tell meanwhile.
-        judged = _judge(parsed, base, listed(), modes, line_counts)
+        judged = _judge(parsed, os.fspath(top), listed())
         changed = changes()
         for slot in judged:
             found = slot if isinstance(slot, Problem) else _changed(*slot, changed)
@@ -137,38 +133,20 @@ def _walk_beside(
     return result
 
 
-def _look_ahead(
-    paths: list[str], lined: set[str], base: str
-) -> tuple[dict[str, int | None], dict[str, int]]:
-    """The mode of each cited path and the line count of each regular file cited with a line,
-    read while git works. A path that cannot be read is left out: the check reaches it later
-    and fails where it always did."""
-    modes: dict[str, int | None] = {}
-    counts: dict[str, int] = {}
-    for path in paths:
-        target = os.path.join(base, path)
-        with contextlib.suppress(OSError):
-            mode = modes[path] = _mode(target)
-            if path in lined and mode is not None and stat.S_ISREG(mode):
-                counts[path] = _count_lines(target)
-    return modes, counts
-
-
 def _judge(
     parsed: list[tuple[Pill, Citation]],
     base: str,
     tracked: set[str],
-    modes: dict[str, int | None],
-    line_counts: dict[str, int],
 ) -> list[Problem | tuple[Pill, Citation]]:
     """The problem of each parsed citation that ls-files and the files show, in order, and in
     its place each citation that resolves, for the walk to tell whether it changed since."""
     problems: list[Problem | tuple[Pill, Citation]] = []
     tracked_dirs = {t.rpartition("/")[0] or "." for t in tracked}  # git's paths are normal
+    line_counts: dict[str, int] = {}
     for pill, citation in parsed:
         where = pill.line("citations")
         target = os.path.join(base, citation.path)
-        mode = modes[citation.path] if citation.path in modes else _mode(target)
+        mode = _mode(target)
         if mode is None:
             problems.append(
                 Problem(pill.rel, where, "error", f"citation {citation.text!r}: no such file")
