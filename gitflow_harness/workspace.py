@@ -146,12 +146,11 @@ class Workspace:
 
 
 def open_workspace(cwd: Path | str | None = None, *, surface: str = "cli") -> Workspace:
-    """Discover the repository around `cwd` and load its configuration."""
-    from gitflow_harness.store.events import EventLog
-
+    """Discover the repository around `cwd` and load its configuration; its event log is
+    opened when first asked for (`gfh pills check` never asks)."""
     repo, head = git.discover_head(cwd)
     config = load_config(repo.top)
-    return Workspace(repo, EventLog(repo.common_dir), config=config, surface=surface, head=head)
+    return Workspace(repo, config=config, surface=surface, head=head)
 
 
 def load_config(top: Path | None) -> Config:

@@ -43,8 +43,9 @@ def show(*, as_json: bool, quiet: bool) -> int:
             }
         )
         return 1 if bad else 0
-    for problem in bad if quiet else problems:
-        echo(str(problem))
+    shown = bad if quiet else problems
+    if shown:  # one write, not one per line: a check can print hundreds of them
+        echo("\n".join(map(str, shown)))
     if not quiet:
         notes = len(problems) - len(bad)
         echo(

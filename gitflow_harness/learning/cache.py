@@ -28,6 +28,31 @@ def stamp(st: os.stat_result) -> list[int]:
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
 
+def markdown_stamps(
+    root: Path, *, depth: int, unlisted: type[OSError] = OSError
+) -> dict[str, list[int]]:
+    """{path under `root` (posix): stamp} of every `*.md` file (symlinks to files count) at
+    most `depth` folders below `root`. Symlinked folders are not followed; a folder that cannot
+    be listed with an error of type `unlisted` is passed over."""
+    out: dict[str, list[int]] = {}
+
+    def scan(folder: str, prefix: str, depth: int) -> None:
+        try:
+            with os.scandir(folder) as it:
+                items = list(it)
+        except unlisted:
+            return
+        for item in items:
+            if item.is_dir(follow_symlinks=False):
+                if depth > 0:
+                    scan(item.path, f"{prefix}{item.name}/", depth - 1)
+            elif item.name.endswith(".md") and item.is_file():
+                out[prefix + item.name] = stamp(item.stat())
+
+    scan(os.fspath(root), "", depth)
+    return out
+
+
 def cached(
     root: Path,
     kind: str,

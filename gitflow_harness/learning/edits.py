@@ -89,7 +89,7 @@ def new_pill(
         )
     if not is_name(slug):
         raise UsageError(f"{slug!r} is not a slug (letters, digits, '_', '.', '-')")
-    from gitflow_harness.learning.requests import name_problem
+    from gitflow_harness.learning.request_names import name_problem
 
     too_long = name_problem(f"{role}/{slug}")
     if too_long is not None:

@@ -18,14 +18,8 @@ from gitflow_harness import __version__, git
 from gitflow_harness.errors import GfhError
 from gitflow_harness.learning.lock import held
 from gitflow_harness.learning.pills import SHARED, Catalog, Pill, load_catalog
-from gitflow_harness.learning.requests import (
-    MAX_AGAIN,
-    Ledger,
-    Request,
-    candidates,
-    load_ledger,
-    name_problem,
-)
+from gitflow_harness.learning.request_names import MAX_AGAIN, name_problem
+from gitflow_harness.learning.requests import Ledger, Request, candidates, load_ledger
 from gitflow_harness.store.config import Config
 
 

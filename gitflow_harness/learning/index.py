@@ -9,10 +9,9 @@ imported and a pill parsed only when its file changed since the last call.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from gitflow_harness.learning.cache import cached, stamp
+from gitflow_harness.learning.cache import cached, markdown_stamps
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -86,22 +85,7 @@ def _entries(root: Path) -> dict[str, dict[str, Any]]:
 
 def _pill_files(root: Path) -> dict[str, list[int]]:
     """Map `folder/slug.md` and `retired/folder/slug.md` to a stamp of the file's metadata."""
-    out: dict[str, list[int]] = {}
-
-    def scan(folder: Path, prefix: str, depth: int) -> None:
-        try:
-            with os.scandir(folder) as it:
-                items = list(it)
-        except OSError:
-            return
-        for item in items:
-            if item.is_dir(follow_symlinks=False) and depth > 0:
-                scan(Path(item.path), f"{prefix}{item.name}/", depth - 1)
-            elif item.name.endswith(".md") and prefix and item.is_file():
-                out[prefix + item.name] = stamp(item.stat())
-
-    scan(root, "", 2)
-    return out
+    return {name: s for name, s in markdown_stamps(root, depth=2).items() if "/" in name}
 
 
 def _parse(root: Path, rel: str) -> dict[str, Any] | None:

@@ -18,9 +18,11 @@ def check_pills(repo: git.Repo, config: Config, *, today: dt.date) -> tuple[Cata
     top = repo.worktree()
     catalog = load_catalog(top, config.paths.pills)
     problems = list(catalog.problems)
-    for pill in catalog.pills:
-        problems.extend(check_rules(pill, today=today, root_rel=catalog.root_rel))
-    problems.extend(citations.check(catalog.pills, repo, top))
+    cited = citations.start(catalog.pills, repo, top)  # git walks the history meanwhile
+    with git.reaped(cited):
+        for pill in catalog.pills:
+            problems.extend(check_rules(pill, today=today, root_rel=catalog.root_rel))
+    problems.extend(cited())
     problems.sort(key=lambda p: (p.path, p.line or 0))
     return catalog, problems
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gitflow_harness import __version__
 from gitflow_harness.errors import GfhError, UsageError
-from gitflow_harness.learning.cache import cached, stamp
+from gitflow_harness.learning.cache import cached, markdown_stamps
 from gitflow_harness.learning.folders import layout_folder
 from gitflow_harness.store.schema import (
     REQUIRED,
@@ -178,12 +179,14 @@ class Catalog(NamedTuple):
         return [p for p in self.pills if p.applies(role)]
 
 
-def pill_files(root: Path) -> list[Path]:
-    """Return every `*.md` under the pills root except a top-level README, sorted."""
+def pill_files(root: Path) -> dict[str, list[int]]:
+    """{path under the pills root: stamp} of every `*.md` in it except a top-level README, in
+    path order (folder by folder)."""
     if not root.is_dir():
-        return []
-    readme = root / "README.md"
-    return sorted(p for p in root.rglob("*.md") if p.is_file() and p != readme)
+        return {}
+    found = markdown_stamps(root, depth=sys.maxsize, unlisted=PermissionError)
+    found.pop("README.md", None)
+    return {name: found[name] for name in sorted(found, key=lambda name: name.split("/"))}
 
 
 def load_catalog(top: Path, root_rel: str) -> Catalog:
@@ -191,13 +194,11 @@ def load_catalog(top: Path, root_rel: str) -> Catalog:
 
     An unchanged file is not parsed again: what it gave is taken from the catalog cache."""
     root = layout_folder(top, root_rel, "paths.pills")
+    stamps = pill_files(root)
     # (path, its name under the root, its place): each path taken apart once, not per use.
-    found = []
-    for path in pill_files(root):
-        name = path.relative_to(root).as_posix()
-        found.append((path, name, place_of(name.split("/"))))
+    found = [(root / name, name, place_of(name.split("/"))) for name in stamps]
     placed = {name: (path, place) for path, name, place in found if place}
-    files = {name: stamp(path.stat()) for name, (path, _) in placed.items()}
+    files = {name: stamps[name] for name in placed}
     parsed = cached(root, "catalog", CATALOG_VERSION, files, lambda name: _record(*placed[name]))
     prefix = root.relative_to(top).as_posix() if found else "."
     pills: list[Pill] = []
@@ -335,7 +336,7 @@ def check_rules(pill: Pill, *, today: dt.date, root_rel: str) -> list[Problem]:
         out.append(Problem(pill.rel, pill.line(key) if key else 1, severity, message))
 
     place = pill.place
-    from gitflow_harness.learning.requests import name_problem
+    from gitflow_harness.learning.request_names import name_problem
 
     too_long = name_problem(place.key)
     if too_long is not None:

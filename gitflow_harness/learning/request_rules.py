@@ -13,14 +13,8 @@ from pathlib import Path
 from typing import Final
 
 from gitflow_harness import git
-from gitflow_harness.learning.requests import (
-    COMMIT_ID,
-    DATED,
-    Ledger,
-    Request,
-    again_of,
-    request_id,
-)
+from gitflow_harness.learning.request_names import request_id
+from gitflow_harness.learning.requests import COMMIT_ID, DATED, Ledger, Request, again_of
 from gitflow_harness.store.schema import Problem
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from gitflow_harness.errors import UsageError
 from gitflow_harness.learning.folders import layout_folder
+from gitflow_harness.learning.request_names import file_name, request_id
 from gitflow_harness.store.schema import (
     REQUIRED,
     Choice,
@@ -104,19 +105,6 @@ class Request(NamedTuple):
         return self.lines.get(key, 1)
 
 
-def file_name(pill_key: str) -> str:
-    """Return the request name of a pill key: `/` becomes `__`."""
-    return pill_key.replace("/", "__")
-
-
-def request_id(day: dt.date | str, pill_key: str, again: int) -> str:
-    """Return the id of a request of `pill_key` filed on `day`: plain, -again, -again-2, …"""
-    base = f"{day if isinstance(day, str) else day.isoformat()}-{file_name(pill_key)}"
-    if again == 0:
-        return base
-    return f"{base}-again" if again == 1 else f"{base}-again-{again}"
-
-
 def again_of(request: str, pill_key: str) -> int | None:
     """Return the `-again` count of a request id filed for `pill_key`; None if it is not one.
 
@@ -135,27 +123,6 @@ def again_of(request: str, pill_key: str) -> int | None:
     again = int(suffix["n"]) if suffix["n"] else 1
     # Filing names files with request_id: accept exactly the names it can make.
     return again if request_id(match["date"], pill_key, again) == request else None
-
-
-MAX_AGAIN: Final = 1000  # names tried for one pill on one day: plain, -again … -again-999
-NAME_MAX: Final = 255  # bytes in one file name on the common file systems
-
-
-def name_problem(pill_key: str) -> str | None:
-    """Say why a request of `pill_key` could not be given a file name, or None when the
-    longest name filing may try (`<date>-<name>-again-999.md`) fits in `NAME_MAX` bytes."""
-    longest = f"{request_id('YYYY-MM-DD', pill_key, MAX_AGAIN - 1)}.md"
-    size = len(longest.encode("utf-8"))
-    if size <= NAME_MAX:
-        return None
-    return (
-        f"the name is too long to become a request file (`{REQUESTS_NAME}` would take up to "
-        f"{size} bytes, over the {NAME_MAX} a file name may have): shorten the slug by "
-        f"{size - NAME_MAX} bytes"
-    )
-
-
-REQUESTS_NAME = "requests/<YYYY-MM-DD>-<name>-again-N.md"
 
 
 def candidates(day: dt.date, pill_key: str) -> Iterable[str]:

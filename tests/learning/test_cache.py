@@ -58,3 +58,21 @@ def test_a_damaged_cache_is_parsed_over(tmp_path: Path) -> None:
     ):
         path.write_text(damage, encoding="utf-8")
         assert cache.cached(root, "t", "1", _files(root), lambda name: 7) == {"a.md": 7}
+
+
+def test_markdown_stamps_lists_md_files_to_a_depth_without_following_folder_links(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "pills"
+    for rel in ("top.md", "a/one.md", "a/b/two.md", "a/b/c/deep.md", "a/notes.txt"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(rel, encoding="utf-8")
+    (root / "a" / "dir.md").mkdir()  # a folder, however named, is no file
+    (root / "a" / "link.md").symlink_to(root / "a" / "one.md")  # a link to a file is one
+    (root / "a" / "broken.md").symlink_to(root / "gone.md")
+    (root / "looped").symlink_to(root / "a", target_is_directory=True)
+    found = cache.markdown_stamps(root, depth=2)
+    assert sorted(found) == ["a/b/two.md", "a/link.md", "a/one.md", "top.md"]
+    assert found["a/link.md"] == cache.stamp((root / "a" / "one.md").stat())
+    assert "a/b/c/deep.md" in cache.markdown_stamps(root, depth=3)
+    assert cache.markdown_stamps(tmp_path / "missing", depth=2) == {}

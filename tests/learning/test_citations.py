@@ -40,6 +40,7 @@ def backdate(repo: Path, when: str, message: str, files: dict[str, str]) -> None
         ("src/app.py:4", "citation 'src/app.py:4': src/app.py has 3 line(s)"),
         ("src/app.py:0", "citation 'src/app.py:0': lines count from 1"),
         ("src/gone.py", "citation 'src/gone.py': no such file"),
+        (f"{'a' * 300}/x.py:1", f"citation '{'a' * 300}/x.py:1': no such file"),
         ("src:2", "citation 'src:2': a directory has no lines"),
         ("../outside.py", "citation '../outside.py': must stay inside the repository"),
         ("/etc/passwd", "citation '/etc/passwd': give a path relative to the repository's top"),
@@ -72,6 +73,18 @@ def test_a_cited_file_changed_after_the_pills_date_is_a_note(repo: Path, put_pil
         "the pill's date 2026-11-10 (last on 2026-11-20); check it still shows what the lesson "
         "means"
     ]
+
+
+def test_the_problems_of_one_pills_citations_keep_the_citations_order(
+    repo: Path, put_pill: PutPill
+) -> None:
+    """A note the walk gives and an error the files give, on one line, in the order cited."""
+    backdate(repo, "2026-11-01T10:00:00", "old", {"src/app.py": "a\n"})
+    backdate(repo, "2026-11-20T10:00:00", "later", {"src/app.py": "a\nb\n"})
+    put_pill(citations="[src/app.py, src/gone.py]", date="2026-11-10", last_seen="2026-11-10")
+    found = problems(repo)
+    assert [p.split(": ")[1] for p in found] == ["note", "error"]
+    assert "src/gone.py': no such file" in found[1]
 
 
 def test_a_change_on_the_pills_own_date_is_no_note(repo: Path, put_pill: PutPill) -> None:
@@ -108,6 +121,18 @@ def test_every_citation_of_every_pill_is_checked_with_one_history_walk(
     assert problems(repo) == []
     assert len(calls) == 1
     assert logs == []
+
+
+def test_a_history_walk_that_fails_fails_the_check(repo: Path, put_pill: PutPill) -> None:
+    """The walk runs beside the rest of the check: what stops it still reaches the caller."""
+    backdate(repo, "2026-11-01T10:00:00", "old", {"src/app.py": "a\n"})
+    backdate(repo, "2026-11-20T10:00:00", "later", {"src/app.py": "a\nb\n"})
+    tree = run_git(repo, "rev-parse", "HEAD~1^{tree}").strip()
+    (repo / ".git" / "objects" / tree[:2] / tree[2:]).unlink()  # git log cannot diff it now
+    put_pill(citations="[src/app.py:1]", date="2026-11-10", last_seen="2026-11-10")
+    with pytest.raises(git.GitError) as failed:
+        problems(repo)
+    assert failed.value.args_[0] == "log"
 
 
 def test_the_walk_of_an_unborn_branch_is_empty(tmp_path: Path) -> None:

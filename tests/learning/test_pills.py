@@ -282,3 +282,11 @@ def test_a_changed_pill_is_read_again_from_its_file(repo: Path, put_pill: PutPil
     catalog = load_catalog(repo, "pills")
     assert catalog.pills == ()
     assert "occurrences" in str(catalog.problems[0])
+
+
+def test_the_catalog_lists_pills_folder_by_folder(repo: Path, put_pill: PutPill) -> None:
+    """`a-b/` sorts after `a/` as folders do, though `-` comes before `/` as characters."""
+    for key in ("rev-iewer/x", "rev/y", "rev/x-z", "rev/x"):
+        put_pill(key, applies_to=f"[{key.split('/')[0]}]")
+    keys = [p.key for p in load_catalog(repo, "pills").pills]
+    assert keys == ["rev/x-z", "rev/x", "rev/y", "rev-iewer/x"]

@@ -8,14 +8,9 @@ import pytest
 
 from gitflow_harness import git
 from gitflow_harness.errors import UsageError
+from gitflow_harness.learning.request_names import request_id
 from gitflow_harness.learning.request_rules import check_rules
-from gitflow_harness.learning.requests import (
-    again_of,
-    candidates,
-    load_ledger,
-    request_id,
-    resolve,
-)
+from gitflow_harness.learning.requests import again_of, candidates, load_ledger, resolve
 from tests.helpers import commit, write
 from tests.learning.test_graduation import check, put_request
 
