@@ -138,11 +138,11 @@ def cache_file(top: Path) -> Path | None:
     (parsing it says why)."""
     from gitflow_harness.errors import GfhError
     from gitflow_harness.store.digest import sha256_hex
+    from gitflow_harness.store.fsutil import read_within
     from gitflow_harness.store.state import user_dir
 
     try:
-        with open(top / CONFIG_FILE, "rb") as fh:
-            data = fh.read(MAX_READ + 1)
+        data, _ = read_within(os.fspath(top / CONFIG_FILE), MAX_READ)
     except FileNotFoundError:
         data = b""
         present = b"-"
@@ -150,7 +150,7 @@ def cache_file(top: Path) -> Path | None:
         return None
     else:
         present = b"+"
-    if len(data) > MAX_READ:
+    if data is None:  # past MAX_READ
         return None
     pre_commit = b"+" if os.path.exists(top / ".pre-commit-config.yaml") else b"-"
     made_of = __version__.encode("utf-8") + b"\0" + pre_commit + present + data

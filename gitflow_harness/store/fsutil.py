@@ -127,9 +127,8 @@ class TooLarge(OSError):
 
 def read_bounded(path: Path, limit: int) -> bytes:
     """Return the bytes of `path`, or raise TooLarge when it holds more than `limit`."""
-    with open(path, "rb") as fh:
-        data = fh.read(limit + 1)
-    if len(data) > limit:
+    data, _ = read_within(os.fspath(path), limit)
+    if data is None:
         raise TooLarge(f"{path}: larger than {limit} bytes")
     return data
 
