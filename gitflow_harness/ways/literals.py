@@ -2,10 +2,10 @@
 
 Compiling 500 regexes costs ~15 ms, more than a hook call can spend. So for each `prompt` and
 `commands` regex the index stores a set of lowercase ASCII strings at least one of which every
-match contains; the hook compiles a regex only when the text (folded by `fold`) contains one of
-them. The analysis reads the parse tree of Python's `re` (a private module): when anything about
-it is unexpected, there is no prefilter and the regex is simply always compiled, which is never
-wrong, only slower.
+match contains; the hook compiles a regex only when the text (folded by `match.fold`) contains
+one of them. The analysis reads the parse tree of Python's `re` (a private module): when
+anything about it is unexpected, there is no prefilter and the regex is simply always compiled,
+which is never wrong, only slower.
 """
 
 from __future__ import annotations
@@ -18,15 +18,6 @@ from gitflow_harness.ways import plainregex
 TYPE_CHECKING = False  # no `typing` import at run time (see records.py)
 if TYPE_CHECKING:
     from typing import Any
-
-# Characters outside ASCII that match an ASCII letter under re.IGNORECASE but that str.lower()
-# does not map to it (the Kelvin sign K does lower() to k already).
-_FOLD = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i"})
-
-
-def fold(text: str) -> str:
-    """Fold text the way the prefilter literals are folded (lowercase, ASCII look-alikes)."""
-    return text.translate(_FOLD).lower()
 
 
 def required_literals(pattern: str) -> tuple[str, ...] | None:

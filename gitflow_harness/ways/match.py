@@ -25,7 +25,9 @@ _GRAMS: dict[str, set[str]] = {}
 _TEXTS: dict[str, Text] = {}
 GRAM = 4  # a long text's substrings of this length, in a set: most needles miss one of them
 LONG_TEXT = 4096  # shorter texts are searched directly
-_FOLD = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i"})  # as literals.fold
+# Characters outside ASCII that match an ASCII letter under re.IGNORECASE but that str.lower()
+# does not map to it (the Kelvin sign K does lower() to k already).
+_FOLD = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i"})
 # A run of word characters, as `_is_word` tells them (`\w`: alphanumeric or `_`).
 _WORD = re.compile(r"\w+")
 
@@ -73,10 +75,15 @@ def _runs(needle: str) -> list[str]:
     return [needle] if needle.isalnum() else _WORD.findall(needle)
 
 
+def fold(text: str) -> str:
+    """Fold text as the prefilter literals are (`literals.py`): lowercase, ASCII look-alikes."""
+    return text.translate(_FOLD).lower()
+
+
 class Text:
     """A prompt or command as every way's lanes search it, worked out once per hook call.
 
-    Folded for the literals a regex needs (as `literals.fold` folds them), normalised for the
+    Folded for the literals a regex needs (as `fold` folds them), normalised for the
     keywords, and, when first asked, the set of its normalised words — a keyword found as a
     word has each of its runs of word characters among them — and for a long text the grams of
     its folded words: a literal of word characters lies inside one word.
@@ -86,7 +93,7 @@ class Text:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.folded = text.translate(_FOLD).lower()
+        self.folded = fold(text)
         self._normalised = ""
         self._words: set[str] | None = None
         self._grams: set[str] | None = None

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gitflow_harness.ways.literals import checked_literals, fold, required_literals
+from gitflow_harness.ways.literals import checked_literals, required_literals
+from gitflow_harness.ways.match import fold
 
 PATTERNS = [
     r"\bgit\s+(commit|push)\b",

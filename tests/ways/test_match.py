@@ -243,8 +243,7 @@ def test_a_literal_is_held_as_in_finds_it_in_the_folded_text(
     case: tuple[str, str], long: bool
 ) -> None:
     """Whether the literal is made of word characters or not, in a short or a long text."""
-    from gitflow_harness.ways.literals import fold
-    from gitflow_harness.ways.match import LONG_TEXT, Text
+    from gitflow_harness.ways.match import LONG_TEXT, Text, fold
 
     text, needle = case
     if long:
