@@ -60,33 +60,45 @@ def reflog(repo: Repo, ref: str, *, limit: int | None = None) -> list[ReflogEntr
 
 
 def _reflog_file(repo: Repo, ref: str) -> list[ReflogEntry] | None:
-    """Read a ref's whole reflog file with GitPython's pure-Python reflog parser.
+    """Read a ref's whole reflog from its file, newest first.
 
-    This is the history walk GitPython pays for: `gfh report` reads the reflog of every branch
-    an episode touched and of every copy of the trunk, and one import (~100 ms) replaces a `git`
-    process per ref. None where reflogs are not plain files (the reftable backend) or the file
-    cannot be parsed: the caller asks git instead.
+    `gfh report` reads the reflog of every branch an episode touched and of every copy of the
+    trunk: reading the file replaces a `git` process per ref. None where reflogs are not plain
+    files (the reftable backend) or a line is not one git writes: the caller asks git instead.
     """
     if not ref.startswith("refs/") or (repo.common_dir / "reftable").exists():
         return None
     path = repo.common_dir / "logs" / ref
     if not path.is_file():
-        return [] if not (repo.common_dir / "logs" / ref).exists() else None
-    os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")  # git itself is checked elsewhere
-    from git.refs.log import RefLog
-
+        return [] if not path.exists() else None
     try:
-        log = RefLog.from_file(str(path))
-    except (OSError, ValueError):
+        with open(path, "rb") as fh:
+            lines = fh.read().decode("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
         return None
-    return [
-        ReflogEntry(
-            sha=entry.newhexsha,
-            when=_at(entry.time[0]),
-            message=entry.message,
-        )
-        for entry in reversed(log)
-    ]
+    entries = []
+    for line in reversed(lines):
+        entry = _reflog_line(line)
+        if entry is None:
+            return None
+        entries.append(entry)
+    return entries
+
+
+def _reflog_line(line: str) -> ReflogEntry | None:
+    """One line of a reflog file, `OLD NEW NAME <EMAIL> TIME ZONE<TAB>MESSAGE`; None when it
+    is not such a line."""
+    info, _tab, message = line.partition("\t")
+    _old, _space, rest = info.partition(" ")
+    new, _space, who = rest.partition(" ")
+    email_end = who.find("> ")
+    if email_end == -1 or len(new) not in (40, 64):
+        return None
+    try:
+        stamp = int(who[email_end + 2 :].split(" ", 1)[0])
+    except ValueError:
+        return None
+    return ReflogEntry(sha=new, when=_at(stamp), message=message)
 
 
 def commits_touching(repo: Repo, since: datetime) -> Iterator[tuple[datetime, list[str]]]:

@@ -33,6 +33,28 @@ def test_a_whole_reflog_read_from_its_file_matches_git(repo: Path) -> None:
     assert git.reflog(r, "refs/heads/topic", limit=1) == from_file[:1]
 
 
+def test_a_reflog_file_with_a_line_git_never_writes_is_read_through_git(repo: Path) -> None:
+    """A line the file reader cannot take (no commit name, no time) sends the whole reflog to
+    `git reflog`, which says what git makes of it, rather than a partial history."""
+    run_git(repo, "branch", "topic")
+    r = git.discover(repo)
+    log = r.common_dir / "logs" / "refs" / "heads" / "topic"
+    good = log.read_text(encoding="utf-8")
+    for bad in ("not a reflog line\n", good.replace(" <", " ", 1).replace(">", "", 1)):
+        log.write_text(good + bad, encoding="utf-8")
+        assert git.reflog(r, "refs/heads/topic") == git.reflog(r, "refs/heads/topic", limit=100)
+
+
+def test_a_reflog_entry_without_a_message_reads_as_an_empty_one(repo: Path) -> None:
+    run_git(repo, "branch", "topic")
+    r = git.discover(repo)
+    log = r.common_dir / "logs" / "refs" / "heads" / "topic"
+    log.write_text(log.read_text(encoding="utf-8").split("\t")[0] + "\n", encoding="utf-8")
+    (entry,) = git.reflog(r, "refs/heads/topic")
+    assert entry.message == ""
+    assert entry == git.reflog(r, "refs/heads/topic", limit=1)[0]
+
+
 def test_added_between_names_only_the_files_added_under_a_path(repo: Path) -> None:
     r = git.discover(repo)
     base = run_git(repo, "rev-parse", "HEAD").strip()

@@ -48,9 +48,10 @@ AHEAD: Final = HORIZON / 4
 # scope -> firing surface -> firing session -> its open episodes, per family
 OpenEpisodes = dict[str | None, dict[str, dict[str, Open]]]
 # What an event is a candidate for: (verb, refused, dirty trunk, families it fires) of a
-# `verb` event, or GIT_UPDATE; and the plan for it, (rule, followed) per family it settles.
+# `verb` event, or GIT_UPDATE; and the plan for it, (rule, followed, the family's open
+# episodes) per family it settles.
 PlanKey = tuple[str, bool, bool, tuple[str, ...]]
-Plan = tuple[tuple[FollowThrough, bool], ...]
+Plan = tuple[tuple[FollowThrough, bool, OpenEpisodes], ...]
 GIT_UPDATE: Final[PlanKey] = ("", False, False, ("git.update",))
 # What an episode waiting for git's answer settles as: (family, episodes, followed)
 Ticket = tuple[str, int, bool]
@@ -141,17 +142,16 @@ class HintFollowThrough:
                 elif now > last:
                     self._present[session] = now
         if kind == "verb":
-            self._verb(event)
+            self._verb(event, _branch, _data)
         elif kind == "git.update":
             self._note_update(event)
-            for rule, followed in self._plan(GIT_UPDATE):
-                scope = event.branch if rule.same_branch else None
-                by_surface = self._open[rule.family].get(scope)
+            for rule, followed, by_scope in self._plan(GIT_UPDATE):
+                scope = _branch if rule.same_branch else None
+                by_surface = by_scope.get(scope)
                 if by_surface:
                     self._candidate(rule, event, followed, scope, by_surface)
 
-    def _verb(self, event: Event) -> None:
-        data = event.data
+    def _verb(self, event: Event, branch: str | None, data: dict[str, Any]) -> None:
         verb = data.get("verb")
         if type(verb) is not str:
             return
@@ -160,7 +160,6 @@ class HintFollowThrough:
         if not ids and clean is not False and verb not in self._verbs:
             return  # most `status` runs: no family hears of them
         outcome = data.get("outcome")
-        branch = event.branch
         if verb == "accept" and outcome == "ok" and branch is not None:
             self._branch_deleted(branch)
         dirty = clean is False and branch is not None and branch == data.get("trunk")
@@ -180,12 +179,11 @@ class HintFollowThrough:
         # that no event recorded.
         key = (verb, outcome == "refused", dirty, refired)
         plan = self._plans.get(key)
-        opened = self._open
-        for rule, followed in self._plan(key) if plan is None else plan:
+        for rule, followed, by_scope in self._plan(key) if plan is None else plan:
             # A rule about a branch never opens an episode without one (or on a detached
             # HEAD), so a candidate without a branch finds nothing.
             scope = branch if rule.same_branch else None
-            by_surface = opened[rule.family].get(scope)
+            by_surface = by_scope.get(scope)
             if by_surface:
                 self._candidate(rule, event, followed, scope, by_surface)
         for rule, hint_id in fired:
@@ -210,19 +208,19 @@ class HintFollowThrough:
             verb, refused, dirty, refired = key
             follows = ([] if refused else [f"verb:{verb}"]) + (["dirty-trunk"] if dirty else [])
             ends = [f"verb:{verb}", *follows, *(["refire"] if refired else [])]
-        found: list[tuple[FollowThrough, bool]] = []
+        found: list[tuple[FollowThrough, bool, OpenEpisodes]] = []
         settled: set[str] = set()
         for k in follows:
             for rule in self._follows.get(k, ()):
                 if rule.family not in settled:
                     settled.add(rule.family)
-                    found.append((rule, True))
+                    found.append((rule, True, self._open[rule.family]))
         for k in ends:
             for rule in self._ends.get(k, ()):
                 if rule.family in settled or (k == "refire" and rule.family not in refired):
                     continue
                 settled.add(rule.family)
-                found.append((rule, False))
+                found.append((rule, False, self._open[rule.family]))
         plan = self._plans[key] = tuple(found)
         return plan
 

@@ -29,21 +29,24 @@ class SkippedPrepare:
         self._branches: dict[str, list[int]] = {}
 
     def observe(self, event: Event) -> None:
-        if event.type != "verb" or event.branch is None:
+        # Unpacked once: a tuple's fields by name cost a lookup each, on every `verb` event.
+        _id, _at, kind, _surface, _session, branch, data = event
+        if kind != "verb" or branch is None:
             return
-        verb = event.data.get("verb")
+        verb = data.get("verb")
         if verb == "done":
             # A refused `done` ran nothing (its `gate` is the tree's earlier verdict), and one
             # whose gate program could not run gave no verdict (gate null): neither is a run of
             # the gate, red or otherwise.
-            if event.data.get("outcome") == "refused" or event.data.get("gate") is None:
+            gate = data.get("gate")
+            if gate is None or data.get("outcome") == "refused":
                 return
-            counts = self._counts(event.branch)
+            counts = self._counts(branch)
             counts[0] += 1
-            if event.data.get("gate") == "red":
+            if gate == "red":
                 counts[1] += 1
         elif verb == "prepare":
-            self._counts(event.branch)[2] += 1
+            self._counts(branch)[2] += 1
 
     def _counts(self, branch: str) -> list[int]:
         counts = self._branches.get(branch)
