@@ -28,10 +28,10 @@ def show(*, as_json: bool, quiet: bool) -> int:
     """Check every pill and print the problems (or one `--json` object); exit 1 on errors."""
     import datetime as dt
 
+    from gitflow_harness.cli.found import found_workspace
     from gitflow_harness.learning.lint import check_pills, failing
-    from gitflow_harness.workspace import open_workspace
 
-    ws = open_workspace()
+    ws = found_workspace(None, "cli", cached_trunk=False)
     catalog, problems = check_pills(ws.repo, ws.config, today=dt.date.today())
     bad = failing(problems)
     if as_json:

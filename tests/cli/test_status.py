@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from gitflow_harness.cli import flags
-from gitflow_harness.cli.status import FLAGS, _plain_owner
-from gitflow_harness.cli.status import _workspace as status_workspace
+from gitflow_harness.cli.status import FLAGS
 from gitflow_harness.errors import GfhError
-from gitflow_harness.workspace import Workspace, open_workspace
+from gitflow_harness.workspace import open_workspace
 from tests.helpers import CliRunner, commit, diverge, git, same_both_ways, unmeasured_env, write
 
 ARGS = [
@@ -162,54 +160,6 @@ def _after_main(repo: Path, args: list[str], question: str) -> str:
     return proc.stderr.splitlines()[-1]
 
 
-def _where(ws: Workspace) -> tuple[object, ...]:
-    return (ws.repo, ws.surface, ws.configured_trunk)
-
-
-@pytest.mark.parametrize("place", ["top", "subdirectory", "worktree", "through a symlink"])
-def test_the_workspace_from_gits_files_is_the_one_git_finds(
-    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, place: str
-) -> None:
-    """Read from the `.git` entry, `commondir` and the configuration's cache, the workspace
-    is the one `git rev-parse` and the configuration's parser give: real paths, as git says
-    them."""
-    write(repo, ".gitflow-harness.toml", '[repository]\ntrunk = "main"\n')
-    commit(repo, "configure", {})
-    write(repo, "src/deep/x.txt", "x\n")
-    git(repo, "worktree", "add", "-q", "-b", "feature/wt", str(tmp_path / "wt"))
-    (tmp_path / "link").symlink_to(repo)
-    start = {
-        "top": repo,
-        "subdirectory": repo / "src" / "deep",
-        "worktree": tmp_path / "wt",
-        "through a symlink": tmp_path / "link" / "src",
-    }[place]
-    monkeypatch.chdir(start)
-    found = status_workspace(None, "mcp")
-    assert _where(found) == _where(open_workspace(start, surface="mcp"))
-    assert found.known_head is None  # HEAD's commit comes with `git status`
-    assert found.label == open_workspace(start).head().label
-
-
-@pytest.mark.parametrize("variable", ["GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"])
-def test_the_variables_that_place_a_repository_are_gits_to_read(
-    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str
-) -> None:
-    """Where git is told where the repository is, git's own discovery answers: run from a
-    directory with no repository, `GIT_DIR` and `GIT_WORK_TREE` still find it."""
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    values = {"GIT_DIR": str(repo / ".git"), "GIT_WORK_TREE": str(repo)}
-    if variable == "GIT_COMMON_DIR":
-        monkeypatch.chdir(repo)
-        monkeypatch.setenv("GIT_COMMON_DIR", str(repo / ".git"))
-    else:
-        monkeypatch.chdir(outside)
-        for name, value in values.items():
-            monkeypatch.setenv(name, value)
-    assert _where(status_workspace(None, "cli")) == _where(open_workspace())
-
-
 @pytest.mark.parametrize("inside", [".git", ".git/refs", "nested bare"])
 def test_inside_a_git_dir_status_refuses_as_git_says(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gfh: CliRunner, inside: str
@@ -227,15 +177,6 @@ def test_inside_a_git_dir_status_refuses_as_git_says(
     result = same_both_ways(gfh, "status")
     assert result.code == 2
     assert result.err == f"gfh: {found.value.message}\n"
-
-
-def test_a_worktree_of_another_owner_or_filesystem_is_gits_to_judge(repo: Path) -> None:
-    """Ownership (`safe.directory`) and a filesystem's edge are git's checks: the files are
-    read only where neither could differ."""
-    assert _plain_owner(repo, repo)
-    proc = Path("/proc")
-    if proc.is_dir() and os.stat(proc).st_dev != os.stat(repo).st_dev:
-        assert not _plain_owner(proc, repo)
 
 
 def test_in_a_removed_directory_status_says_so(
