@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 
+from gitflow_harness.git.core import _cwd
+
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,20 +43,16 @@ def refs_from_files(repo: Repo, names: Sequence[str]) -> dict[str, tuple[str, st
     if any(os.environ.get(name) for name in _PLACES):
         return None
     common = repo.common_dir
-    where = repo.top if repo.top is not None else repo.git_dir
     try:
-        if not os.path.isdir(where) or _other_storage(common):
+        if not os.path.isdir(_cwd(repo)) or _other_storage(common):
             return None  # git fails there, or reads another storage: as it always did
         packed = _Packed(common)
         found: dict[str, tuple[str, str]] = {}
         for name in names:
             value = _value(common, packed, name)
-            if value is not None and value.startswith("ref: "):
-                value = _followed(common, packed, name, value)
-                if value is not None:
-                    found[name] = value
-            elif value is not None:
-                found[name] = ("", value)
+            ref = _followed(common, packed, name, value) if value else None
+            if ref is not None:
+                found[name] = ref
     except (_Ask, OSError, UnicodeError):
         return None
     return found
@@ -69,10 +67,11 @@ def _other_storage(common: Path) -> bool:
         return b"refstorage" in config.read().lower()
 
 
-def _followed(
-    common: Path, packed: _Packed, name: str, value: str
-) -> tuple[str, str] | None:
-    """(target, object name) of the symbolic ref `name`, None when its target does not exist."""
+def _followed(common: Path, packed: _Packed, name: str, value: str) -> tuple[str, str] | None:
+    """(symref target or "", object name) of ref `name` holding `value`: a symbolic ref is
+    followed, None when its target does not exist."""
+    if not value.startswith("ref: "):
+        return "", value
     target = value.removeprefix("ref: ").strip()
     if not name.startswith("refs/remotes/"):
         raise _Ask

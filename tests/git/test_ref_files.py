@@ -59,8 +59,6 @@ def test_a_remote_head_is_followed_to_its_branch(tmp_path: Path) -> None:
     assert _read(clone, names) is None  # a chain of symbolic refs
 
 
-
-
 @pytest.mark.parametrize(
     "state",
     [
