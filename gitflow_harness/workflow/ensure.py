@@ -15,6 +15,7 @@ from gitflow_harness.workflow.result import VerbData, VerbResult
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from gitflow_harness import git
     from gitflow_harness.workspace import Workspace
 
 
@@ -34,12 +35,13 @@ class EnsureData(VerbData):
         self.clean = clean
 
 
-def ensure(ws: Workspace) -> VerbResult:
+def ensure(ws: Workspace, status: git.Pending | None = None) -> VerbResult:
     """Check where a session starts; in the main checkout on the trunk, queue the
-    `ensure-main-worktree-first` hint (outside the envelope)."""
+    `ensure-main-worktree-first` hint (outside the envelope). `status`: the
+    `git.start_status(ws.repo, head=True)` the caller started early, if it did (`Facts`)."""
     repo = ws.repo
     repo.worktree()
-    facts = Facts(ws)
+    facts = Facts(ws, status)
     snapshot = facts.snapshot()  # first: its git processes run at once
     main_on_trunk = not repo.linked and facts.on_trunk
     if main_on_trunk:
