@@ -17,6 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from gitflow_harness import git
     from gitflow_harness.agent.context import HookContext
     from gitflow_harness.hookcall.model import Offer
 
@@ -33,7 +34,7 @@ def source(ctx: HookContext) -> list[Offer]:
     repo = git.repo_at(found.top, found.git_dir, found.common_dir)
     started = time.perf_counter()
     # `git status` is the slowest question `ensure` asks: it runs while the rest is imported.
-    status = git.try_start_status(repo)
+    status = _start_status(repo)
     with git.reaped(status.result if status is not None else _nothing):
         from gitflow_harness import hints
         from gitflow_harness.hookcall.model import Offer
@@ -60,6 +61,18 @@ def source(ctx: HookContext) -> list[Offer]:
     # The verb ran either way: recorded with the hints delivered, or none when the budget cut
     # its line.
     return [Offer(text, commit=lambda state: record(shown), cut=lambda state: record(()))]
+
+
+def _start_status(repo: git.Repo) -> git.Pending | None:
+    """The `git status` `ensure` reads, started; None where it cannot start (`ensure` then
+    records the facts it cannot read as unknown, as it always does)."""
+    from gitflow_harness import git
+    from gitflow_harness.errors import GfhError
+
+    try:
+        return git.start_status(repo, head=True)
+    except (GfhError, OSError):
+        return None
 
 
 def _nothing() -> None:

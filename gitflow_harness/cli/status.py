@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from pathlib import Path
 
-    from gitflow_harness import git
     from gitflow_harness.workflow.result import VerbResult
     from gitflow_harness.workflow.run import Console
     from gitflow_harness.workspace import Workspace
@@ -36,33 +35,15 @@ def without_click(args: Sequence[str]) -> Callable[[], int] | None:
 def show(*, end_turn: bool, as_json: bool) -> int:
     """Run `status` and print its box (or its `--json` object) and hints; return the exit code."""
 
-    # `git status` is the slowest question `status` asks: the opener starts it, and it runs
-    # while the verb is imported. One the verb did not read is waited for before gfh exits.
-    early: list[git.Pending] = []
-
-    def opener(directory: Path | None, surface: str) -> Workspace:
-        from gitflow_harness import git
-
-        ws = _workspace(directory, surface)
-        started = git.try_start_status(ws.repo)
-        if started is not None:
-            early.append(started)
-        return ws
-
     def action(ws: Workspace, console: Console) -> VerbResult:
         from gitflow_harness.workflow.status import status
 
-        return status(ws, end_turn=end_turn, started=early.pop() if early else None)
+        return status(ws, end_turn=end_turn)
 
     flags = ["--end-turn"] if end_turn else []
-    try:
-        return run_verb(
-            "status", action, as_json=as_json, flags=flags, render=_render, opener=opener
-        )
-    finally:
-        from gitflow_harness import git
-
-        git.reap(early.pop() if early else None)
+    return run_verb(
+        "status", action, as_json=as_json, flags=flags, render=_render, opener=_workspace
+    )
 
 
 # Set, they tell git where the repository is: git's own discovery answers then.

@@ -98,14 +98,6 @@ def reaped(waiting: Callable[[], object]) -> Iterator[None]:
         raise
 
 
-def reap(started: Pending | None) -> None:
-    """Wait for a started command whose answer is not read, however it ends: no process of
-    it is left running after its caller."""
-    if started is not None:
-        with contextlib.suppress(GfhError, OSError):
-            started.result()
-
-
 def start(
     args: Sequence[str],
     *,

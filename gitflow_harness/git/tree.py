@@ -7,7 +7,6 @@ import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from gitflow_harness.errors import GfhError
 from gitflow_harness.git.core import Pending, Repo, _cwd, run, split_z, start
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
@@ -54,15 +53,6 @@ def start_status(repo: Repo, *, head: bool = False) -> Pending:
     if head:
         args += ["--branch", "--no-ahead-behind"]
     return start(args, cwd=repo.worktree())
-
-
-def try_start_status(repo: Repo, *, head: bool = True) -> Pending | None:
-    """`start_status`, or None where it cannot start (no working tree, its directory gone):
-    whoever reads the changes then finds them unreadable as it would have."""
-    try:
-        return start_status(repo, head=head)
-    except (GfhError, OSError):
-        return None
 
 
 def read_status(started: Pending) -> Status:

@@ -110,17 +110,17 @@ class Facts:
         known = self.__dict__
         status, self._status = self._status, None
         if "_trunk" in known or "changes" in known:
-            git.reap(status)
+            _reap(status)
             return
         head = self.ws.known_head
         try:
             configured = self.ws.configured_trunk
             trunk = git.start_local_trunk(self.repo, configured)
         except (GfhError, OSError):
-            git.reap(status)
+            _reap(status)
             return
         if status is None:
-            status = git.try_start_status(self.repo, head=head is None)
+            status = self._start_status(head is None)
         if status is None:
             self._take_trunk(configured, trunk)
             return
@@ -136,11 +136,24 @@ class Facts:
             with contextlib.suppress(GfhError, OSError):
                 self.ws.learn_head(git.Head(branch=git.head_branch(self.repo), sha=read.head))
 
+    def _start_status(self, head: bool) -> git.Pending | None:
+        try:
+            return git.start_status(self.repo, head=head)
+        except (GfhError, OSError):
+            return None
+
     def _take_trunk(self, configured: str, started: git.Pending | git.TrunkRefs) -> None:
         """Read the trunk from its refs (or their started `for-each-ref`); a failure leaves it
         unread."""
         with contextlib.suppress(GfhError, OSError):
             self.__dict__["_trunk"] = git.read_local_trunk(self.repo, configured, started)
+
+
+def _reap(status: git.Pending | None) -> None:
+    """Wait for a started `git status` whose answer is not read: no process of it is left."""
+    if status is not None:
+        with contextlib.suppress(GfhError, OSError):
+            status.result()
 
 
 def _safe(read: Any) -> Any:

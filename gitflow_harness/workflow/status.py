@@ -43,22 +43,19 @@ class StatusView(VerbData):
         return self.values
 
 
-def status(
-    ws: Workspace, *, end_turn: bool = False, started: git.Pending | None = None
-) -> VerbResult:
+def status(ws: Workspace, *, end_turn: bool = False) -> VerbResult:
     """Describe the working tree: location, branch, trunk, changes, ahead/behind, gate, task.
 
     With `end_turn`, first append `coord.status_observed` (`end_turn_checked`): the end-of-turn
     ritual's evidence. If that append fails the result is `failed` and carries no status, so
-    nothing shows a box the ritual cannot account for. `started`: the
-    `git.start_status(ws.repo, head=True)` the caller started early, if it did (`Facts`).
+    nothing shows a box the ritual cannot account for.
     """
     repo = ws.repo
     top = repo.worktree()
     # `git status` reads every file's metadata: it runs while the trunk is asked, and the
     # counts are kept by commit pair (`kept`), so the command pays for the slowest question.
     # It says HEAD's commit too, when the workspace does not know it yet: HEAD is asked after.
-    known = Facts(ws, started)
+    known = Facts(ws)
     facts = known.snapshot()
     head = ws.head()
     trunk = known.trunk
