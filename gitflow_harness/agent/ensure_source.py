@@ -17,7 +17,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from gitflow_harness import git
     from gitflow_harness.agent.context import HookContext
     from gitflow_harness.hookcall.model import Offer
 
@@ -28,25 +27,20 @@ def source(ctx: HookContext) -> list[Offer]:
         return []
     import time
 
-    from gitflow_harness import git
+    from gitflow_harness import git, hints
+    from gitflow_harness.hookcall.model import Offer
+    from gitflow_harness.workflow.ensure import ensure
+    from gitflow_harness.workflow.record import verb_data
+    from gitflow_harness.workspace import Workspace
 
+    started = time.perf_counter()
+    hints.drain()  # whatever an earlier run in this process left is not this run's to deliver
     found = ctx.repo
     repo = git.repo_at(found.top, found.git_dir, found.common_dir)
-    started = time.perf_counter()
-    # `git status` is the slowest question `ensure` asks: it runs while the rest is imported.
-    status = _start_status(repo)
-    with git.reaped(status.result if status is not None else _nothing):
-        from gitflow_harness import hints
-        from gitflow_harness.hookcall.model import Offer
-        from gitflow_harness.workflow.ensure import ensure
-        from gitflow_harness.workflow.record import verb_data
-        from gitflow_harness.workspace import Workspace
-
-        hints.drain()  # whatever an earlier run in this process left is not this run's
-        # The hook's own discovery and cached configuration: no `git rev-parse`, no TOML parsed.
-        trunk = str(ctx.setting("repository", "trunk"))
-        ws = Workspace(repo, surface="hook", trunk=trunk)
-        result = ensure(ws, status)
+    # The hook's own discovery and cached configuration: no `git rev-parse`, no TOML parsed.
+    trunk = str(ctx.setting("repository", "trunk"))
+    ws = Workspace(repo, surface="hook", trunk=trunk)
+    result = ensure(ws)
     shown = hints.deliverable((*result.hints, *hints.drain()), agent=True)
     duration_ms = int((time.perf_counter() - started) * 1000)
 
@@ -61,19 +55,3 @@ def source(ctx: HookContext) -> list[Offer]:
     # The verb ran either way: recorded with the hints delivered, or none when the budget cut
     # its line.
     return [Offer(text, commit=lambda state: record(shown), cut=lambda state: record(()))]
-
-
-def _start_status(repo: git.Repo) -> git.Pending | None:
-    """The `git status` `ensure` reads, started; None where it cannot start (`ensure` then
-    records the facts it cannot read as unknown, as it always does)."""
-    from gitflow_harness import git
-    from gitflow_harness.errors import GfhError
-
-    try:
-        return git.start_status(repo, head=True)
-    except (GfhError, OSError):
-        return None
-
-
-def _nothing() -> None:
-    """What a `git.reaped` waits for when no command was started."""

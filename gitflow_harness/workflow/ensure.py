@@ -15,7 +15,6 @@ from gitflow_harness.workflow.result import VerbData, VerbResult
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from gitflow_harness import git
     from gitflow_harness.workspace import Workspace
 
 
@@ -35,13 +34,12 @@ class EnsureData(VerbData):
         self.clean = clean
 
 
-def ensure(ws: Workspace, status: git.Pending | None = None) -> VerbResult:
+def ensure(ws: Workspace) -> VerbResult:
     """Check where a session starts; in the main checkout on the trunk, queue the
-    `ensure-main-worktree-first` hint (outside the envelope). `status`: the
-    `git.start_status(ws.repo, head=True)` the caller started early, if it did (`Facts`)."""
+    `ensure-main-worktree-first` hint (outside the envelope)."""
     repo = ws.repo
     repo.worktree()
-    facts = Facts(ws, status)
+    facts = Facts(ws)
     snapshot = facts.snapshot()  # first: its git processes run at once
     main_on_trunk = not repo.linked and facts.on_trunk
     if main_on_trunk:

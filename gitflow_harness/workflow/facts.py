@@ -21,11 +21,8 @@ class Facts:
     """Lazily read facts about the workspace's working tree. After a verb moves HEAD or
     changes files, take a fresh `Facts` (or `refresh()`) so the event records the new state."""
 
-    def __init__(self, ws: Workspace, status: git.Pending | None = None) -> None:
-        """`status`: the `git.start_status(ws.repo, head=True)` a caller started early, while
-        it did something else; these facts read their changes (and HEAD's commit) from it."""
+    def __init__(self, ws: Workspace) -> None:
         self.ws = ws
-        self._status = status
 
     @property
     def repo(self) -> git.Repo:
@@ -108,19 +105,18 @@ class Facts:
         processes running at once, `git status` saying HEAD's commit too. What fails here is
         left unread: reading it on its own then raises as it would have."""
         known = self.__dict__
-        status, self._status = self._status, None
         if "_trunk" in known or "changes" in known:
-            _reap(status)
             return
         head = self.ws.known_head
         try:
             configured = self.ws.configured_trunk
             trunk = git.start_local_trunk(self.repo, configured)
         except (GfhError, OSError):
-            _reap(status)
             return
-        if status is None:
-            status = self._start_status(head is None)
+        try:
+            status: git.Pending | None = git.start_status(self.repo, head=head is None)
+        except (GfhError, OSError):
+            status = None
         if status is None:
             self._take_trunk(configured, trunk)
             return
@@ -136,24 +132,11 @@ class Facts:
             with contextlib.suppress(GfhError, OSError):
                 self.ws.learn_head(git.Head(branch=git.head_branch(self.repo), sha=read.head))
 
-    def _start_status(self, head: bool) -> git.Pending | None:
-        try:
-            return git.start_status(self.repo, head=head)
-        except (GfhError, OSError):
-            return None
-
     def _take_trunk(self, configured: str, started: git.Pending | git.TrunkRefs) -> None:
         """Read the trunk from its refs (or their started `for-each-ref`); a failure leaves it
         unread."""
         with contextlib.suppress(GfhError, OSError):
             self.__dict__["_trunk"] = git.read_local_trunk(self.repo, configured, started)
-
-
-def _reap(status: git.Pending | None) -> None:
-    """Wait for a started `git status` whose answer is not read: no process of it is left."""
-    if status is not None:
-        with contextlib.suppress(GfhError, OSError):
-            status.result()
 
 
 def _safe(read: Any) -> Any:

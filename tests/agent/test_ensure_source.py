@@ -83,7 +83,7 @@ def test_when_ensure_fails_the_session_still_gets_its_env_and_its_ways(
     still gets its environment and its session_start ways."""
     from gitflow_harness.workflow import ensure
 
-    def broken(ws: object, status: object = None) -> None:
+    def broken(ws: object) -> None:
         raise RuntimeError("a bug in ensure")
 
     monkeypatch.setattr(ensure, "ensure", broken)

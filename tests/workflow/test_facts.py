@@ -152,22 +152,3 @@ def test_a_reftable_repository_has_its_facts_from_git(tmp_path: Path) -> None:
     cli, hook = _both(top)
     assert cli == hook
     assert (hook["trunk"], hook["head"]) == ("main", run_git(top, "rev-parse", "HEAD").strip())
-
-
-def test_a_git_status_started_early_gives_the_same_facts(repo: Path) -> None:
-    """A caller may start `git status` before it needs the facts: they are the same, and a
-    status that is not read is still waited for."""
-    diverge(repo, "topic", {"a.txt": "a\n"}, {"b.txt": "b\n"})
-    write(repo, "a.txt", "edited\n")
-    ws = _as_the_hook_opens_it(repo)
-    early = Facts(ws, git.start_status(ws.repo, head=True)).snapshot()
-    assert early == Facts(_as_the_hook_opens_it(repo)).snapshot()
-    assert ws.known_head == git.head(ws.repo)  # learned from it
-    facts = Facts(ws, git.start_status(ws.repo, head=True))
-    assert facts.trunk == "main"  # read on its own first: the early status is not read
-    assert facts.snapshot() == early
-    write(repo, ".gitflow-harness.toml", "[ways]\nfloor = 'high'\n")
-    broken = Workspace(ws.repo, EventLog(repo / ".git"), surface="hook")
-    snapshot = Facts(broken, git.start_status(ws.repo, head=True)).snapshot()
-    assert snapshot["trunk"] is None
-    assert snapshot["head"] == early["head"]
