@@ -45,6 +45,7 @@ from gitflow_harness.git.history import (
 from gitflow_harness.git.refs import (
     AheadBehind,
     LocalTrunk,
+    TrunkRefs,
     ahead_behind,
     branch_exists,
     commits_among,
@@ -111,6 +112,7 @@ __all__ = [
     "ReflogEntry",
     "Repo",
     "Status",
+    "TrunkRefs",
     "Worktree",
     "abort",
     "added_between",

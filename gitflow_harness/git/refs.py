@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from gitflow_harness.errors import RepoStateError
 from gitflow_harness.git.core import Pending, Repo, _cwd, failure, run, start
+from gitflow_harness.git.ref_files import refs_from_files
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -71,25 +72,33 @@ def detect_trunk(repo: Repo, configured: str = "") -> str | None:
     return _pick_trunk(_read_trunk_refs(_start_trunk_refs(repo, ())))
 
 
-def _start_trunk_refs(repo: Repo, also: Sequence[str]) -> Pending:
-    """Start the `git for-each-ref` of origin/HEAD, main, master and `also`."""
+# {ref: (symref target or "", commit)} of the trunk's refs, as far as they exist.
+TrunkRefs = dict[str, tuple[str, str]]
+
+# The one ref read as a symbolic ref: which branch the remote's HEAD names.
+_ORIGIN_HEAD = "refs/remotes/origin/HEAD"
+
+
+def _start_trunk_refs(repo: Repo, also: Sequence[str]) -> Pending | TrunkRefs:
+    """The refs of origin/HEAD, main, master and `also`: read from the ref files when they
+    tell it as git would (`refs_from_files`), else the `git for-each-ref` started for them."""
+    names = [_ORIGIN_HEAD, *(f"refs/heads/{name}" for name in _TRUNK_NAMES), *also]
+    read = refs_from_files(repo, names)
+    if read is not None:
+        return read
     return start(
-        [
-            "for-each-ref",
-            "--format=%(refname)%00%(symref)%00%(objectname)",
-            "refs/remotes/origin/HEAD",
-            *(f"refs/heads/{name}" for name in _TRUNK_NAMES),
-            *also,
-        ],
+        ["for-each-ref", "--format=%(refname)%00%(symref)%00%(objectname)", *names],
         cwd=_cwd(repo),
         check=False,
     )
 
 
-def _read_trunk_refs(started: Pending) -> dict[str, tuple[str, str]]:
+def _read_trunk_refs(started: Pending | TrunkRefs) -> TrunkRefs:
     """{ref: (symref target or "", commit)} of the refs `_start_trunk_refs` asked about, as far
     as they exist."""
-    refs: dict[str, tuple[str, str]] = {}
+    if isinstance(started, dict):
+        return started
+    refs: TrunkRefs = {}
     for line in started.result().stdout.splitlines():
         name, _, rest = line.partition("\0")
         target, _, sha = rest.partition("\0")
@@ -132,16 +141,17 @@ class LocalTrunk(NamedTuple):
     sha: str | None
 
 
-def start_local_trunk(repo: Repo, configured: str = "") -> Pending:
-    """Start the one `git for-each-ref` that `read_local_trunk` reads the trunk from."""
+def start_local_trunk(repo: Repo, configured: str = "") -> Pending | TrunkRefs:
+    """The trunk's refs `read_local_trunk` reads: from the ref files, or the one
+    `git for-each-ref` started for them."""
     return _start_trunk_refs(repo, [f"refs/heads/{configured}"] if configured else [])
 
 
-def read_local_trunk(repo: Repo, configured: str, started: Pending) -> LocalTrunk:
+def read_local_trunk(repo: Repo, configured: str, started: Pending | TrunkRefs) -> LocalTrunk:
     """The trunk, from a `start_local_trunk` of the same `configured`.
 
-    One `git for-each-ref` finds the trunk, whether its branch exists and its commit, unless
-    origin/HEAD names a branch other than main or master: that one is asked about on its own."""
+    One reading finds the trunk, whether its branch exists and its commit, unless origin/HEAD
+    names a branch other than main or master: that one is asked about on its own."""
     refs = _read_trunk_refs(started)
     name = configured or _pick_trunk(refs)
     if name is None:
@@ -151,8 +161,16 @@ def read_local_trunk(repo: Repo, configured: str, started: Pending) -> LocalTrun
         return LocalTrunk(name, refs[ref][1] or None)
     if configured or name in _TRUNK_NAMES:
         return LocalTrunk(None, None)
-    sha = resolve(repo, ref)
+    sha = _resolve_branch(repo, ref)
     return LocalTrunk(name, sha) if sha is not None else LocalTrunk(None, None)
+
+
+def _resolve_branch(repo: Repo, ref: str) -> str | None:
+    """The commit of branch `ref`, from its ref file when that tells it, else from git."""
+    read = refs_from_files(repo, [ref])
+    if read is None:
+        return resolve(repo, ref)
+    return read[ref][1] if ref in read else None
 
 
 def trunk_tips(repo: Repo, trunk: str) -> list[tuple[str, str]]:

@@ -132,8 +132,9 @@ class Facts:
             with contextlib.suppress(GfhError, OSError):
                 self.ws.learn_head(git.Head(branch=git.head_branch(self.repo), sha=read.head))
 
-    def _take_trunk(self, configured: str, started: git.Pending) -> None:
-        """Read the trunk from its started `for-each-ref`; a failure leaves it unread."""
+    def _take_trunk(self, configured: str, started: git.Pending | git.TrunkRefs) -> None:
+        """Read the trunk from its refs (or their started `for-each-ref`); a failure leaves it
+        unread."""
         with contextlib.suppress(GfhError, OSError):
             self.__dict__["_trunk"] = git.read_local_trunk(self.repo, configured, started)
 

@@ -114,3 +114,20 @@ def test_the_local_trunk_read_with_its_commit(tmp_path: Path, repo: Path) -> Non
     trunk = git.read_local_trunk(clone, "", git.start_local_trunk(clone))
     stable = run_git(tmp_path / "clone", "rev-parse", "stable").strip()
     assert trunk == git.LocalTrunk("stable", stable)
+
+
+def test_the_local_trunk_git_reads_where_the_ref_files_cannot_tell(tmp_path: Path) -> None:
+    origin = make_repo(tmp_path / "origin", branch="stable")
+    run_git(tmp_path, "clone", "-q", str(origin), "clone")
+    top = tmp_path / "clone"
+    clone = git.discover(top)
+    stable = run_git(top, "rev-parse", "stable").strip()
+    run_git(top, "branch", "real", "stable")
+    run_git(top, "symbolic-ref", "refs/heads/stable", "refs/heads/real")  # git's to resolve
+    assert git.read_local_trunk(clone, "", git.start_local_trunk(clone)) == git.LocalTrunk(
+        "stable", stable
+    )
+    (top / ".git" / "reftable").mkdir()  # another storage: every ref is git's
+    assert git.read_local_trunk(clone, "", git.start_local_trunk(clone)) == git.LocalTrunk(
+        "stable", stable
+    )

@@ -126,3 +126,29 @@ def test_a_workspace_opens_its_configuration_and_log_when_asked(repo: Path) -> N
     assert broken.configured_trunk == "main"  # given: the file is not read
     with pytest.raises(ConfigError, match=r"ways\.floor"):
         broken.config  # noqa: B018  # reading it is the test
+
+
+def test_packed_refs_and_a_loose_ref_shadowing_one_give_the_same_facts(repo: Path) -> None:
+    diverge(repo, "topic", {"a.txt": "a\n"}, {"b.txt": "b\n"})
+    run_git(repo, "pack-refs", "--all")
+    assert not (repo / ".git" / "refs" / "heads" / "main").exists()
+    packed = _both(repo)
+    assert packed[0] == packed[1]
+    assert (packed[1]["trunk"], packed[1]["ahead"], packed[1]["behind"]) == ("main", 1, 1)
+    run_git(repo, "switch", "-q", "main")
+    commit(repo, "main moves on", {"m.txt": "m\n"})  # loose main, its packed line now stale
+    run_git(repo, "switch", "-q", "topic")
+    cli, hook = _both(repo)
+    assert cli == hook
+    assert (hook["ahead"], hook["behind"]) == (1, 2)
+
+
+def test_a_reftable_repository_has_its_facts_from_git(tmp_path: Path) -> None:
+    run_git(tmp_path, "init", "-q", "--ref-format=reftable", "-b", "main", "rt", check=False)
+    if not (tmp_path / "rt" / ".git").is_dir():
+        pytest.skip("this git has no reftable (`git init --ref-format=reftable` refused)")
+    top = tmp_path / "rt"
+    commit(top, "first", {"a.txt": "a\n"})
+    cli, hook = _both(top)
+    assert cli == hook
+    assert (hook["trunk"], hook["head"]) == ("main", run_git(top, "rev-parse", "HEAD").strip())
