@@ -26,9 +26,10 @@ demo: $(VENV)/.base
 # they are combined once all of them have exited. (pytest-cov measured the workers a second
 # time, and combined before the last of them had written: stray files and a warning.) A file
 # combine cannot read (a process killed while it saved) is named by combine and then removed.
+# The fifteen slowest tests are listed at the end, to see what makes the suite long.
 test: $(VENV)/.test
 	@rm -f .coverage .coverage.*
-	$(BIN)/python -m coverage run -m pytest -n $(PYTEST_WORKERS) -p no:cacheprovider; \
+	$(BIN)/python -m coverage run -m pytest -n $(PYTEST_WORKERS) -p no:cacheprovider --durations=15; \
 	tests=$$?; \
 	$(BIN)/python -m coverage combine --quiet; \
 	rm -f .coverage.*; \
