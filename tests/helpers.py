@@ -43,6 +43,19 @@ def make_repo(path: Path, files: Mapping[str, str] | None = None, *, branch: str
     return path
 
 
+def reftable_repo(parent: Path) -> Path:
+    """A repository whose refs are in a reftable, with one commit on main; the test is skipped
+    where this git has no reftable."""
+    import pytest
+
+    git(parent, "init", "-q", "--ref-format=reftable", "-b", "main", "rt", check=False)
+    top = parent / "rt"
+    if not (top / ".git").is_dir():
+        pytest.skip("this git has no reftable (`git init --ref-format=reftable` refused)")
+    commit(top, "first", {"a.txt": "a\n"})
+    return top
+
+
 def write(root: Path, rel: str, text: str) -> Path:
     """Write `text` to `root/rel`, creating directories."""
     target = root / rel

@@ -9,7 +9,7 @@ import pytest
 
 from gitflow_harness import git
 from gitflow_harness.git.ref_files import refs_from_files
-from tests.helpers import commit, make_repo
+from tests.helpers import commit, make_repo, reftable_repo
 from tests.helpers import git as run_git
 
 NAMES = ("refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master", "refs/tags/v1")
@@ -110,11 +110,7 @@ def test_what_the_files_may_not_tell_is_left_to_git(
 
 
 def test_the_trunk_of_a_reftable_repository_is_git_s(tmp_path: Path) -> None:
-    run_git(tmp_path, "init", "-q", "--ref-format=reftable", "-b", "main", "rt", check=False)
-    if not (tmp_path / "rt" / ".git").is_dir():
-        pytest.skip("this git has no reftable (`git init --ref-format=reftable` refused)")
-    top = tmp_path / "rt"
-    commit(top, "first", {"a.txt": "a\n"})
+    top = reftable_repo(tmp_path)
     r = git.discover(top)
     assert refs_from_files(r, NAMES) is None
     main = run_git(top, "rev-parse", "main").strip()

@@ -12,7 +12,7 @@ from gitflow_harness.errors import ConfigError
 from gitflow_harness.store.events import EventLog
 from gitflow_harness.workflow.facts import Facts
 from gitflow_harness.workspace import Workspace, open_workspace
-from tests.helpers import commit, diverge, write
+from tests.helpers import commit, diverge, reftable_repo, write
 from tests.helpers import git as run_git
 
 
@@ -144,11 +144,7 @@ def test_packed_refs_and_a_loose_ref_shadowing_one_give_the_same_facts(repo: Pat
 
 
 def test_a_reftable_repository_has_its_facts_from_git(tmp_path: Path) -> None:
-    run_git(tmp_path, "init", "-q", "--ref-format=reftable", "-b", "main", "rt", check=False)
-    if not (tmp_path / "rt" / ".git").is_dir():
-        pytest.skip("this git has no reftable (`git init --ref-format=reftable` refused)")
-    top = tmp_path / "rt"
-    commit(top, "first", {"a.txt": "a\n"})
+    top = reftable_repo(tmp_path)
     cli, hook = _both(top)
     assert cli == hook
     assert (hook["trunk"], hook["head"]) == ("main", run_git(top, "rev-parse", "HEAD").strip())
