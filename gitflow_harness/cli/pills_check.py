@@ -14,6 +14,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from gitflow_harness.workspace import Workspace
+
 # Every option of the Click command (`cli/pills.py`), each a flag, as its parameter name.
 FLAGS = {"--json": "as_json", "-q": "quiet", "--quiet": "quiet"}
 
@@ -32,7 +34,7 @@ def show(*, as_json: bool, quiet: bool) -> int:
     from gitflow_harness.learning.lint import check_pills, failing
 
     ws = found_workspace(None, "cli", cached_trunk=False)
-    catalog, problems = check_pills(ws.repo, ws.config, today=dt.date.today())
+    catalog, problems = check_pills(ws.repo, _pills_root(ws), today=dt.date.today())
     bad = failing(problems)
     if as_json:
         echo_json(
@@ -54,3 +56,14 @@ def show(*, as_json: bool, quiet: bool) -> int:
             err=bool(bad),
         )
     return 1 if bad else 0
+
+
+def _pills_root(ws: Workspace) -> str:
+    """`[paths] pills`, from the configuration's cache the hook's sessions share (as `gfh status`
+    reads its trunk): no parse of the configuration while it is unchanged."""
+    from gitflow_harness.hookcall.settings import cached_config
+
+    try:
+        return str(cached_config(ws.top)["paths"]["pills"])
+    except OSError:  # the shared cache cannot be written: read as every command reads it
+        return ws.config.paths.pills

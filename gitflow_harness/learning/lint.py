@@ -7,16 +7,19 @@ import datetime as dt
 from gitflow_harness import git
 from gitflow_harness.learning import citations
 from gitflow_harness.learning.pills import Catalog, check_rules, load_catalog
-from gitflow_harness.store.config import Config
-from gitflow_harness.store.schema import Problem
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitflow_harness.store.schema import Problem
 
 FAILING = frozenset({"error", "warning"})
 
 
-def check_pills(repo: git.Repo, config: Config, *, today: dt.date) -> tuple[Catalog, list[Problem]]:
-    """Return the catalog and every problem of every pill, sorted by file and line."""
+def check_pills(repo: git.Repo, root: str, *, today: dt.date) -> tuple[Catalog, list[Problem]]:
+    """Return the catalog of the pills under `root` (`[paths] pills`) and every problem of every
+    pill, sorted by file and line."""
     top = repo.worktree()
-    catalog = load_catalog(top, config.paths.pills)
+    catalog = load_catalog(top, root)
     problems = list(catalog.problems)
     cited = citations.start(catalog.pills, repo, top)  # git walks the history meanwhile
     with git.reaped(cited):

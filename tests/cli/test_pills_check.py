@@ -75,3 +75,46 @@ def test_outside_a_repository_fails_the_same_either_way(
     result = same_both_ways(gfh, "pills", "check", "-q")
     assert result.code == 2
     assert result.err.startswith("gfh: not a git repository")
+
+
+def test_the_configured_folder_is_read_and_a_change_to_it_seen(repo: Path, gfh: CliRunner) -> None:
+    """`[paths] pills` comes from the configuration's shared cache, which a changed file
+    replaces: the next check reads the new folder."""
+    put(repo)
+    (repo / "lessons").mkdir()
+    config = repo / ".gitflow-harness.toml"
+    config.write_text('[paths]\npills = "lessons"\n')
+    result = same_both_ways(gfh, "pills", "check")
+    assert (result.code, result.out) == (0, "0 pill(s) in lessons/: 0 problem(s), 0 note(s)\n")
+    from gitflow_harness.hookcall.settings import cache_file
+
+    kept = cache_file(repo)
+    assert kept is not None
+    assert kept.is_file()  # read through the cache the hook's sessions share
+    config.write_text('[paths]\npills = "pills"\n')
+    result = same_both_ways(gfh, "pills", "check")
+    assert (result.code, result.out) == (0, "1 pill(s) in pills/: 0 problem(s), 0 note(s)\n")
+
+
+def test_a_malformed_configuration_is_one_line_either_way(repo: Path, gfh: CliRunner) -> None:
+    put(repo)
+    (repo / ".gitflow-harness.toml").write_text("[paths\n")
+    result = same_both_ways(gfh, "pills", "check", "-q")
+    assert result.code == 2
+    assert result.err.startswith("gfh: ")
+    assert ".gitflow-harness.toml" in result.err
+    assert len(result.err.splitlines()) == 1
+
+
+def test_a_configuration_cache_that_cannot_be_written_is_passed_by(
+    repo: Path, gfh: CliRunner
+) -> None:
+    from gitflow_harness.hookcall.settings import cache_file
+
+    put(repo)
+    (repo / ".gitflow-harness.toml").write_text('[paths]\npills = "pills"\n')
+    path = cache_file(repo)
+    assert path is not None
+    path.mkdir(parents=True)
+    result = same_both_ways(gfh, "pills", "check")
+    assert (result.code, result.out) == (0, "1 pill(s) in pills/: 0 problem(s), 0 note(s)\n")

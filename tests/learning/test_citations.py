@@ -18,7 +18,7 @@ TODAY = dt.date(2026, 11, 30)
 
 
 def problems(repo: Path) -> list[str]:
-    _, found = check_pills(git.discover(repo), default_config(), today=TODAY)
+    _, found = check_pills(git.discover(repo), default_config().paths.pills, today=TODAY)
     return [str(p) for p in found]
 
 

@@ -12,7 +12,7 @@ from tests.helpers import ROOT
 
 def test_the_projects_own_pills_pass_gfh_pills_check() -> None:
     repo = git.discover(ROOT)
-    catalog, problems = check_pills(repo, load_config(ROOT), today=dt.date.today())
+    catalog, problems = check_pills(repo, load_config(ROOT).paths.pills, today=dt.date.today())
     assert [str(p) for p in failing(problems)] == []
     assert len(catalog.pills) >= 3
     assert all(p.citations for p in catalog.pills)

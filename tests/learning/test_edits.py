@@ -110,7 +110,7 @@ def test_new_writes_a_template_the_check_refuses_until_it_is_written(repo: Path)
         catalog, repo, "implementer", "crlf", trigger="  editing\n the parser ", today=TODAY
     )
     assert path == repo / "pills" / "implementer" / "crlf.md"
-    _, problems = check_pills(git.discover(repo), default_config(), today=TODAY)
+    _, problems = check_pills(git.discover(repo), default_config().paths.pills, today=TODAY)
     assert [(p.severity, p.message.split(":")[0]) for p in problems] == [
         ("error", "the lesson has no text yet")
     ]
@@ -118,7 +118,7 @@ def test_new_writes_a_template_the_check_refuses_until_it_is_written(repo: Path)
     for section in ("What went wrong", "Rule", "Why"):
         text = text.replace(f"## {section}\n", f"## {section}\n\nWritten.\n", 1)
     path.write_text(text)
-    _, problems = check_pills(git.discover(repo), default_config(), today=TODAY)
+    _, problems = check_pills(git.discover(repo), default_config().paths.pills, today=TODAY)
     assert [(p.severity, p.message) for p in problems] == [
         ("note", "section(s) '## How to apply' left empty")
     ]

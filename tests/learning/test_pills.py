@@ -18,12 +18,12 @@ PutPill = Callable[..., Path]
 
 
 def problems(repo: Path, today: dt.date = TODAY) -> list[str]:
-    _, found = check_pills(git.discover(repo), default_config(), today=today)
+    _, found = check_pills(git.discover(repo), default_config().paths.pills, today=today)
     return [str(p) for p in found]
 
 
 def errors(repo: Path, today: dt.date = TODAY) -> list[str]:
-    _, found = check_pills(git.discover(repo), default_config(), today=today)
+    _, found = check_pills(git.discover(repo), default_config().paths.pills, today=today)
     return [str(p) for p in failing(found)]
 
 
