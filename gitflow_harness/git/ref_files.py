@@ -5,8 +5,8 @@ loose ref is `refs/…` in the common dir holding one object name, else the ref 
 `packed-refs` (`<name> <ref>`, a peeled `^<name>` line after an annotated tag's). A loose ref
 shadows a packed one. Anything these files may not tell as git would is git's to answer: a
 repository located by `$GIT_DIR` or `$GIT_COMMON_DIR`, another ref storage (`reftable`), a
-symbolic branch, a ref name git would refuse, a file that is not one object name, a file that
-cannot be read.
+symbolic branch, a ref that is a symbolic link, a ref name git would refuse, a file that is not
+one object name, a file that cannot be read.
 """
 
 from __future__ import annotations
@@ -85,8 +85,11 @@ def _value(common: Path, packed: _Packed, name: str) -> str | None:
     """The object name (or `ref: TARGET`) ref `name` holds, None when it does not exist."""
     if not _plain_name(name):
         raise _Ask
+    path = common / name
+    if os.path.islink(path):
+        raise _Ask  # how git once stored a symbolic ref: it still reads some of them so
     try:
-        with open(common / name, "rb") as loose:
+        with open(path, "rb") as loose:
             text = loose.read().decode("utf-8", errors="strict").strip()
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return packed.get(name)

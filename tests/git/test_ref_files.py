@@ -65,6 +65,7 @@ def test_a_remote_head_is_followed_to_its_branch(tmp_path: Path) -> None:
         "reftable-dir",
         "ref-storage-config",
         "symbolic-branch",
+        "symlinked-ref",
         "malformed-loose",
         "malformed-packed",
         "unterminated-packed",
@@ -87,6 +88,8 @@ def test_what_the_files_may_not_tell_is_left_to_git(
             config.write("[extensions]\n\trefStorage = reftable\n")
     elif state == "symbolic-branch":
         run_git(repo, "symbolic-ref", "refs/heads/master", "refs/heads/main")
+    elif state == "symlinked-ref":  # how git once stored a symbolic ref, and still reads one
+        (dot_git / "refs" / "heads" / "master").symlink_to("main")
     elif state == "malformed-loose":
         (dot_git / "refs" / "heads" / "master").write_text("not an object name\n")
     elif state == "malformed-packed":
