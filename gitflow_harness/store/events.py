@@ -321,8 +321,8 @@ class EventLog:
         the log's other lines read back since the previous one; each file ends with
         `(passed, None)` for its lines before that session's first.
 
-        A line without the session id as JSON quotes it (`"claude:abc"`, as `encode` writes the
-        envelope's `session`) cannot be one of its events: it is counted, never parsed.
+        A line without the envelope's `session` field as `encode` writes it
+        (`"session":"claude:abc"`) cannot be one of its events: it is counted, never parsed.
         """
         needle = _session_needle(session)
         for path in reversed(self.files()):
@@ -353,11 +353,13 @@ class EventLog:
 
 
 def _session_needle(session: str) -> bytes:
-    """What every line of `session`'s events holds: its id as JSON quotes it (`"claude:abc"`,
-    as `encode` writes the envelope's `session`). An id that JSON escapes could be written
-    either way: then the needle is empty and every line is parsed."""
+    """What every line of `session`'s events holds: the envelope's `session` field as
+    `encode` writes it, compact (`"session":"claude:abc"`). The key is part of the needle: a
+    long needle lets the search skip further, and lines that merely quote the id (another
+    session's event naming it) are counted, not parsed. An id that JSON escapes could be
+    written either way: then the needle is empty and every line is parsed."""
     quoted = json.dumps(session, ensure_ascii=False)
-    return quoted.encode("utf-8") if quoted[1:-1] == session else b""
+    return b'"session":' + quoted.encode("utf-8") if quoted[1:-1] == session else b""
 
 
 def _session_lines(

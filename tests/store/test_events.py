@@ -265,7 +265,7 @@ def test_reading_back_one_session_parses_only_the_lines_that_name_it(
     log: EventLog, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """If other sessions wrote most of the log, then reading one session back parses its own
-    lines (and any that quote its id) and counts every other line unparsed."""
+    lines and counts every other line unparsed, those that quote its id in their data too."""
     from gitflow_harness.store import events as events_module
 
     def add(session: str | None, **data: object) -> None:
@@ -274,7 +274,7 @@ def test_reading_back_one_session_parses_only_the_lines_that_name_it(
     add("claude:a", n=1)
     for i in range(40):
         add("cursor:busy", i=i)
-    add("cursor:busy", mentions="claude:a")  # quotes the id: parsed, then counted
+    add("cursor:busy", mentions="claude:a")  # quotes the id, not as its session: counted
     add(None, i=99)
     add("claude:a", n=2)
     with open(log.files()[-1], "ab") as fh:
@@ -289,7 +289,21 @@ def test_reading_back_one_session_parses_only_the_lines_that_name_it(
     monkeypatch.setattr(events_module, "classify", counting)
     seen = [(passed, ev.data.get("n") if ev else None) for passed, ev in log.reverse_of("claude:a")]
     assert seen == [(1, 2), (42, 1), (0, None)]
-    assert len(parsed) == 3
+    assert len(parsed) == 2
+
+
+@pytest.mark.parametrize("session", ["claude:a", "codex:é-ü", "cursor:x y", "claude:a/b"])
+def test_every_line_of_a_session_holds_its_needle(log: EventLog, session: str) -> None:
+    """If an event of `session` is written, then its line holds what the session's readers
+    search for, whatever else the envelope carries: no event of the session is passed over."""
+    from gitflow_harness.store.events import _session_needle
+
+    log.append(make_event("x", {"session": "other"}, surface="git", session=session, branch="b"))
+    [line] = log.files()[-1].read_bytes().splitlines()
+    needle = _session_needle(session)
+    assert needle
+    assert needle in line
+    assert [e.session for _, e in log.reverse_of(session) if e] == [session]
 
 
 def test_reading_back_a_session_whose_id_json_escapes_parses_every_line(log: EventLog) -> None:
