@@ -359,7 +359,7 @@ def _session_needle(session: str) -> bytes:
     session's event naming it) are counted, not parsed. An id that JSON escapes could be
     written either way: then the needle is empty and every line is parsed."""
     quoted = json.dumps(session, ensure_ascii=False)
-    return b'"session":' + quoted.encode("utf-8") if quoted[1:-1] == session else b""
+    return eventwrite.encoded_field("session", session) if quoted[1:-1] == session else b""
 
 
 def _session_lines(

@@ -81,7 +81,7 @@ def encode_line(obj: dict[str, Any]) -> bytes:
     environment variable, or of a `\\ud800` escape in a payload) is not Unicode: it is written as
     U+FFFD, the replacement character, so the line stays UTF-8 every JSON reader accepts.
     """
-    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    text = _dumps(obj)
     try:
         line = text.encode("utf-8") + b"\n"
     except UnicodeEncodeError:
@@ -92,6 +92,16 @@ def encode_line(obj: dict[str, Any]) -> bytes:
             "limit of the event log; refused (events carry ids, names and counts, not text)"
         )
     return line
+
+
+def encoded_field(key: str, value: str) -> bytes:
+    """How `encode_line` writes the envelope field `key` with the string `value`: the bytes a
+    reader may search the log's lines for."""
+    return _dumps({key: value})[1:-1].encode("utf-8")
+
+
+def _dumps(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
 def _replace_surrogates(text: str) -> str:
