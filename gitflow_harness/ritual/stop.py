@@ -21,7 +21,10 @@ if TYPE_CHECKING:
 else:
     from gitflow_harness.records import NamedTuple
 
-SCAN_LIMIT: Final = 50_000  # events read back before giving up on finding the turn's start
+# How far back the turn's start is looked for: the bytes of the log after it, about 60,000
+# events. A bound in bytes, not lines: a read on from a known start checks it from the files'
+# sizes alone, where a count of lines would have to read them.
+SCAN_BYTES: Final = 16 * 1024 * 1024
 OBSERVE_ONLY: Final = frozenset({"codex"})  # a continuation can replace Codex's answer
 # The reason of a Stop let through after `[ritual] max_blocks` blocks of one turn.
 EXHAUSTED: Final = "remediation_exhausted"
@@ -61,35 +64,27 @@ class StopVerdict(NamedTuple):
 
 
 def turn_events(
-    log: EventLog, session: str, *, limit: int = SCAN_LIMIT, start: object = None
+    log: EventLog, session: str, *, reach: int = SCAN_BYTES, start: object = None
 ) -> tuple[list[Event], bool]:
     """Return `session`'s events from the start of its latest turn chain, oldest first, and
-    whether that start was found within `limit` lines of the log.
+    whether that start was found within the last `reach` bytes of the log.
 
     Reads the log backwards and stops at the `turn.started` that begins the chain (walking back
     over remediation turns), so the cost follows the turn, not the log; the lines of other
-    sessions on the way are counted, not parsed. With `start`, where the session state says its
-    latest `turn.started` landed (`hookcall.session.TURN_START`), the log is read on from there
-    instead when that line is still the latest turn's start and begins its chain; the answer is
-    the same either way.
+    sessions on the way are searched past, not parsed. With `start`, where the session state
+    says its latest `turn.started` landed (`hookcall.session.TURN_START`), the log is read on
+    from there instead when that line is still the latest turn's start and begins its chain;
+    the answer is the same either way.
     """
     if start is not None:
-        found = _turn_from(log, session, start, limit)
+        found = _turn_from(log, session, start, reach)
         if found is not None:
             return found, True
     collected: list[Event] = []
     hops = 0
-    scanned = 0  # lines read back before the current one
-    for passed, ev in log.reverse_of(session):
+    for ev in log.reverse_of(session, reach=reach):
         if ev is None:
-            scanned += passed
-            if scanned > limit:
-                break
-            continue
-        scanned += passed
-        if scanned >= limit:
             break
-        scanned += 1
         collected.append(ev)
         if ev.type == "turn.started":
             hops += 1
@@ -103,39 +98,29 @@ def turn_events(
     return collected, False
 
 
-def _turn_from(log: EventLog, session: str, start: object, limit: int) -> list[Event] | None:
+def _turn_from(log: EventLog, session: str, start: object, reach: int) -> list[Event] | None:
     """The turn's events read on from where its `turn.started` landed, or None when the read
     back must decide: the place does not parse or holds another line, the turn repairs an
     earlier one (its chain starts further back), a later `turn.started` of the session is in
-    the log, or `limit` lines may come after it (the read back might not reach it: the lines
-    read on are counted empty ones included, at least as many as the read back counts)."""
+    the log, or the place is out of the read back's `reach`."""
     if not isinstance(start, dict):
         return None
     name, offset, event_id = start.get("file"), start.get("at"), start.get("id")
     if not isinstance(name, str) or type(offset) is not int or offset < 0:
         return None
     events: list[Event] = []
-    scanned = 0  # the lines after the turn's start: at least as many as the read back counts
-    for passed, ev in log.forward_of(session, name, offset):
+    for ev in log.forward_of(session, name, offset, reach=reach):
         if not events:
             if (
-                ev is None
-                or passed
-                or ev.id != event_id
+                ev.id != event_id
                 or ev.type != "turn.started"
                 or ev.data.get("stop_remediation") is True
             ):
                 return None
-            events.append(ev)
-            continue
-        scanned += passed
-        if ev is None:
-            continue
-        if ev.type == "turn.started":
+        elif ev.type == "turn.started":
             return None
-        scanned += 1
         events.append(ev)
-    return events if events and scanned < limit else None
+    return events or None
 
 
 def enforces(adapter: str, ritual: RitualConfig) -> bool:
@@ -239,7 +224,7 @@ def conclude_turn(
         )
         return record_verdict(log, verdict, session, branch)
     try:
-        events, complete = turn_events(log, session, limit=SCAN_LIMIT, start=start)
+        events, complete = turn_events(log, session, reach=SCAN_BYTES, start=start)
     except OSError as exc:
         reason = f"event log unreadable: {exc.strerror or exc}"
         return record_verdict(
@@ -277,7 +262,7 @@ def conclude_turn(
         return record_verdict(log, verdict, session, branch)
     if not complete and start is None:
         reason = (
-            f"no turn.started of this session within the last {SCAN_LIMIT} events of the log; "
+            f"no turn.started of this session within the last {_bytes(SCAN_BYTES)} of the log; "
             "not evaluated"
         )
         return record_verdict(
@@ -306,3 +291,9 @@ def record_verdict(
         use_env_session=False,
     )
     return verdict
+
+
+def _bytes(count: int) -> str:
+    """`16 MiB` for a whole number of MiB, else `1,500 bytes`."""
+    mib, rest = divmod(count, 1024 * 1024)
+    return f"{mib} MiB" if mib and not rest else f"{count:,} bytes"

@@ -316,32 +316,51 @@ class EventLog:
                 if type(ev) is Event:
                     yield ev
 
-    def reverse_of(self, session: str) -> Iterator[tuple[int, Event | None]]:
-        """Yield `(passed, event)` for `session`'s events, newest first, where `passed` counts
-        the log's other lines read back since the previous one; each file ends with
-        `(passed, None)` for its lines before that session's first.
+    def reverse_of(self, session: str, *, reach: int | None = None) -> Iterator[Event | None]:
+        """Yield `session`'s events, newest first.
 
-        A line without the envelope's `session` field as `encode` writes it
-        (`"session":"claude:abc"`) cannot be one of its events: it is counted, never parsed.
+        With `reach`, only the lines that start within the last `reach` bytes of the log are
+        looked at (`tail.reverse_lines_holding`), and `None` comes last when an older line is
+        left unread for it. A line without the envelope's `session` field as `encode` writes it
+        (`"session":"claude:abc"`) cannot be one of its events: it is never parsed.
         """
         needle = _session_needle(session)
-        for path in reversed(self.files()):
-            yield from _session_lines(session, reverse_lines_holding(path, needle))
+        files = self.files()
+        for i in range(len(files) - 1, -1, -1):
+            path = files[i]
+            if reach is not None and reach <= 0:
+                if any(older.stat().st_size for older in files[: i + 1]):
+                    yield None
+                return
+            size = path.stat().st_size if reach is not None else None
+            for raw in reverse_lines_holding(path, needle, end=size, reach=reach):
+                if raw is None:
+                    yield None
+                    return
+                ev = classify(raw)
+                if type(ev) is Event and ev.session == session:
+                    yield ev
+            if reach is not None and size is not None:
+                reach -= size
 
     def forward_of(
-        self, session: str, name: str, offset: int
-    ) -> Iterator[tuple[int, Event | None]]:
+        self, session: str, name: str, offset: int, *, reach: int | None = None
+    ) -> Iterator[Event]:
         """Like `reverse_of`, forwards: `session`'s events from the line at `offset` of the
-        monthly file `name` on, oldest first, through the later files; each file ends with
-        `(passed, None)` for its lines after that session's last. Nothing when there is no
-        such file. `passed` counts empty lines too: it is at least what `reverse_of` counts
-        (`tail.lines_holding_from`)."""
+        monthly file `name` on, oldest first, through the later files. Nothing when there is no
+        such file or, with `reach`, when that line starts more than `reach` bytes before the
+        log's end: exactly when `reverse_of` with that reach would not look at it."""
         needle = _session_needle(session)
         later = [path for path in self.files() if path.name >= name]
         if not later or later[0].name != name:
             return
+        if reach is not None and sum(p.stat().st_size for p in later) - offset > reach:
+            return
         for path in later:
-            yield from _session_lines(session, lines_holding_from(path, offset, needle))
+            for raw in lines_holding_from(path, offset, needle):
+                ev = classify(raw)
+                if type(ev) is Event and ev.session == session:
+                    yield ev
             offset = 0
 
     def verify(self) -> list[FileCounts]:
@@ -360,25 +379,6 @@ def _session_needle(session: str) -> bytes:
     written either way: then the needle is empty and every line is parsed."""
     quoted = json.dumps(session, ensure_ascii=False)
     return eventwrite.encoded_field("session", session) if quoted[1:-1] == session else b""
-
-
-def _session_lines(
-    session: str, lines: Iterator[tuple[int, bytes | None]]
-) -> Iterator[tuple[int, Event | None]]:
-    """`session`'s events among the lines holding its needle (`reverse_lines_holding`,
-    `lines_holding_from`), with the other lines passed counted: a line holding the needle that
-    is another session's event counts, one that is no event does not."""
-    others = 0
-    for passed, raw in lines:
-        if raw is None:
-            yield others + passed, None
-            break
-        ev = classify(raw)
-        if type(ev) is Event and ev.session == session:
-            yield others + passed, ev
-            others = 0
-        else:
-            others += passed + (type(ev) is Event)
 
 
 def _read_file(path: Path, counts: FileCounts, since: str | None) -> Iterator[Event]:

@@ -99,25 +99,35 @@ def reverse_nonempty_lines(path: Path, *, block: int = BLOCK) -> Iterator[bytes]
 
 
 def reverse_lines_holding(
-    path: Path, needle: bytes, *, block: int = BLOCK
-) -> Iterator[tuple[int, bytes | None]]:
-    """Yield `(passed, line)` for the lines of `path` that contain `needle`, last first, where
-    `passed` counts the non-empty lines since the previous one yielded that do not; last comes
-    `(passed, None)` for the lines before the first that does.
+    path: Path,
+    needle: bytes,
+    *,
+    block: int = BLOCK,
+    end: int | None = None,
+    reach: int | None = None,
+) -> Iterator[bytes | None]:
+    """Yield the non-empty lines of `path` that contain `needle`, last first.
 
-    Lines without `needle` are counted and dropped a block at a time, never stepped through one
-    by one: the cost of reading back over other writers' lines is a search, not a loop.
+    With `end`, the file is read as if it ended there. With `reach`, only the lines that start
+    within the last `reach` bytes are looked at (a line whose start is `reach` bytes from the
+    end is): when an earlier line is left unread for it, `None` comes last.
+
+    Lines without `needle` are dropped a block at a time, never stepped through one by one: the
+    cost of reading back over other writers' lines is a search, not a loop.
     """
-    passed = 0
     with open(path, "rb") as fh:
-        pos = fh.seek(0, os.SEEK_END)
+        pos = fh.seek(0, os.SEEK_END) if end is None else end
+        bounded = reach is not None and max(0, reach) < pos
+        # Bounded, the search reads down to the byte before the first start within reach: a
+        # newline there says a line starts at it.
+        stop = pos - max(0, reach) - 1 if bounded and reach is not None else 0
         carry = b""  # the start of the newest line not yet whole: it began before the block
-        while pos > 0:
-            step = min(block, pos)
+        while pos > stop:
+            step = min(block, pos - stop)
             pos -= step
             fh.seek(pos)
             buffer = fh.read(step) + carry
-            if pos > 0:
+            if pos > 0 or bounded:  # the first piece began before the block (or out of reach)
                 cut = buffer.find(b"\n")
                 if cut < 0:  # the block lies inside one line
                     carry = buffer
@@ -126,17 +136,12 @@ def reverse_lines_holding(
             else:
                 carry, start = b"", 0
             if buffer.find(needle, start) < 0:
-                passed += _nonempty(buffer, start)
                 continue
             for line in reversed(buffer[start:].split(b"\n")):
-                if not line:
-                    continue
-                if needle in line:
-                    yield passed, line
-                    passed = 0
-                else:
-                    passed += 1
-    yield passed, None
+                if line and needle in line:
+                    yield line
+    if bounded:
+        yield None
 
 
 FORWARD_BLOCK = 64 * 1024
@@ -144,52 +149,37 @@ FORWARD_BLOCK = 64 * 1024
 
 def lines_holding_from(
     path: Path, offset: int, needle: bytes, *, block: int = FORWARD_BLOCK
-) -> Iterator[tuple[int, bytes | None]]:
-    """Like `reverse_lines_holding`, forwards from `offset`: yield `(passed, line)` for the
-    non-empty lines from there on that contain `needle`, oldest first, where `passed` counts
-    the lines since the previous one yielded that do not; last comes `(passed, None)` for the
-    lines after the last that does. A last line without a newline counts as a line.
+) -> Iterator[bytes]:
+    """Like `reverse_lines_holding`, forwards from `offset`: yield the non-empty lines from there
+    on that contain `needle`, oldest first; a last line without a newline is one too.
 
-    `passed` counts empty lines too (it is at least the count of non-empty lines): telling
-    them apart would search every block a second time, and a reader that bounds how far it
-    reads needs no more than an upper bound.
+    Each block is searched where it lies: only a line that began in the block before is joined.
     """
-    passed = 0
     with open(path, "rb") as fh:
         fh.seek(offset)
         carry = b""  # the start of a line not yet whole: it goes on in the next block
         while True:
             chunk = fh.read(block)
-            buffer = carry + chunk if carry else chunk
-            if chunk:
-                cut = buffer.rfind(b"\n")  # the whole lines end here; searched up to it
-                if cut < 0:  # the block lies inside one line
-                    carry = buffer
-                    continue
-                carry = buffer[cut + 1 :]
-            elif not buffer:
-                break
-            else:
-                cut = len(buffer)  # the last line, without a newline
-            if buffer.find(needle, 0, cut) < 0:
-                passed += buffer.count(b"\n", 0, cut) + 1
-            else:
-                for line in buffer[:cut].split(b"\n"):
-                    if line and needle in line:
-                        yield passed, line
-                        passed = 0
-                    else:
-                        passed += 1
             if not chunk:
-                break
-    yield passed, None
-
-
-def _nonempty(buffer: bytes, start: int) -> int:
-    """Count the non-empty lines of `buffer[start:]`, without splitting it when it can."""
-    if buffer.find(b"\n\n", start) >= 0:
-        return sum(1 for line in buffer[start:].split(b"\n") if line)
-    if len(buffer) == start:
-        return 0
-    ends = (buffer[start : start + 1] == b"\n") + (buffer[-1:] == b"\n")
-    return buffer.count(b"\n", start) + 1 - ends
+                if carry and needle in carry:
+                    yield carry
+                return
+            last = chunk.rfind(b"\n")  # the whole lines end here
+            if last < 0:  # the block lies inside one line
+                carry += chunk
+                continue
+            start = 0
+            if carry:
+                start = chunk.find(b"\n") + 1
+                line = carry + chunk[: start - 1]
+                if line and needle in line:
+                    yield line
+            hit = chunk.find(needle, start, last)
+            while hit >= 0:
+                begin = max(chunk.rfind(b"\n", start, hit) + 1, start)
+                stop = chunk.find(b"\n", hit, last + 1)
+                if stop > begin:
+                    yield chunk[begin:stop]
+                start = stop + 1
+                hit = chunk.find(needle, start, last)
+            carry = chunk[last + 1 :]

@@ -151,7 +151,7 @@ def test_unreadable_log_fails_open(log: EventLog, monkeypatch: pytest.MonkeyPatc
     """If reading the log fails (permissions, I/O), then the stop is allowed as fail_open."""
     rec(log, "turn.started", turn=1, stop_remediation=False)
 
-    def unreadable(self: EventLog, session: str) -> None:
+    def unreadable(self: EventLog, session: str, **_: object) -> None:
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(EventLog, "reverse_of", unreadable)
@@ -168,10 +168,12 @@ def test_the_scan_stops_at_the_turns_start_and_says_when_it_could_not_reach_it(
     rec(log, "turn.started", turn=1, stop_remediation=False)
     for _ in range(30):
         rec(log, "tool.requested", session="cursor:busy", tool="Shell", phase="pre")
-    events, complete = turn_events(log, "claude:a", limit=100)
+    [path] = log.files()
+    data = path.read_bytes()
+    events, complete = turn_events(log, "claude:a", reach=len(data))
     assert complete
     assert [e.type for e in events] == ["turn.started"]
-    events, complete = turn_events(log, "claude:a", limit=10)
+    events, complete = turn_events(log, "claude:a", reach=len(data) - 1)
     assert (events, complete) == ([], False)
 
 
@@ -181,7 +183,7 @@ def test_a_start_beyond_the_scan_limit_fails_open_with_that_reason(
     rec(log, "turn.started", turn=1, stop_remediation=False)
     for _ in range(5):
         rec(log, "tool.requested", session="cursor:busy", tool="Shell", phase="pre")
-    monkeypatch.setattr("gitflow_harness.ritual.stop.SCAN_LIMIT", 3)
+    monkeypatch.setattr("gitflow_harness.ritual.stop.SCAN_BYTES", 300)
     verdict = conclude_turn(
         log,
         session="claude:a",
@@ -191,7 +193,7 @@ def test_a_start_beyond_the_scan_limit_fails_open_with_that_reason(
         reply=box_observations(BOX),
     )
     assert verdict.decision == "fail_open"
-    assert "within the last 3 events" in verdict.reason
+    assert "within the last 300 bytes of the log" in verdict.reason
 
 
 def test_an_interrupted_turn_is_recorded_and_allowed_unevaluated(log: EventLog) -> None:
@@ -363,18 +365,19 @@ def _write(log: EventLog, kind: str, month: str) -> tuple[dict[str, Any], int] |
 )
 @given(
     st.lists(st.tuples(st.sampled_from(_LINES), st.sampled_from(_MONTHS)), max_size=40),
-    st.integers(min_value=1, max_value=45),
-    st.sampled_from(["kept", "stale", "garbage", "moved"]),
+    st.integers(min_value=0, max_value=12_000),
+    st.sampled_from(["kept", "stale", "garbage", "moved", "earlier"]),
 )
 def test_reading_on_from_the_turns_start_gives_what_reading_back_gives(
     tmp_path_factory: pytest.TempPathFactory,
     lines: list[tuple[str, str]],
-    limit: int,
+    reach: int,
     hint: str,
 ) -> None:
     """If the state says where the latest turn started (or says something stale, broken or
-    pointing at another line), then the turn's events and whether its start was found within
-    the limit are what reading the log back gives: the Stop decides on the same evidence."""
+    pointing into another line), then the turn's events and whether its start was found within
+    `reach` bytes of the log's end are what reading the log back gives: the Stop decides on the
+    same evidence."""
     from gitflow_harness.hookcall.session import TURN_START, remember_turn_start
 
     log = EventLog(tmp_path_factory.mktemp("log") / "common")
@@ -394,8 +397,10 @@ def test_reading_on_from_the_turns_start_gives_what_reading_back_gives(
         start = {"file": 3, "at": "x"}
     elif hint == "moved" and isinstance(start, dict):
         start = {**start, "at": start["at"] + 1}
-    expected = turn_events(log, "claude:a", limit=limit)
-    found = turn_events(log, "claude:a", limit=limit, start=start)
+    elif hint == "earlier" and isinstance(start, dict):
+        start = {**start, "at": max(0, start["at"] - 1)}  # the line before's newline
+    expected = turn_events(log, "claude:a", reach=reach)
+    found = turn_events(log, "claude:a", reach=reach, start=start)
     assert ([e.id for e in found[0]], found[1]) == ([e.id for e in expected[0]], expected[1])
 
 

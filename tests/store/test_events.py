@@ -265,7 +265,7 @@ def test_reading_back_one_session_parses_only_the_lines_that_name_it(
     log: EventLog, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """If other sessions wrote most of the log, then reading one session back parses its own
-    lines and counts every other line unparsed, those that quote its id in their data too."""
+    lines and passes every other line unparsed, those that quote its id in their data too."""
     from gitflow_harness.store import events as events_module
 
     def add(session: str | None, **data: object) -> None:
@@ -287,9 +287,18 @@ def test_reading_back_one_session_parses_only_the_lines_that_name_it(
         return real(raw)
 
     monkeypatch.setattr(events_module, "classify", counting)
-    seen = [(passed, ev.data.get("n") if ev else None) for passed, ev in log.reverse_of("claude:a")]
-    assert seen == [(1, 2), (42, 1), (0, None)]
+    assert [ev.data.get("n") for ev in log.reverse_of("claude:a") if ev] == [2, 1]
     assert len(parsed) == 2
+    data = log.files()[-1].read_bytes()
+    first = data.rfind(b"\n", 0, data.index(b'"n":1')) + 1  # where the line of n=1 starts
+
+    def within(reach: int) -> list[object]:
+        return [ev.data.get("n") if ev else None for ev in log.reverse_of("claude:a", reach=reach)]
+
+    assert within(len(data)) == [2, 1]  # the whole file within reach: as without one
+    assert first == 0  # the file's first line: nothing older to leave unread
+    assert within(len(data) - first) == [2, 1]  # its start just within reach
+    assert within(len(data) - first - 1) == [2, None]  # just out of it: the read says so
 
 
 @pytest.mark.parametrize("session", ["claude:a", "codex:é-ü", "cursor:x y", "claude:a/b"])
@@ -303,11 +312,11 @@ def test_every_line_of_a_session_holds_its_needle(log: EventLog, session: str) -
     needle = _session_needle(session)
     assert needle
     assert needle in line
-    assert [e.session for _, e in log.reverse_of(session) if e] == [session]
+    assert [e.session for e in log.reverse_of(session) if e] == [session]
 
 
 def test_reading_back_a_session_whose_id_json_escapes_parses_every_line(log: EventLog) -> None:
     session = 'claude:"odd"'
     log.append(make_event("x", {}, surface="hook", session=session, branch=None))
     log.append(make_event("x", {}, surface="hook", session="other", branch=None))
-    assert [(p, e and e.session) for p, e in log.reverse_of(session)] == [(1, session), (0, None)]
+    assert [e and e.session for e in log.reverse_of(session)] == [session]

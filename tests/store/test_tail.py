@@ -121,19 +121,21 @@ def test_without_a_budget_the_whole_file_is_read(tmp_path: Path) -> None:
     assert list(reverse_lines(path, max_bytes=0)) == []
 
 
-def _holding(data: bytes, needle: bytes) -> list[tuple[int, bytes | None]]:
-    """What `reverse_lines_holding` yields, worked out one line at a time."""
-    out: list[tuple[int, bytes | None]] = []
-    passed = 0
-    for line in data.split(b"\n")[::-1]:
-        if not line:
-            continue
-        if needle in line:
-            out.append((passed, line))
-            passed = 0
-        else:
-            passed += 1
-    return [*out, (passed, None)]
+def _holding(data: bytes, needle: bytes, reach: int | None = None) -> list[bytes | None]:
+    """What `reverse_lines_holding` yields, worked out one line at a time: the lines holding
+    `needle`, last first, of those that start within `reach` bytes of the end; None last when
+    a line starts further back."""
+    starts, begin = [], 0
+    for line in data.split(b"\n"):
+        starts.append((begin, line))
+        begin += len(line) + 1
+    out: list[bytes | None] = []
+    for begin, line in reversed(starts):
+        if reach is not None and len(data) - begin > reach:
+            return [*out, None]
+        if line and needle in line:
+            out.append(line)
+    return out
 
 
 @settings(max_examples=300)
@@ -143,13 +145,28 @@ def _holding(data: bytes, needle: bytes) -> list[tuple[int, bytes | None]]:
     ),
     st.integers(min_value=1, max_value=7),
     st.sampled_from([b"xy", b"a", b""]),
+    st.one_of(st.none(), st.integers(min_value=0, max_value=60)),
+    st.integers(min_value=0, max_value=60),
 )
-def test_lines_holding_a_needle_come_last_first_with_the_count_of_the_others(
-    tmp_path_factory: pytest.TempPathFactory, data: bytes, block: int, needle: bytes
+def test_lines_holding_a_needle_come_last_first_within_reach(
+    tmp_path_factory: pytest.TempPathFactory,
+    data: bytes,
+    block: int,
+    needle: bytes,
+    reach: int | None,
+    cut: int,
 ) -> None:
+    """If a file is read back for the lines holding a needle, then each comes once, last
+    first, among the lines that start within `reach` bytes of the end (a line that starts
+    exactly that far back is one); None comes last when an earlier line is left unread; and a
+    file read as if it ended at `end` gives what a file of those bytes gives."""
     path = tmp_path_factory.mktemp("tail") / "f"
     path.write_bytes(data)
-    assert list(tail.reverse_lines_holding(path, needle, block=block)) == _holding(data, needle)
+    found = list(tail.reverse_lines_holding(path, needle, block=block, reach=reach))
+    assert found == _holding(data, needle, reach)
+    end = min(cut, len(data))
+    found = list(tail.reverse_lines_holding(path, needle, block=block, end=end, reach=reach))
+    assert found == _holding(data[:end], needle, reach)
 
 
 @settings(max_examples=300)
@@ -157,26 +174,16 @@ def test_lines_holding_a_needle_come_last_first_with_the_count_of_the_others(
     st.lists(st.sampled_from([b"a", b"xy", b"\n", b"axa", b"\n\n"]), max_size=40).map(b"".join),
     st.integers(min_value=1, max_value=7),
     st.integers(min_value=0, max_value=60),
+    st.sampled_from([b"x", b"xy", b""]),
 )
-def test_lines_holding_a_needle_come_forwards_with_the_lines_passed_counted(
-    tmp_path_factory: pytest.TempPathFactory, data: bytes, block: int, offset: int
+def test_lines_holding_a_needle_come_forwards_from_an_offset(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes, block: int, offset: int, needle: bytes
 ) -> None:
-    """If the lines from an offset on are read forwards, then each line holding the needle
-    comes once, in order, with the lines passed since the one before (empty lines counted:
-    an upper bound of what reading back counts), and the last count is of the lines after."""
+    """If the lines from an offset on are read forwards, then each non-empty line holding the
+    needle comes once, in order, whole however the blocks cut it, the last line too when no
+    newline ends it."""
     path = tmp_path_factory.mktemp("fwd") / "f"
     path.write_bytes(data)
     offset = min(offset, len(data))
-    lines = data[offset:].split(b"\n")
-    if lines[-1] == b"":
-        lines.pop()  # the empty piece after a last newline is no line
-    expected: list[tuple[int, bytes | None]] = []
-    passed = 0
-    for line in lines:
-        if b"x" in line:
-            expected.append((passed, line))
-            passed = 0
-        else:
-            passed += 1
-    expected.append((passed, None))
-    assert list(tail.lines_holding_from(path, offset, b"x", block=block)) == expected
+    expected = [line for line in data[offset:].split(b"\n") if line and needle in line]
+    assert list(tail.lines_holding_from(path, offset, needle, block=block)) == expected
