@@ -15,9 +15,9 @@ Cursor is answered neutrally and recorded nowhere: Cursor's own adapter handles 
 
 from __future__ import annotations
 
-import json
 import os
 
+from gitflow_harness import jsonio
 from gitflow_harness.hookcall import model as ev
 from gitflow_harness.hookcall.model import Rendered
 from gitflow_harness.store.session_env import host_session_id, host_variables
@@ -107,7 +107,7 @@ def render(event: ev.HookEvent, outcome: Outcome) -> Rendered:
     text = outcome.context_text
     if text and can_inject(event.name):
         out = {"hookSpecificOutput": {"hookEventName": event.name, "additionalContext": text}}
-        return Rendered(stdout=json.dumps(out, ensure_ascii=False) + "\n")
+        return Rendered(stdout=jsonio.dumps(out, ensure_ascii=False) + "\n")
     return Rendered()
 
 

@@ -13,8 +13,7 @@ adapter never renders a block.
 
 from __future__ import annotations
 
-import json
-
+from gitflow_harness import jsonio
 from gitflow_harness.hookcall import model as ev
 from gitflow_harness.hookcall.model import Rendered
 
@@ -77,7 +76,7 @@ def render(event: ev.HookEvent, outcome: Outcome) -> Rendered:
     if not specific:
         return Rendered()
     out = {"hookSpecificOutput": {"hookEventName": event.name, **specific}}
-    return Rendered(stdout=json.dumps(out, ensure_ascii=False) + "\n")
+    return Rendered(stdout=jsonio.dumps(out, ensure_ascii=False) + "\n")
 
 
 def neutral() -> str:

@@ -12,8 +12,7 @@ recognises.
 
 from __future__ import annotations
 
-import json
-
+from gitflow_harness import jsonio
 from gitflow_harness.hookcall import model as ev
 from gitflow_harness.hookcall.model import Rendered
 
@@ -118,7 +117,7 @@ def render(event: ev.HookEvent, outcome: Outcome) -> Rendered:
     text = outcome.context_text
     if text and can_inject(event.name):
         out["additional_context"] = text
-    return Rendered(stdout=json.dumps(out, ensure_ascii=False) + "\n")
+    return Rendered(stdout=jsonio.dumps(out, ensure_ascii=False) + "\n")
 
 
 def neutral() -> str:

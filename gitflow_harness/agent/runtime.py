@@ -351,10 +351,10 @@ def _read(stream: IO[Any]) -> bytes:
 
 
 def _decode(raw: bytes) -> dict[str, Any]:
-    import json
+    from gitflow_harness import jsonio
 
     try:
-        payload = json.loads(raw)
+        payload = jsonio.loads(raw)
     except (ValueError, RecursionError):
         raise ev.InvalidPayload("stdin is not JSON") from None
     if not isinstance(payload, dict):

@@ -18,9 +18,9 @@
 
 from __future__ import annotations
 
-import json
 import os
 
+from gitflow_harness import jsonio
 from gitflow_harness.hookcall.session import COMPACTING
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
@@ -390,7 +390,7 @@ def _usage(usage: object) -> int | None:
 
 def _json(raw: bytes) -> dict[str, Any] | None:
     try:
-        obj = json.loads(raw)
+        obj = jsonio.loads(raw)
     except (ValueError, RecursionError):  # the host's file: a line nested past the stack too
         return None
     return obj if isinstance(obj, dict) else None

@@ -15,9 +15,9 @@ see `postcheck`).
 
 from __future__ import annotations
 
-import json
 from contextlib import contextmanager
 
+from gitflow_harness import jsonio
 from gitflow_harness.store.locks import exclusive
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
@@ -102,7 +102,7 @@ class SessionState:
 
 def _load(path: Path) -> RuntimeState:
     try:
-        data = json.loads(path.read_bytes())
+        data = jsonio.loads(path.read_bytes())
     except FileNotFoundError:
         return {"v": VERSION}
     except (OSError, ValueError):
@@ -116,7 +116,7 @@ def _load(path: Path) -> RuntimeState:
 
 
 def _dump(state: RuntimeState) -> str:
-    return json.dumps(state, sort_keys=True, separators=(",", ":"))
+    return jsonio.dumps(state, sort_keys=True, separators=(",", ":"))
 
 
 def bump_turn(state: RuntimeState) -> int:

@@ -9,10 +9,9 @@ raised as `ConfigError`: the hook fails open with it.
 
 from __future__ import annotations
 
-import json
 import os
 
-from gitflow_harness import __version__
+from gitflow_harness import __version__, jsonio
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -110,7 +109,7 @@ def _read(top: Path, *, keep: bool) -> HookConfig:
     cache = cache_file(top) if keep else None
     if cache is not None:
         try:
-            cached = json.loads(cache.read_bytes())
+            cached = jsonio.loads(cache.read_bytes())
         except (OSError, ValueError):
             cached = None
         values = cached.get("values") if isinstance(cached, dict) else None
@@ -122,7 +121,7 @@ def _read(top: Path, *, keep: bool) -> HookConfig:
     if cache is not None:
         from gitflow_harness.store.fsutil import write_private
 
-        write_private(cache, json.dumps({"values": values}), sync=False)  # rebuilt if damaged
+        write_private(cache, jsonio.dumps({"values": values}), sync=False)  # rebuilt if damaged
     return _typed(values)
 
 

@@ -10,9 +10,9 @@ imports this.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 
+from gitflow_harness import jsonio
 from gitflow_harness.store.digest import sha256_hex
 
 # Not `typing.TYPE_CHECKING`: the hook path does not import typing (mypy reads the name).
@@ -94,7 +94,7 @@ def cache_path(root: Path, kind: str) -> Path:
 
 def _read(path: Path, version: str) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_bytes())
+        data = jsonio.loads(path.read_bytes())
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict) or data.get("version") != version:
@@ -106,7 +106,7 @@ def _read(path: Path, version: str) -> dict[str, Any]:
 def _write(path: Path, version: str, entries: dict[str, dict[str, Any]]) -> None:
     from gitflow_harness.store.fsutil import write_private
 
-    payload = json.dumps({"version": version, "entries": entries}, ensure_ascii=False)
+    payload = jsonio.dumps({"version": version, "entries": entries}, ensure_ascii=False)
     # A cache that cannot be written costs time on the next call, nothing else.
     with contextlib.suppress(OSError):
         write_private(path, payload)

@@ -8,10 +8,10 @@ once per user under the state directory, owner-only.
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from gitflow_harness import jsonio
 from gitflow_harness.errors import GfhError, UsageError
 from gitflow_harness.store.eventwrite import now_at
 from gitflow_harness.store.fsutil import (
@@ -62,7 +62,7 @@ def set_task(session: str, text: str) -> str:
         )
     mark = fingerprint(text)
     payload = {"text": text, "fingerprint": mark, "at": now_at()}
-    write_private(_path(session), json.dumps(payload, ensure_ascii=False) + "\n")
+    write_private(_path(session), jsonio.dumps(payload, ensure_ascii=False) + "\n")
     return mark
 
 
@@ -80,7 +80,7 @@ def current_task(session: str) -> str | None:
     """Return the task text of `session`, or None when none is set."""
     path = _path(session, create=False)
     try:
-        raw = json.loads(path.read_bytes())
+        raw = jsonio.loads(path.read_bytes())
     except FileNotFoundError:
         return None
     except OSError as exc:

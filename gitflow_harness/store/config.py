@@ -6,12 +6,12 @@ and feeds `gfh config show` and the docs.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 
+from gitflow_harness import jsonio
 from gitflow_harness.errors import ConfigError
 from gitflow_harness.firing.curves import MAX_HALF_LIFE
 from gitflow_harness.store.ritual_config import RitualConfig as RitualConfig  # re-exported
@@ -513,7 +513,7 @@ def toml_value(value: Any) -> str:
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return jsonio.dumps(value, ensure_ascii=False)
     if isinstance(value, list | tuple):
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if isinstance(value, Mapping):

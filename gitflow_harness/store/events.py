@@ -9,11 +9,11 @@ or a torn line (not JSON), and never fail on the last two.
 
 from __future__ import annotations
 
-import json
 import os
 from collections import deque
 from pathlib import Path
 
+from gitflow_harness import jsonio
 from gitflow_harness.errors import GfhError
 from gitflow_harness.records import Mutable
 from gitflow_harness.store import eventwrite
@@ -138,7 +138,7 @@ FOREIGN: Final = "foreign"
 TORN: Final = "torn"
 
 
-def classify(raw: bytes, loads: Callable[[bytes], Any] = json.loads) -> Event | str:
+def classify(raw: bytes, loads: Callable[[bytes], Any] = jsonio.loads) -> Event | str:
     """Return the Event in one log line, or FOREIGN / TORN.
 
     `loads` may be a faster parser than `json.loads`; a line it refuses is judged again by
@@ -150,7 +150,7 @@ def classify(raw: bytes, loads: Callable[[bytes], Any] = json.loads) -> Event | 
     try:
         obj = loads(raw)
     except ValueError:  # includes UnicodeDecodeError
-        return TORN if loads is json.loads else classify(raw)
+        return TORN if loads is jsonio.loads else classify(raw)
     except RecursionError:
         return FOREIGN  # valid-looking JSON nested deeper than the parser follows
     if type(obj) is not dict or obj.get("schema") != SCHEMA or type(obj["schema"]) is not int:
@@ -377,7 +377,7 @@ def _session_needle(session: str) -> bytes:
     long needle lets the search skip further, and lines that merely quote the id (another
     session's event naming it) are counted, not parsed. An id that JSON escapes could be
     written either way: then the needle is empty and every line is parsed."""
-    quoted = json.dumps(session, ensure_ascii=False)
+    quoted = jsonio.dumps(session, ensure_ascii=False)
     return eventwrite.encoded_field("session", session) if quoted[1:-1] == session else b""
 
 

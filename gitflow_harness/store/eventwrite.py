@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
 import time
 from pathlib import Path
 
+from gitflow_harness import jsonio
 from gitflow_harness.errors import GfhError
 from gitflow_harness.store.fsutil import UnsafePathError, ensure_private_dir, open_private_append
 from gitflow_harness.store.locks import exclusive
@@ -101,7 +101,7 @@ def encoded_field(key: str, value: str) -> bytes:
 
 
 def _dumps(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return jsonio.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
 def _replace_surrogates(text: str) -> str:

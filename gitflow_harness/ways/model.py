@@ -205,7 +205,7 @@ class Way(Record):
         curve, axis, scope, roles, macro), needed only for a way that matched, is one JSON
         string decoded on first use. The file and siblings are found on each load.
         """
-        import json
+        from gitflow_harness import jsonio
 
         lanes = self.lanes
         rest = [
@@ -226,7 +226,7 @@ class Way(Record):
                 _listed(lanes.prompt_hints),
                 _listed(lanes.commands_hints),
             ],
-            json.dumps(rest, ensure_ascii=False, separators=(",", ":")),
+            jsonio.dumps(rest, ensure_ascii=False, separators=(",", ":")),
         ]
 
     @classmethod
@@ -272,13 +272,12 @@ class Way(Record):
     def _decoded(self) -> tuple[str, Curve, str, tuple[str, ...], tuple[str, ...], str]:
         rest = self._rest
         if rest is None:
-            import json
-
+            from gitflow_harness import jsonio
             from gitflow_harness.firing.curves import curve_from_list
 
             try:
                 assert self._payload is not None
-                p = json.loads(self._payload[1])
+                p = jsonio.loads(self._payload[1])
                 rest = (
                     str(p[0]),
                     curve_from_list(p[1]),

@@ -9,9 +9,9 @@ cache files are read and written with.
 
 from __future__ import annotations
 
-import json
 import os
 
+from gitflow_harness import jsonio
 from gitflow_harness.errors import GfhError
 
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
@@ -73,7 +73,7 @@ def read_json(path: str) -> dict[str, Any]:
     """Return a cache file's JSON object; {} when it is missing, unreadable or not one."""
     try:
         with open(path, "rb") as fh:
-            data = json.loads(fh.read())
+            data = jsonio.loads(fh.read())
     except (OSError, ValueError):
         return {}
     return data if type(data) is dict else {}
@@ -81,7 +81,7 @@ def read_json(path: str) -> dict[str, Any]:
 
 def write_json(path: str, data: dict[str, Any]) -> None:
     """Replace a cache file atomically with `data` as JSON (see `write_cache`)."""
-    write_cache(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+    write_cache(path, jsonio.dumps(data, ensure_ascii=False, separators=(",", ":")))
 
 
 def write_cache(path: str, payload: bytes | str) -> None:

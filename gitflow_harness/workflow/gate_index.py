@@ -9,12 +9,11 @@ asking whether the tree it is about to push was judged red.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 from pathlib import Path
 
-from gitflow_harness import git
+from gitflow_harness import git, jsonio
 from gitflow_harness.errors import GfhError
 from gitflow_harness.store.eventwrite import now_at
 from gitflow_harness.store.fsutil import ensure_private_dir, write_private
@@ -79,7 +78,7 @@ def read_gate(where: Workspace | git.Repo, tree: str) -> GateRecord | None:
         raise ValueError(f"not a tree id: {tree!r}")
     path = gates_dir(where) / f"{tree}.json"
     try:
-        raw = json.loads(path.read_bytes())
+        raw = jsonio.loads(path.read_bytes())
     except (OSError, ValueError):
         # Missing, or damaged by something outside gfh: the events still hold the record, and an
         # unjudged tree only means the gate runs again.
@@ -119,7 +118,7 @@ def write_gate(
             )
             record = GateRecord(tree, gate, verb, now_at(), branch, head, receipt)
             path = directory / f"{tree}.json"
-            write_private(path, json.dumps(record.to_dict(), separators=(",", ":")) + "\n")
+            write_private(path, jsonio.dumps(record.to_dict(), separators=(",", ":")) + "\n")
             with contextlib.suppress(OSError):  # housekeeping: the judgement is written
                 _prune(directory)
     except OSError as exc:

@@ -8,10 +8,9 @@ answer that cannot be kept costs the next command its computation, nothing else.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 
-from gitflow_harness import git
+from gitflow_harness import git, jsonio
 
 # Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
 TYPE_CHECKING = False
@@ -26,7 +25,7 @@ COUNTS: Final = ("gitflow-harness", "ahead-behind.json")
 def read(path: Path) -> dict[str, str]:
     """Return the answers kept in `path`, {} when there are none or the file is damaged."""
     try:
-        data = json.loads(path.read_bytes())
+        data = jsonio.loads(path.read_bytes())
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):
@@ -41,7 +40,7 @@ def keep(path: Path, known: dict[str, str], key: str, answer: str) -> None:
     known.pop(key, None)
     known[key] = answer
     with contextlib.suppress(OSError):
-        write_private(path, json.dumps(dict(list(known.items())[-KEEP:])))
+        write_private(path, jsonio.dumps(dict(list(known.items())[-KEEP:])))
 
 
 def ahead_behind(repo: git.Repo, head: str, trunk: str, trunk_sha: str) -> git.AheadBehind | None:

@@ -12,13 +12,12 @@ directory (a nested repository: no stamp shows its HEAD) is never kept.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import time
 from collections.abc import Sequence
 
-from gitflow_harness import git
+from gitflow_harness import git, jsonio
 from gitflow_harness.store.digest import sha256_hex
 from gitflow_harness.workflow import kept
 
@@ -82,5 +81,5 @@ def _key(
             ]
         )
         settled = settled and max(st.st_mtime_ns, st.st_ctime_ns) < settled_before
-    digest = sha256_hex(json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogateescape"))
+    digest = sha256_hex(jsonio.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogateescape"))
     return digest, settled
