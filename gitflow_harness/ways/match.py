@@ -30,6 +30,9 @@ LONG_TEXT = 4096  # shorter texts are searched directly
 _FOLD = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i"})
 # A run of word characters, as `_is_word` tells them (`\w`: alphanumeric or `_`).
 _WORD = re.compile(r"\w+")
+# The ASCII characters that are no word characters, each to a space: an ASCII text's words are
+# then what `str.split` finds, three times faster than the regex on a long prompt.
+_NOT_WORD = str.maketrans({c: " " for c in range(128) if not (chr(c).isalnum() or c == 95)})
 
 
 def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
@@ -67,6 +70,13 @@ def contains(text: str, needle: str) -> bool:
 def _one_run(needle: str) -> bool:
     """True when a needle is one run of word characters (as `_runs` would return it alone)."""
     return needle.isalnum() or _WORD.fullmatch(needle) is not None
+
+
+def _words(text: str) -> set[str]:
+    """The set of a text's runs of word characters (`_WORD.findall`)."""
+    if text.isascii():
+        return set(text.translate(_NOT_WORD).split())
+    return set(_WORD.findall(text))
 
 
 def _runs(needle: str) -> list[str]:
@@ -107,7 +117,7 @@ class Text:
             return contains(folded, literal)
         grams = self._grams
         if grams is None:
-            words = set(_WORD.findall(folded))
+            words = _words(folded)
             grams = self._grams = {g for word in words for g in _grams(word)}
         return _might_hold(grams, literal) and literal in folded
 
@@ -132,7 +142,7 @@ class Text:
         words = self._words
         if words is None:
             self._normalised = _normalise(self.text)
-            words = self._words = set(_WORD.findall(self._normalised))
+            words = self._words = _words(self._normalised)
         for run in _runs(needle):
             if run not in words:
                 return False

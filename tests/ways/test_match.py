@@ -260,3 +260,22 @@ def test_a_needle_is_one_run_exactly_when_its_runs_are_itself(needle: str) -> No
     from gitflow_harness.ways.match import _one_run, _runs
 
     assert _one_run(needle) == (_runs(needle) == [needle]), needle
+
+
+@settings(max_examples=300)
+@given(
+    st.text(max_size=60)
+    | st.text(alphabet=st.characters(max_codepoint=127), max_size=60)
+    | st.lists(st.sampled_from(["ab", "c_d", "é", "9", " ", "-", "\t", "\x1f", "ß", "."])).map(
+        "".join
+    )
+)
+def test_a_texts_words_are_its_runs_of_word_characters(text: str) -> None:
+    """If a text is split into words (by the ASCII fast path or the regex), then they are the
+    runs of word characters the `\\w+` regex finds, no more and no fewer, in their order."""
+    import re
+
+    from gitflow_harness.ways.match import _runs, _words
+
+    assert _words(text) == set(re.findall(r"\w+", text))
+    assert _runs(text) == (re.findall(r"\w+", text) if not text.isalnum() else [text])
