@@ -261,9 +261,16 @@ class Way(Record):
         try:
             assert self._payload is not None
             p = self._payload[0]
-            lanes = Lanes._make(
-                p[0], tuple(p[1]), tuple(p[2]), p[3], p[4], _hints(p[5]), _hints(p[6])
-            )
+            lanes = object.__new__(Lanes)  # as `Lanes._make`, spelt out: once per way per call
+            _SET(lanes, "prompt", p[0])
+            _SET(lanes, "keywords", tuple(p[1]))
+            _SET(lanes, "files", tuple(p[2]))
+            _SET(lanes, "commands", p[3])
+            _SET(lanes, "session_start", p[4])
+            _SET(lanes, "prompt_hints", _hints(p[5]))
+            _SET(lanes, "commands_hints", _hints(p[6]))
+            if len(p) != len(Lanes.FIELDS):
+                raise ValueError("lanes: expected one value per field")
         except (AssertionError, IndexError, TypeError, ValueError):
             lanes = self._reparse().lanes
         _SET(self, "_lanes", lanes)
