@@ -156,7 +156,7 @@ def match(ctx: HookContext, ways: Sequence[Way]) -> list[Match]:
     checks: list[Way] = []
     for way in ways:
         magnitude, trigger = 0, None
-        if prompt is not None:
+        if prompt is not None and lanes_of.prompt_possible(way, prompt):
             magnitude = lanes_of.prompt_magnitude(way, prompt)
             trigger = "prompt" if magnitude else None
         if not magnitude and way.id in pending:

@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import re
 
-from gitflow_harness.ways.model import Lanes, Way
+from gitflow_harness.ways.model import NEVER, Lanes, Way
+from gitflow_harness.ways.words import WORD as _WORD
+from gitflow_harness.ways.words import normalise as _normalise
+from gitflow_harness.ways.words import runs as _runs
+from gitflow_harness.ways.words import words as _words
 
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
 _COMPILED: dict[tuple[str, int], re.Pattern[str]] = {}
-_NORMALISED: dict[str, str] = {}
 _GLOBS: dict[str, tuple[tuple[object, ...], ...]] = {}
 _GRAMS: dict[str, set[str]] = {}
 _TEXTS: dict[str, Text] = {}
@@ -28,11 +31,6 @@ LONG_TEXT = 4096  # shorter texts are searched directly
 # Characters outside ASCII that match an ASCII letter under re.IGNORECASE but that str.lower()
 # does not map to it (the Kelvin sign K does lower() to k already).
 _FOLD = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i"})
-# A run of word characters, as `_is_word` tells them (`\w`: alphanumeric or `_`).
-_WORD = re.compile(r"\w+")
-# The ASCII characters that are no word characters, each to a space: an ASCII text's words are
-# then what `str.split` finds, three times faster than the regex on a long prompt.
-_NOT_WORD = str.maketrans({c: " " for c in range(128) if not (chr(c).isalnum() or c == 95)})
 
 
 def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
@@ -72,19 +70,6 @@ def _one_run(needle: str) -> bool:
     return needle.isalnum() or _WORD.fullmatch(needle) is not None
 
 
-def _words(text: str) -> set[str]:
-    """The set of a text's runs of word characters (`_WORD.findall`)."""
-    if text.isascii():
-        return set(text.translate(_NOT_WORD).split())
-    return set(_WORD.findall(text))
-
-
-def _runs(needle: str) -> list[str]:
-    """The runs of word characters of a (normalised or folded) needle: itself for a plain
-    word, as most are (`isalnum` is `\\w` but for `_`)."""
-    return [needle] if needle.isalnum() else _WORD.findall(needle)
-
-
 def fold(text: str) -> str:
     """Fold text as the prefilter literals are (`literals.py`): lowercase, ASCII look-alikes."""
     return text.translate(_FOLD).lower()
@@ -110,28 +95,36 @@ class Text:
 
     def holds(self, literal: str) -> bool:
         """True when a (folded) literal is in the folded text."""
+        return self.holds_any((literal,))
+
+    def holds_any(self, literals: Iterable[str]) -> bool:
+        """True when one of the (folded) literals is in the folded text: for a long text, a
+        literal of word characters whose first or last gram is not among those of the text's
+        words is not, as `contains` tells any other."""
         folded = self.folded
-        if len(folded) < LONG_TEXT or len(literal) < GRAM:
-            return literal in folded
-        if not _one_run(literal):
-            return contains(folded, literal)
+        if len(folded) < LONG_TEXT:
+            return any(literal in folded for literal in literals)
         grams = self._grams
-        if grams is None:
-            words = _words(folded)
-            grams = self._grams = {g for word in words for g in _grams(word)}
-        return _might_hold(grams, literal) and literal in folded
+        for literal in literals:
+            if len(literal) < GRAM:
+                if literal in folded:
+                    return True
+            elif not _one_run(literal):
+                if contains(folded, literal):
+                    return True
+            else:
+                if grams is None:
+                    grams = self._grams = {g for word in _words(folded) for g in _grams(word)}
+                if literal[:GRAM] in grams and literal[-GRAM:] in grams and literal in folded:
+                    return True
+        return False
 
     def regex(self, pattern: str | None, hints: tuple[str, ...] | None, flags: int) -> int:
         """1 when `pattern` is found, after the literals one of which every match holds."""
         if not pattern:
             return 0
-        if hints is not None:
-            holds = self.holds
-            for hint in hints:
-                if holds(hint):
-                    break
-            else:
-                return 0
+        if hints is not None and not self.holds_any(hints):
+            return 0
         return 1 if compiled(pattern, flags).search(self.text) else 0
 
     def keyword(self, keyword: str) -> bool:
@@ -139,14 +132,19 @@ class Text:
         needle = _normalise(keyword)
         if not needle:
             return False
-        words = self._words
-        if words is None:
-            self._normalised = _normalise(self.text)
-            words = self._words = _words(self._normalised)
+        words = self.words()
         for run in _runs(needle):
             if run not in words:
                 return False
         return _as_word(needle, self._normalised)
+
+    def words(self) -> set[str]:
+        """The set of the normalised text's words (a keyword's runs are each among them)."""
+        words = self._words
+        if words is None:
+            self._normalised = _normalise(self.text)
+            words = self._words = _words(self._normalised)
+        return words
 
 
 def text_of(text: str | Text) -> Text:
@@ -163,16 +161,6 @@ def text_of(text: str | Text) -> Text:
 
 
 # -- keywords ------------------------------------------------------------------------------
-
-
-def _normalise(text: str) -> str:
-    """Casefold and collapse whitespace runs to one space."""
-    found = _NORMALISED.get(text)
-    if found is None:
-        if len(_NORMALISED) > 4096:
-            _NORMALISED.clear()
-        found = _NORMALISED[text] = " ".join(text.casefold().split())
-    return found
 
 
 def _is_word(ch: str) -> bool:
@@ -395,6 +383,31 @@ def session_start_lane(way: Way) -> int:
 def roles_lane(way: Way, role: str) -> int:
     """Return 1 when a subagent of this role (agent type) is one the way names, else 0."""
     return 1 if role in way.roles else 0
+
+
+def prompt_possible(way: Way, prompt: Text) -> bool:
+    """False when neither prompt lane of the way can match: none of the literals its regex
+    needs is in the prompt, and no keyword has all its words among the prompt's.
+
+    It reads the sieve the way's cache entry keeps (`Way.prompt_sieve`), never its lanes: most
+    ways of a prompt are told apart here without being decoded. True is no match yet:
+    `prompt_magnitude` decides.
+    """
+    hints, needles = way.prompt_sieve()
+    if hints != NEVER:
+        if type(hints) is not list:
+            return True  # a regex without a prefilter: only running it can tell
+        if prompt.holds_any(hints):
+            return True
+    if needles:
+        words = prompt.words()
+        for needle in needles:
+            for i in range(1, len(needle)):
+                if needle[i] not in words:
+                    break
+            else:
+                return True
+    return False
 
 
 def prompt_magnitude(way: Way, prompt: str | Text) -> int:

@@ -24,6 +24,9 @@ MACRO_FILE = "macro.sh"
 POSTCHECK_FILE = "postcheck.sh"
 BOM = "\ufeff"
 _SET = object.__setattr__
+# A prompt sieve's first half (`Way.prompt_sieve`): the way has no `prompt` regex, or one that
+# no literal prefilters (else the list of its literals).
+NEVER, ALWAYS = 0, 1
 
 
 class Lanes(Record):
@@ -197,13 +200,29 @@ class Way(Record):
             names += ("roles",)
         return names
 
+    def prompt_sieve(self) -> list[Any]:
+        """`[literals, keywords]`: what a prompt must hold for this way's prompt lanes to match
+        it (`match.prompt_possible`), read from the cache entry without decoding the lanes.
+
+        `literals` is NEVER (no `prompt` regex), ALWAYS (a regex no literal prefilters) or the
+        literals one of which every match of the regex holds; `keywords` is `words.needles` of
+        the keywords: each normalised, with its runs of word characters.
+        """
+        payload = self._payload
+        if payload is not None:
+            sieve = payload[2]
+            if type(sieve) is list and len(sieve) == 2 and type(sieve[1]) is list:
+                return sieve
+        return _sieve(self.lanes)  # parsed, not cached (or a damaged entry: its lanes decide)
+
     def to_payload(self) -> list[object]:
-        """Return what the index cache stores: `[lanes, rest]`.
+        """Return what the index cache stores: `[lanes, rest, prompt sieve]`.
 
         The lanes, which the hook matches for every way, are plain JSON (lists, never tuples:
         the same after a round trip through JSON or `marshal`); the rest (description,
         curve, axis, scope, roles, macro), needed only for a way that matched, is one JSON
-        string decoded on first use. The file and siblings are found on each load.
+        string decoded on first use; the sieve (`prompt_sieve`) lets a prompt pass most ways
+        by without decoding their lanes. The file and siblings are found on each load.
         """
         from gitflow_harness import jsonio
 
@@ -227,6 +246,7 @@ class Way(Record):
                 _listed(lanes.commands_hints),
             ],
             jsonio.dumps(rest, ensure_ascii=False, separators=(",", ":")),
+            _sieve(lanes),
         ]
 
     @classmethod
@@ -244,8 +264,8 @@ class Way(Record):
 
         `repair(way)` parses the way file again when the payload turns out damaged: the
         index's, so that this record never imports the parser (which imports it)."""
-        if type(payload) is not list or len(payload) != 2:
-            raise ValueError("way payload: expected [lanes, rest]")
+        if type(payload) is not list or len(payload) != 3:
+            raise ValueError("way payload: expected [lanes, rest, prompt sieve]")
         self = object.__new__(cls)
         _SET(self, "id", id)
         _SET(self, "file", file)
@@ -302,6 +322,18 @@ class Way(Record):
         """Parse the way file again: its cache entry was damaged."""
         assert self._repair is not None  # only a way wrapped from a payload has one to decode
         return self._repair(self)
+
+
+def _sieve(lanes: Lanes) -> list[Any]:
+    from gitflow_harness.ways.words import needles
+
+    if not lanes.prompt:
+        literals: int | list[str] = NEVER
+    elif lanes.prompt_hints is None:
+        literals = ALWAYS
+    else:
+        literals = list(lanes.prompt_hints)
+    return [literals, needles(lanes.keywords)]
 
 
 def _listed(hints: tuple[str, ...] | None) -> list[str] | None:

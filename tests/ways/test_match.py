@@ -7,6 +7,8 @@ from hypothesis import strategies as st
 from gitflow_harness.firing import Exponential
 from gitflow_harness.ways.literals import required_literals
 from gitflow_harness.ways.match import (
+    LONG_TEXT,
+    Text,
     commands_lane,
     files_lane,
     glob_match,
@@ -279,3 +281,56 @@ def test_a_texts_words_are_its_runs_of_word_characters(text: str) -> None:
 
     assert _words(text) == set(re.findall(r"\w+", text))
     assert _runs(text) == (re.findall(r"\w+", text) if not text.isalnum() else [text])
+
+
+_PATTERNS = [r"\bmerge\b", r"deploy|ship", r"^\s*fix", r"[a-z]+ing\b", r".", r"release\s+notes"]
+_WORDS = ["merge", "Deploy", "ship", "fixing", "release", "notes", "C++", "ß", "x_y-z", "Straße"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(st.none(), st.sampled_from(_PATTERNS)),
+    st.lists(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=2).map(" ".join), max_size=3),
+    st.lists(st.sampled_from([*_WORDS, "merger", "shipped", "other"]), max_size=8),
+    st.sampled_from([" ", "  ", "\n", ", ", "-"]),
+    st.booleans(),
+)
+def test_a_way_the_sieve_passes_by_never_matches_the_prompt(
+    pattern: str | None, keywords: list[str], said: list[str], sep: str, long: bool
+) -> None:
+    """If the sieve says a prompt cannot match a way's prompt lanes, then it does not (for a
+    way just parsed and for one read back from its cache payload): the sieve only spares the
+    matcher the ways it would have rejected."""
+    from gitflow_harness.ways.index import reparse
+    from gitflow_harness.ways.match import prompt_possible
+
+    way = _way(prompt=pattern, keywords=tuple(keywords))
+    cached = Way.from_payload(
+        way.to_payload(),
+        id="w",
+        file=way.file,
+        has_macro=False,
+        has_postcheck=False,
+        repair=reparse,
+    )
+    prompt = sep.join(said)
+    if long:
+        prompt = "x. " * LONG_TEXT + prompt
+    text = Text(prompt)
+    for each in (way, cached):
+        if not prompt_possible(each, text):
+            assert prompt_magnitude(each, prompt) == 0, (pattern, keywords, prompt)
+    assert cached.prompt_sieve() == way.prompt_sieve()
+
+
+def test_the_sieve_passes_by_a_way_whose_literals_and_keywords_are_absent() -> None:
+    """If none of the regex's literals and none of the keywords' words are in the prompt, then
+    the sieve passes the way by; one of them present, and the matcher is asked."""
+    from gitflow_harness.ways.match import prompt_possible
+
+    way = _way(prompt=r"\bdeploy\b", keywords=("release notes",))
+    assert not prompt_possible(way, Text("nothing to see"))
+    assert prompt_possible(way, Text("we deploy today"))
+    assert prompt_possible(way, Text("the notes of the release"))  # words there, not the phrase
+    assert prompt_magnitude(way, "the notes of the release") == 0
+    assert prompt_possible(_way(prompt=r"."), Text("anything"))  # no literal: the regex decides
