@@ -161,7 +161,7 @@ def match(ctx: HookContext, ways: Sequence[Way]) -> list[Match]:
             trigger = "prompt" if magnitude else None
         if not magnitude and way.id in pending:
             magnitude, trigger = 1, _trigger(pending[way.id])
-        if paths and lanes_of.files_lane(way, paths):
+        if paths and lanes_of.files_possible(way, paths) and lanes_of.files_lane(way, paths):
             magnitude, trigger = magnitude + 1, trigger or "file"
         if command is not None and lanes_of.commands_lane(way, command):
             magnitude, trigger = magnitude + 1, trigger or "command"

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     StrPath = str | os.PathLike[str]
 
-CACHE_FORMAT = 8  # in `marshal`: several times faster than JSON both ways; 8: sieves
+CACHE_FORMAT = 9  # in `marshal`: several times faster than JSON both ways; 9: sieves
 RACY_NS = 2_000_000_000
 INDEX_AFTER = 32  # stale way files from which the git index is read for their blob ids
 

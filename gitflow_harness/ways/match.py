@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 
 from gitflow_harness.ways.model import NEVER, Lanes, Way
-from gitflow_harness.ways.words import WORD as _WORD
-from gitflow_harness.ways.words import normalise as _normalise
-from gitflow_harness.ways.words import runs as _runs
-from gitflow_harness.ways.words import words as _words
+from gitflow_harness.ways.sieve import WORD as _WORD
+from gitflow_harness.ways.sieve import literal_prefix, path_of
+from gitflow_harness.ways.sieve import normalise as _normalise
+from gitflow_harness.ways.sieve import runs as _runs
+from gitflow_harness.ways.sieve import words as _words
 
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
@@ -290,7 +291,7 @@ def glob_match(glob: str, path: str) -> bool:
     a `/` matches a file name at any depth (`*.py`); a leading `/` anchors it at the root; a
     trailing `/` matches everything below a directory.
     """
-    path = path.replace("\\", "/").removeprefix("./")
+    path = path_of(path)
     segments = _GLOBS.get(glob)
     if segments is None:
         # A hook call matches a few paths against every way's globs, each compiled anew in
@@ -299,21 +300,6 @@ def glob_match(glob: str, path: str) -> bool:
             return False
         segments = _GLOBS[glob] = _compile_glob(glob)
     return _match_segments(segments, 0, path.split("/"), 0)
-
-
-def literal_prefix(glob: str) -> str:
-    """Return what every path a glob matches starts with: the glob up to its first wildcard,
-    for a glob anchored at the root (one with a `/`); "" for a bare name or when unsure."""
-    body = glob.lstrip("/")
-    if "/" not in body and not glob.startswith("/"):
-        return ""  # a bare name matches at any depth
-    cut = len(body)
-    for wildcard in "*?[":
-        at = body.find(wildcard)
-        if 0 <= at < cut:
-            cut = at
-    prefix = body[:cut]
-    return "" if "//" in prefix else prefix  # an empty segment is skipped: unsure
 
 
 def _match_segments(
@@ -358,6 +344,21 @@ def _any_keyword(text: Text, keywords: tuple[str, ...]) -> int:
     return 0
 
 
+def files_possible(way: Way, paths: Iterable[str]) -> bool:
+    """False when no path starts with what some `files` glob of the way needs every match to
+    start with (`sieve.literal_prefix`; a bare name needs nothing): then no glob matches any of
+    them. It reads the way's sieve, never its lanes; True is no match yet: `files_lane`
+    decides."""
+    prefixes = way.sieve()[2]
+    if prefixes:
+        for path in paths:
+            path = path_of(path)
+            for prefix in prefixes:
+                if path.startswith(prefix):
+                    return True
+    return False
+
+
 def files_lane(way: Way, paths: Iterable[str]) -> int:
     """Return 1 when any repo-relative path matches any of the way's globs, else 0."""
     globs = way.lanes.files
@@ -389,11 +390,11 @@ def prompt_possible(way: Way, prompt: Text) -> bool:
     """False when neither prompt lane of the way can match: none of the literals its regex
     needs is in the prompt, and no keyword has all its words among the prompt's.
 
-    It reads the sieve the way's cache entry keeps (`Way.prompt_sieve`), never its lanes: most
+    It reads the sieve the way's cache entry keeps (`Way.sieve`), never its lanes: most
     ways of a prompt are told apart here without being decoded. True is no match yet:
     `prompt_magnitude` decides.
     """
-    hints, needles = way.prompt_sieve()
+    hints, needles, _ = way.sieve()
     if hints != NEVER:
         if type(hints) is not list:
             return True  # a regex without a prefilter: only running it can tell

@@ -24,8 +24,8 @@ MACRO_FILE = "macro.sh"
 POSTCHECK_FILE = "postcheck.sh"
 BOM = "\ufeff"
 _SET = object.__setattr__
-# A prompt sieve's first half (`Way.prompt_sieve`): the way has no `prompt` regex, or one that
-# no literal prefilters (else the list of its literals).
+# A sieve's first part (`Way.sieve`): the way has no `prompt` regex, or one that no literal
+# prefilters (else the list of its literals).
 NEVER, ALWAYS = 0, 1
 
 
@@ -200,28 +200,34 @@ class Way(Record):
             names += ("roles",)
         return names
 
-    def prompt_sieve(self) -> list[Any]:
-        """`[literals, keywords]`: what a prompt must hold for this way's prompt lanes to match
-        it (`match.prompt_possible`), read from the cache entry without decoding the lanes.
+    def sieve(self) -> list[Any]:
+        """`[literals, keywords, prefixes]`: what a prompt or a path must hold for this way's
+        lanes to match it (`match.prompt_possible`, `match.files_possible`), read from the cache
+        entry without decoding the lanes (`sieve.py`).
 
         `literals` is NEVER (no `prompt` regex), ALWAYS (a regex no literal prefilters) or the
-        literals one of which every match of the regex holds; `keywords` is `words.needles` of
-        the keywords: each normalised, with its runs of word characters.
+        literals one of which every match of the regex holds; `keywords` is `sieve.needles` of
+        the keywords; `prefixes` what every path each `files` glob matches starts with.
         """
         payload = self._payload
         if payload is not None:
             sieve = payload[2]
-            if type(sieve) is list and len(sieve) == 2 and type(sieve[1]) is list:
+            if (
+                type(sieve) is list
+                and len(sieve) == 3
+                and type(sieve[1]) is list
+                and type(sieve[2]) is list
+            ):
                 return sieve
         return _sieve(self.lanes)  # parsed, not cached (or a damaged entry: its lanes decide)
 
     def to_payload(self) -> list[object]:
-        """Return what the index cache stores: `[lanes, rest, prompt sieve]`.
+        """Return what the index cache stores: `[lanes, rest, sieve]`.
 
         The lanes, which the hook matches for every way, are plain JSON (lists, never tuples:
         the same after a round trip through JSON or `marshal`); the rest (description,
         curve, axis, scope, roles, macro), needed only for a way that matched, is one JSON
-        string decoded on first use; the sieve (`prompt_sieve`) lets a prompt pass most ways
+        string decoded on first use; the sieve (`sieve`) lets a prompt or a path pass most ways
         by without decoding their lanes. The file and siblings are found on each load.
         """
         from gitflow_harness import jsonio
@@ -265,7 +271,7 @@ class Way(Record):
         `repair(way)` parses the way file again when the payload turns out damaged: the
         index's, so that this record never imports the parser (which imports it)."""
         if type(payload) is not list or len(payload) != 3:
-            raise ValueError("way payload: expected [lanes, rest, prompt sieve]")
+            raise ValueError("way payload: expected [lanes, rest, sieve]")
         self = object.__new__(cls)
         _SET(self, "id", id)
         _SET(self, "file", file)
@@ -325,7 +331,7 @@ class Way(Record):
 
 
 def _sieve(lanes: Lanes) -> list[Any]:
-    from gitflow_harness.ways.words import needles
+    from gitflow_harness.ways.sieve import literal_prefix, needles
 
     if not lanes.prompt:
         literals: int | list[str] = NEVER
@@ -333,7 +339,7 @@ def _sieve(lanes: Lanes) -> list[Any]:
         literals = ALWAYS
     else:
         literals = list(lanes.prompt_hints)
-    return [literals, needles(lanes.keywords)]
+    return [literals, needles(lanes.keywords), [literal_prefix(g) for g in lanes.files]]
 
 
 def _listed(hints: tuple[str, ...] | None) -> list[str] | None:

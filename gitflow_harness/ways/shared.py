@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     StrPath = str | os.PathLike[str]
 
-SHARED_FORMAT = 3  # 2: keyed by blob id; 3: a prompt sieve in each payload
+SHARED_FORMAT = 4  # 2: keyed by blob id; 4: a sieve in each payload
 MAX_SHARED = 4096  # way versions a repository's shared cache keeps (its oldest go first)
 SHARED_FILE = ("gitflow-harness", "ways-cache.json")  # under the git common dir
 

@@ -320,7 +320,7 @@ def test_a_way_the_sieve_passes_by_never_matches_the_prompt(
     for each in (way, cached):
         if not prompt_possible(each, text):
             assert prompt_magnitude(each, prompt) == 0, (pattern, keywords, prompt)
-    assert cached.prompt_sieve() == way.prompt_sieve()
+    assert cached.sieve() == way.sieve()
 
 
 def test_the_sieve_passes_by_a_way_whose_literals_and_keywords_are_absent() -> None:
@@ -334,3 +334,36 @@ def test_the_sieve_passes_by_a_way_whose_literals_and_keywords_are_absent() -> N
     assert prompt_possible(way, Text("the notes of the release"))  # words there, not the phrase
     assert prompt_magnitude(way, "the notes of the release") == 0
     assert prompt_possible(_way(prompt=r"."), Text("anything"))  # no literal: the regex decides
+
+
+_GLOBS = ["src/**/*.py", "*.md", "/docs/", "src/a?/x.py", "tests/[ab]*/t.py", "//odd/*", "src/"]
+_PATHS = ["src/a/x.py", "src/ab/x.py", "./src/b.py", "docs\\a.md", "README.md", "tests/a1/t.py"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(_GLOBS), max_size=3),
+    st.lists(st.sampled_from([*_PATHS, "other/x.py", "srcx/y.py", "docs"]), min_size=1, max_size=3),
+)
+def test_a_way_the_sieve_passes_by_never_matches_the_paths(
+    globs: list[str], paths: list[str]
+) -> None:
+    """If the sieve says no path can match a way's `files` globs, then none does (for a way
+    just parsed and for one read back from its cache payload)."""
+    from gitflow_harness.ways.index import reparse
+    from gitflow_harness.ways.match import files_possible
+
+    way = _way(files=tuple(globs))
+    cached = Way.from_payload(
+        way.to_payload(),
+        id="w",
+        file=way.file,
+        has_macro=False,
+        has_postcheck=False,
+        repair=reparse,
+    )
+    for each in (way, cached):
+        if not files_possible(each, paths):
+            assert files_lane(each, paths) == 0, (globs, paths)
+    assert not files_possible(_way(files=("src/**",)), ["docs/a.md"])
+    assert files_possible(_way(files=("*.py",)), ["docs/a.md"])  # a bare name: any path

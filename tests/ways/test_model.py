@@ -38,7 +38,7 @@ def test_a_way_survives_the_cache_payload_through_json(ways_root: Path) -> None:
         payload, id="a", file=str(path), has_macro=False, has_postcheck=True, repair=reparse
     )
     assert again == way
-    assert again.prompt_sieve() == way.prompt_sieve() == [["deploy", "ship"], []]
+    assert again.sieve() == way.sieve() == [["deploy", "ship"], [], [""]]
     assert again.trigger_names() == ("prompt", "files", "session_start", "postcheck", "roles")
 
 
@@ -49,7 +49,7 @@ def test_a_damaged_payload_is_parsed_again_from_its_file(ways_root: Path) -> Non
         "description: A\nwhen: {keywords: [x]}\ncurve: {type: Flat, suppression: 7}\n",
     )
     broken = damaged(path)
-    assert broken.prompt_sieve() == [0, [["x", "x"]]]  # from the lanes parsed again
+    assert broken.sieve() == [0, [["x", "x"]], []]  # from the lanes parsed again
     assert broken.lanes.keywords == ("x",)
     assert broken.curve.to_dict() == {"type": "Flat", "suppression": 7}
 

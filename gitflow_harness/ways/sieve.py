@@ -1,8 +1,12 @@
-"""The words of a text, and a keyword as the prompt is searched for it.
+"""What a way's cache entry keeps so that a hook call can pass the way by undecoded.
 
-A keyword matches a prompt ignoring case and spacing, not inside a word (`match.Text`). What
-that search needs of a keyword, its normalised form and its runs of word characters, is worked
-out here, for the matcher and for the sieve a way's cache entry keeps (`Way.prompt_sieve`).
+A hook matches every way on every call. Most ways cannot match a given prompt or path, and
+telling so needs little of them: the literals one of which every match of the `prompt` regex
+holds, the keywords (normalised, with their runs of word characters: a keyword is found as a
+word, ignoring case and spacing) and what every path a `files` glob matches starts with. The
+index keeps these in each way's payload (`Way.sieve`), and `match.prompt_possible` and
+`match.files_possible` read them without decoding the way's lanes. The words of a text, and a
+keyword as the prompt is searched for it, are worked out here for the matcher too.
 """
 
 from __future__ import annotations
@@ -45,3 +49,23 @@ def needles(keywords: tuple[str, ...]) -> list[list[str]]:
     """`[normalised keyword, *its runs]` for each keyword that normalises to something (one
     that does not can never match)."""
     return [[found, *runs(found)] for k in keywords if (found := normalise(k))]
+
+
+def literal_prefix(glob: str) -> str:
+    """Return what every path a glob matches starts with: the glob up to its first wildcard,
+    for a glob anchored at the root (one with a `/`); "" for a bare name or when unsure."""
+    body = glob.lstrip("/")
+    if "/" not in body and not glob.startswith("/"):
+        return ""  # a bare name matches at any depth
+    cut = len(body)
+    for wildcard in "*?[":
+        at = body.find(wildcard)
+        if 0 <= at < cut:
+            cut = at
+    prefix = body[:cut]
+    return "" if "//" in prefix else prefix  # an empty segment is skipped: unsure
+
+
+def path_of(path: str) -> str:
+    """A repo-relative path as globs are matched against it: `/`-separated, no leading `./`."""
+    return path.replace("\\", "/").removeprefix("./")
