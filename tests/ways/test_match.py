@@ -283,6 +283,16 @@ def test_a_texts_words_are_its_runs_of_word_characters(text: str) -> None:
     assert _runs(text) == (re.findall(r"\w+", text) if not text.isalnum() else [text])
 
 
+def _cached(way: Way) -> Way:
+    """`way` as the index reads it back from its cache payload."""
+    from gitflow_harness.ways.index import reparse
+
+    payload = way.to_payload()
+    return Way.from_payload(
+        payload, id=way.id, file=way.file, has_macro=False, has_postcheck=False, repair=reparse
+    )
+
+
 _PATTERNS = [r"\bmerge\b", r"deploy|ship", r"^\s*fix", r"[a-z]+ing\b", r".", r"release\s+notes"]
 _WORDS = ["merge", "Deploy", "ship", "fixing", "release", "notes", "C++", "ß", "x_y-z", "Straße"]
 
@@ -301,18 +311,10 @@ def test_a_way_the_sieve_passes_by_never_matches_the_prompt(
     """If the sieve says a prompt cannot match a way's prompt lanes, then it does not (for a
     way just parsed and for one read back from its cache payload): the sieve only spares the
     matcher the ways it would have rejected."""
-    from gitflow_harness.ways.index import reparse
     from gitflow_harness.ways.match import prompt_possible
 
     way = _way(prompt=pattern, keywords=tuple(keywords))
-    cached = Way.from_payload(
-        way.to_payload(),
-        id="w",
-        file=way.file,
-        has_macro=False,
-        has_postcheck=False,
-        repair=reparse,
-    )
+    cached = _cached(way)
     prompt = sep.join(said)
     if long:
         prompt = "x. " * LONG_TEXT + prompt
@@ -350,18 +352,10 @@ def test_a_way_the_sieve_passes_by_never_matches_the_paths(
 ) -> None:
     """If the sieve says no path can match a way's `files` globs, then none does (for a way
     just parsed and for one read back from its cache payload)."""
-    from gitflow_harness.ways.index import reparse
     from gitflow_harness.ways.match import files_possible
 
     way = _way(files=tuple(globs))
-    cached = Way.from_payload(
-        way.to_payload(),
-        id="w",
-        file=way.file,
-        has_macro=False,
-        has_postcheck=False,
-        repair=reparse,
-    )
+    cached = _cached(way)
     for each in (way, cached):
         if not files_possible(each, paths):
             assert files_lane(each, paths) == 0, (globs, paths)
