@@ -37,7 +37,7 @@ from gitflow_harness.store.tail import (
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
     from datetime import datetime
     from typing import Any, Final, NamedTuple
 else:
@@ -142,7 +142,8 @@ def classify(raw: bytes, loads: Callable[[bytes], Any] = jsonio.loads) -> Event 
     """Return the Event in one log line, or FOREIGN / TORN.
 
     `loads` may be a faster parser than `json.loads`; a line it refuses is judged again by
-    `json.loads`, so the verdict is always the standard library's. (orjson reads an integer
+    `jsonio.loads` (the standard library's own scanner), so the verdict is always the standard
+    library's. (orjson reads an integer
     past 64 bits as a float; gfh writes none: its numbers are counts, durations and turns.)
     """
     if len(raw) > MAX_LINE_BYTES + 1:
@@ -333,13 +334,12 @@ class EventLog:
                     yield None
                 return
             size = path.stat().st_size if reach is not None else None
-            for raw in reverse_lines_holding(path, needle, end=size, reach=reach):
-                if raw is None:
-                    yield None
+            for ev in _session_events(
+                session, reverse_lines_holding(path, needle, end=size, reach=reach)
+            ):
+                yield ev
+                if ev is None:
                     return
-                ev = classify(raw)
-                if type(ev) is Event and ev.session == session:
-                    yield ev
             if reach is not None and size is not None:
                 reach -= size
 
@@ -357,9 +357,8 @@ class EventLog:
         if reach is not None and sum(p.stat().st_size for p in later) - offset > reach:
             return
         for path in later:
-            for raw in lines_holding_from(path, offset, needle):
-                ev = classify(raw)
-                if type(ev) is Event and ev.session == session:
+            for ev in _session_events(session, lines_holding_from(path, offset, needle)):
+                if ev is not None:  # (a read on has no reach to end short of)
                     yield ev
             offset = 0
 
@@ -375,10 +374,22 @@ def _session_needle(session: str) -> bytes:
     """What every line of `session`'s events holds: the envelope's `session` field as
     `encode` writes it, compact (`"session":"claude:abc"`). The key is part of the needle: a
     long needle lets the search skip further, and lines that merely quote the id (another
-    session's event naming it) are counted, not parsed. An id that JSON escapes could be
+    session's event naming it) are passed by, not parsed. An id that JSON escapes could be
     written either way: then the needle is empty and every line is parsed."""
     quoted = jsonio.dumps(session, ensure_ascii=False)
     return eventwrite.encoded_field("session", session) if quoted[1:-1] == session else b""
+
+
+def _session_events(session: str, lines: Iterable[bytes | None]) -> Iterator[Event | None]:
+    """`session`'s events among the lines holding its needle, and the None that ends a read
+    back short of its reach: a line that is another session's event, or no event, is left."""
+    for raw in lines:
+        if raw is None:
+            yield None
+            return
+        ev = classify(raw)
+        if type(ev) is Event and ev.session == session:
+            yield ev
 
 
 def _read_file(path: Path, counts: FileCounts, since: str | None) -> Iterator[Event]:

@@ -115,6 +115,7 @@ class Way(Record):
         "_payload",
         "_repair",
         "_rest",
+        "_sieve",
         "file",
         "has_macro",
         "has_postcheck",
@@ -128,6 +129,7 @@ class Way(Record):
     _repair: Callable[[Way], Way] | None
     _lanes: Lanes | None
     _rest: tuple[str, Curve, str, tuple[str, ...], tuple[str, ...], str] | None
+    _sieve: list[Any] | None
 
     def __init__(
         self,
@@ -152,6 +154,7 @@ class Way(Record):
         _SET(self, "_repair", None)
         _SET(self, "_lanes", lanes)
         _SET(self, "_rest", (description, curve, axis, tuple(scope), tuple(roles), macro))
+        _SET(self, "_sieve", None)
 
     @property
     def lanes(self) -> Lanes:
@@ -209,17 +212,20 @@ class Way(Record):
         literals one of which every match of the regex holds; `keywords` is `sieve.needles` of
         the keywords; `prefixes` what every path each `files` glob matches starts with.
         """
-        payload = self._payload
-        if payload is not None:
-            sieve = payload[2]
-            if (
+        sieve = self._sieve
+        if sieve is None:
+            payload = self._payload
+            if payload is not None:
+                sieve = payload[2]
+            if not (
                 type(sieve) is list
                 and len(sieve) == 3
                 and type(sieve[1]) is list
                 and type(sieve[2]) is list
             ):
-                return sieve
-        return _sieve(self.lanes)  # parsed, not cached (or a damaged entry: its lanes decide)
+                sieve = _sieve(self.lanes)  # parsed, not cached (or damaged: its lanes decide)
+            _SET(self, "_sieve", sieve)
+        return sieve
 
     def to_payload(self) -> list[object]:
         """Return what the index cache stores: `[lanes, rest, sieve]`.
@@ -281,6 +287,7 @@ class Way(Record):
         _SET(self, "_repair", repair)
         _SET(self, "_lanes", None)
         _SET(self, "_rest", None)
+        _SET(self, "_sieve", None)
         return self
 
     def _decode_lanes(self) -> Lanes:

@@ -39,6 +39,7 @@ def test_a_way_survives_the_cache_payload_through_json(ways_root: Path) -> None:
     )
     assert again == way
     assert again.sieve() == way.sieve() == [["deploy", "ship"], [], [""]]
+    assert way.sieve() is way.sieve()  # a parsed way works its sieve out once
     assert again.trigger_names() == ("prompt", "files", "session_start", "postcheck", "roles")
 
 
