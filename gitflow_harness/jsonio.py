@@ -5,7 +5,8 @@ expressions at import), about a tenth of what a hook call adds to the interprete
 C module both use, `_json`, costs 0.25 ms. `loads` and `dumps` drive that module as `json`
 does, so they give what `json.loads` and `json.dumps` give for the arguments they take (the
 tests compare them on generated values), and raise `json`'s own errors: `json` is imported only
-to raise one. Where `_json` is missing (an interpreter other than CPython), they are `json`'s.
+when there is one to raise. Where `_json` is missing (an interpreter other than CPython), they
+are `json`'s.
 """
 
 from __future__ import annotations
@@ -61,6 +62,13 @@ def loads(data: bytes | str) -> Any:
         obj, end = _scan(text, start)
     except StopIteration as err:
         _fail("Expecting value", text, err.value)
+    except SystemError:
+        # The scanner raises its errors as `json.decoder.JSONDecodeError`, which it looks up in
+        # `sys.modules` alone: without `json` loaded it fails without saying why. Load it and
+        # scan again, for `json`'s own error (an error, so off the paths that must be quick).
+        import json.decoder
+
+        obj, end = _scan(text, start)
     rest = text[end:]
     if rest and rest.lstrip(_SPACE):
         _fail("Extra data", text, len(text) - len(rest.lstrip(_SPACE)))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -115,26 +117,48 @@ def test_what_json_cannot_write_fails_as_json_fails() -> None:
         jsonio.dumps(circular)
 
 
+def test_its_errors_are_jsons_in_a_process_that_has_not_loaded_json() -> None:
+    """If a hook process (which never loads `json`) reads a damaged file, then the error is
+    `json`'s own, with its message: the C scanner needs `json.decoder` loaded to raise it."""
+    code = (
+        "import sys\n"
+        "from gitflow_harness import jsonio\n"
+        "texts = [b'{not json', b'[1, 2,]', b'{\"a\":', b'\"\\\\ud8', b'{\"a\": 1} x', b'']\n"
+        "def outcome(loads, text):\n"
+        "    try:\n"
+        "        return repr(loads(text))\n"
+        "    except ValueError as exc:\n"
+        "        return f'{type(exc).__name__}: {exc}'\n"
+        "ours = [outcome(jsonio.loads, t) for t in texts]\n"
+        "import json\n"
+        "print(ours == [outcome(json.loads, t) for t in texts], ours)\n"
+    )
+    out = _without_site(code)
+    assert out.stdout.startswith("True "), out.stdout + out.stderr
+
+
+def _without_site(code: str) -> subprocess.CompletedProcess[str]:
+    """Run `code` in an interpreter without site (`-S`): nothing a `.pth` file starts
+    (coverage's measuring of subprocesses imports json) is loaded; gfh comes from the checkout."""
+    root = str(Path(jsonio.__file__).resolve().parent.parent)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    return subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        capture_output=True,
+        text=True,
+        env={**env, "PYTHONPATH": root},
+        check=False,
+    )
+
+
 def test_importing_it_leaves_json_unimported() -> None:
     """If gfh's hot paths read and write JSON through `jsonio`, then the `json` package (and
     the regular expressions it compiles) is not imported for it."""
-    import subprocess
-    import sys
-
     code = (
         "import sys\n"
         "from gitflow_harness import jsonio\n"
         "jsonio.dumps(jsonio.loads(b'{\"a\": [1, 2.5, null]}'), separators=(',', ':'))\n"
         "print('json' in sys.modules)\n"
     )
-    # No site (`-S`): nothing a `.pth` file starts (coverage's measuring of subprocesses
-    # imports json) is in the way; the package comes from the checkout.
-    root = str(Path(jsonio.__file__).resolve().parent.parent)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    out = subprocess.run(
-        [sys.executable, "-S", "-c", code],
-        capture_output=True,
-        text=True,
-        env={**env, "PYTHONPATH": root},
-    )
+    out = _without_site(code)
     assert out.stdout.strip() == "False", out.stderr
