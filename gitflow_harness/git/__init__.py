@@ -1,6 +1,7 @@
 """The one gateway to git.
 
-Hot paths use plain `subprocess` (one `git` call costs ~5 ms; importing GitPython ~130 ms).
+Every call is a plain `git` process (about 5 ms; importing GitPython costs about 130 ms),
+started by `spawn` without the `subprocess` module where the platform allows.
 Every failure of a git command becomes a `GitError` naming the command, its exit code and what
 it printed. Odd repository states (not a repository, bare, unborn, detached, shallow, mid-rebase,
 mid-merge) each have one clear message saying how to get out of them.
@@ -8,11 +9,12 @@ mid-merge) each have one clear message saying how to get out of them.
 Callers use this package as one module (`from gitflow_harness import git; git.head(repo)`);
 the submodules only keep each part short: `core` (running git, discovery, states), `refs`
 (commits by name, branches, the trunk), `tree` (working tree, worktrees, integrating) and
-`history` (reflogs, log walks).
+`history` (reflogs, log walks), with `spawn` (starting a program, its pipes read by poll).
 """
 
 from gitflow_harness.git.core import (
     HOW_TO_FINISH,
+    Completed,
     GitError,
     Head,
     NotARepository,
@@ -104,6 +106,7 @@ __all__ = [
     "UNTRACKED",
     "AheadBehind",
     "Change",
+    "Completed",
     "GitError",
     "Head",
     "LocalTrunk",

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 
 from gitflow_harness.errors import GfhError, RepoStateError, UsageError
+from gitflow_harness.git import spawn
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -45,44 +45,56 @@ def run(
     check: bool = True,
     env: Mapping[str, str] | None = None,
     input: str | None = None,
-) -> subprocess.CompletedProcess[str]:
+) -> Completed:
     """Run `git ARGS` and return the completed process; raise GitError on failure if `check`."""
     return start(args, cwd=cwd, check=check, env=env, input=input).result()
+
+
+class Completed(NamedTuple):
+    """A finished git command, with the fields of `subprocess.CompletedProcess`."""
+
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
 
 
 class Pending:
     """A git command started by `start`, running while the caller does something else."""
 
-    __slots__ = ("_args", "_check", "_input", "_process")
+    __slots__ = ("_args", "_check", "_cwd", "_wait", "pid")
 
     def __init__(
         self,
         args: Sequence[str],
-        process: subprocess.Popen[str],
+        pid: int,
+        wait: Callable[[], tuple[int, bytes, bytes]],
         *,
         check: bool,
-        input: str | None,
+        cwd: Path | str | None,
     ) -> None:
+        self.pid = pid  # the git process's: reaped once `result` returned or raised
         self._args = list(args)
-        self._process = process
+        self._wait = wait
         self._check = check
-        self._input = input
+        self._cwd = cwd
 
-    def result(self) -> subprocess.CompletedProcess[str]:
+    def result(self) -> Completed:
         """Wait for the command and return it as `run` does; raise GitError on failure if
         it was started with `check`."""
-        try:
-            stdout, stderr = self._process.communicate(self._input)
-        except BaseException:
-            # Interrupted (^C): leave no git behind, as `subprocess.run` does.
-            self._process.kill()
-            self._process.wait()
-            raise
-        returncode = self._process.returncode
-        proc = subprocess.CompletedProcess(["git", *self._args], returncode, stdout, stderr)
+        returncode, out, err = self._wait()
+        stdout, stderr = _text(out), _text(err)
+        if returncode == 128 and self._directory_missing(stderr):
+            raise _no_directory(self._cwd)
         if self._check and returncode != 0:
             raise failure(self._args, returncode, stdout, stderr)
-        return proc
+        return Completed(["git", *self._args], returncode, stdout, stderr)
+
+    def _directory_missing(self, stderr: str) -> bool:
+        """True when git could not start in its directory (`-C`): it is gone or never was.
+        Removed while git ran, git says so its own way, and `failure` words that."""
+        cwd = self._cwd
+        return cwd is not None and not os.path.isdir(cwd) and not _vanished_while_running(stderr)
 
 
 @contextlib.contextmanager
@@ -107,32 +119,71 @@ def start(
     input: str | None = None,
 ) -> Pending:
     """Start `git ARGS` and return it running: commands that do not depend on each other run
-    at the same time, and a caller pays for the slowest instead of their sum."""
-    full_env = None
-    if env is not None:
-        full_env = {**os.environ, **env}
+    at the same time, and a caller pays for the slowest instead of their sum.
+
+    Started by `spawn` (`git -C CWD`, which git treats as being started in CWD), or by
+    `subprocess` where that cannot be used.
+    """
+    full_env = None if env is None else {**os.environ, **env}
+    data = None if input is None else input.encode("utf-8", "surrogateescape")
+    where = () if cwd is None else ("-C", os.fspath(cwd))
     try:
-        process = subprocess.Popen(
-            ["git", *args],
-            cwd=cwd,
-            env=full_env,
-            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-            errors="surrogateescape",
-        )
+        spawned = spawn.spawn(["git", *where, *args], env=full_env, input=data)
+        pid, wait = (spawned.pid, spawned.wait) if spawned else _popen(args, cwd, full_env, data)
     except (FileNotFoundError, NotADirectoryError):
         if cwd is not None and not os.path.isdir(cwd):
-            # The directory went away under us (a worktree deleted by hand): say that, not
-            # that git is missing.
-            raise RepoStateError(
-                f"{cwd}: the directory no longer exists; if it was a worktree, "
-                "run `git worktree prune`"
-            ) from None
+            raise _no_directory(cwd) from None
         raise UsageError("git is not installed or not on PATH; install git first") from None
-    return Pending(args, process, check=check, input=input)
+    return Pending(args, pid, wait, check=check, cwd=cwd)
+
+
+def _popen(
+    args: Sequence[str],
+    cwd: Path | str | None,
+    env: Mapping[str, str] | None,
+    data: bytes | None,
+) -> tuple[int, Callable[[], tuple[int, bytes, bytes]]]:
+    """Start `git ARGS` with `subprocess` (see `start`); return its pid and what waits for
+    it."""
+    import subprocess
+
+    process = subprocess.Popen(
+        ["git", *args],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+    def wait() -> tuple[int, bytes, bytes]:
+        try:
+            out, err = process.communicate(data)
+        except BaseException:
+            # Interrupted (^C): leave no git behind, as `subprocess.run` does.
+            process.kill()
+            process.wait()
+            raise
+        return process.returncode, out, err
+
+    return process.pid, wait
+
+
+def _text(data: bytes) -> str:
+    """A git stream as text: UTF-8 with surrogate escapes, newlines as `subprocess`'s text
+    mode gives them (CRLF and CR read as LF)."""
+    text = data.decode("utf-8", "surrogateescape")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def _no_directory(cwd: Path | str | None) -> RepoStateError:
+    # The directory went away under us (a worktree deleted by hand): say that, not that git
+    # is missing or failed.
+    return RepoStateError(
+        f"{cwd}: the directory no longer exists; if it was a worktree, run `git worktree prune`"
+    )
 
 
 # What git says when the directory it was started in is removed while it runs (a concurrent
@@ -145,10 +196,14 @@ GONE = "the current directory no longer exists (removed by `gfh accept`?): cd to
 def failure(args: Sequence[str], returncode: int, stdout: str, stderr: str) -> GfhError:
     """The error of a git command that failed: gfh's one line when its directory vanished
     under it (a concurrent `gfh accept` removed the worktree), else the `GitError`."""
-    said = stderr.lower()
-    if any(words in said for words in _NO_CWD):
+    if _vanished_while_running(stderr):
         return UsageError(GONE)
     return GitError(args, returncode, stdout, stderr)
+
+
+def _vanished_while_running(stderr: str) -> bool:
+    said = stderr.lower()
+    return any(words in said for words in _NO_CWD)
 
 
 def first_line(text: str, default: str = "no output") -> str:

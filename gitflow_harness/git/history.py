@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterator
 
 from gitflow_harness.errors import UsageError
@@ -116,6 +115,9 @@ def commits_touching(repo: Repo, since: datetime) -> Iterator[tuple[datetime, li
         "--name-only",
         f"--since={int(since.timestamp())}",
     ]
+    # Imported here: every other git command starts through `git.core` without it.
+    import subprocess
+
     try:
         proc = subprocess.Popen(
             ["git", *args],

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterable, Sequence
 
 from gitflow_harness.errors import RepoStateError
-from gitflow_harness.git.core import Pending, Repo, _cwd, failure, run, start
+from gitflow_harness.git.core import Completed, Pending, Repo, _cwd, failure, run, start
 from gitflow_harness.git.ref_files import refs_from_files
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
@@ -283,6 +282,6 @@ def update_branch(repo: Repo, branch: str, new: str, old: str, reason: str) -> N
     run(["update-ref", "-m", reason, f"refs/heads/{branch}", new, old], cwd=_cwd(repo))
 
 
-def delete_branch(repo: Repo, branch: str) -> subprocess.CompletedProcess[str]:
+def delete_branch(repo: Repo, branch: str) -> Completed:
     """Delete `branch` (the caller has checked it is merged); the caller reads the result."""
     return run(["branch", "-D", branch], cwd=_cwd(repo), check=False)

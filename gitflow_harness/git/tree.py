@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from gitflow_harness.git.core import Pending, Repo, _cwd, run, split_z, start
+from gitflow_harness.git.core import Completed, Pending, Repo, _cwd, run, split_z, start
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -165,14 +164,12 @@ def ignored(top: Path) -> list[str]:
     return split_z(proc.stdout) if proc.returncode == 0 else []
 
 
-def worktree_remove(repo: Repo, path: Path) -> subprocess.CompletedProcess[str]:
+def worktree_remove(repo: Repo, path: Path) -> Completed:
     """Remove the (clean) worktree at `path`; the caller reads the result."""
     return run(["worktree", "remove", str(path)], cwd=_cwd(repo), check=False)
 
 
-def integrate(
-    repo: Repo, how: str, rev: str, env: Mapping[str, str]
-) -> subprocess.CompletedProcess[str]:
+def integrate(repo: Repo, how: str, rev: str, env: Mapping[str, str]) -> Completed:
     """Run `git merge --no-edit REV` or `git rebase REV` (`how`); the caller reads the result."""
     if how == "merge":
         args = ["merge", "--no-edit", "--no-stat", rev]
@@ -194,12 +191,12 @@ def abort(repo: Repo, operation: str) -> None:
     run([operation, "--abort"], cwd=repo.worktree())
 
 
-def fast_forward_checkout(top: Path, rev: str) -> subprocess.CompletedProcess[str]:
+def fast_forward_checkout(top: Path, rev: str) -> Completed:
     """Fast-forward the branch checked out at `top` to `rev` (`git merge --ff-only`)."""
     return run(["merge", "--ff-only", "-q", rev], cwd=top, check=False)
 
 
-def switch(top: Path, branch: str) -> subprocess.CompletedProcess[str]:
+def switch(top: Path, branch: str) -> Completed:
     """Switch the checkout at `top` to `branch`; the caller reads the result."""
     return run(["switch", "-q", branch], cwd=top, check=False)
 

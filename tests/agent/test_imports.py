@@ -63,11 +63,12 @@ sys.__stdout__.write(json.dumps(out))
 """
 
 
-# What each repository's ways run besides their text.
-# setup -> (macro.sh, postcheck.sh) of the way, None for none.
-SETUPS: dict[str, tuple[str | None, str | None]] = {
-    "ways": (None, None),
-    "ways with scripts": ("echo from the macro\n", "exit 0\n"),
+# What each repository's ways run besides their text, and what else is heavy then: a call
+# that starts no script starts git (SessionStart's `ensure`) without `subprocess`.
+# setup -> (macro.sh, postcheck.sh) of the way, None for none; the modules heavy besides HEAVY.
+SETUPS: dict[str, tuple[str | None, str | None, tuple[str, ...]]] = {
+    "ways": (None, None, ("subprocess", "threading", "selectors")),
+    "ways with scripts": ("echo from the macro\n", "exit 0\n", ()),
 }
 FIXTURES = [(host, path) for host, _, path in kit.fixture_files() if host in HOSTS]
 
@@ -80,9 +81,11 @@ def _call(host: str, path: Path, repo: Path) -> list[object]:
     return [path.name.split(".")[0], json.dumps(data), env]
 
 
-def _probe(host: str, repo: Path, calls: list[list[object]]) -> list[list[object]]:
+def _probe(
+    host: str, repo: Path, calls: list[list[object]], heavy: tuple[str, ...] = HEAVY
+) -> list[list[object]]:
     proc = subprocess.run(
-        [sys.executable, "-c", PROBE, ",".join(HEAVY), host],
+        [sys.executable, "-c", PROBE, ",".join(heavy), host],
         cwd=repo,
         input=json.dumps(calls),
         capture_output=True,
@@ -108,12 +111,12 @@ def _cases() -> list[object]:
 def test_a_warm_hook_call_imports_nothing_heavy(
     setup: str, host: str, path: Path, repo: Path
 ) -> None:
-    macro, postcheck = SETUPS[setup]
+    macro, postcheck, heavy = SETUPS[setup]
     kit.way(repo, "everywhere", EVERY_LANE, macro=macro, postcheck=postcheck)
     settle_tree(repo / "hooks")
     call = _call(host, path, repo)
     cold = _probe(host, repo, [call])  # caches the configuration and the ways index
-    warm = _probe(host, repo, [call])
+    warm = _probe(host, repo, [call], HEAVY + heavy)
     assert [internal for _, _, internal, _ in cold + warm] == [False, False]
     assert warm[0][3] == []
 
