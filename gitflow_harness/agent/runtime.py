@@ -221,14 +221,25 @@ class HookCall:
     def collect(self, ctx: HookContext, specs: tuple[str, ...]) -> list[Offer]:
         """Ask each context source for its offers. A source that fails is left out and reported
         like any internal error (one stderr line, a `hook.error`), and the others still deliver:
-        a broken way must not cost the session its environment or the workflow's hint."""
+        a broken way must not cost the session its environment or the workflow's hint.
+
+        A source may answer with a function instead (it started something that runs on its
+        own, a git process): that is called for the offers once every source was asked, so
+        the later sources' work overlaps the wait. Offers keep the sources' order."""
         from gitflow_harness.agent.sources import resolve
 
-        offers: list[Offer] = []
+        answers: list[tuple[str, Any]] = []
         for spec in specs:
             ctx.source_name = spec
             try:
-                offered = list(resolve(spec)(ctx) or ())
+                answers.append((spec, resolve(spec)(ctx)))
+            except Exception as exc:
+                self.report(exc)
+        offers: list[Offer] = []
+        for spec, answer in answers:
+            ctx.source_name = spec
+            try:
+                offered = list((answer() if callable(answer) else answer) or ())
             except Exception as exc:
                 self.report(exc)
                 continue

@@ -15,6 +15,8 @@ from gitflow_harness.workflow.result import VerbData, VerbResult
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from gitflow_harness.workspace import Workspace
 
 
@@ -37,25 +39,37 @@ class EnsureData(VerbData):
 def ensure(ws: Workspace) -> VerbResult:
     """Check where a session starts; in the main checkout on the trunk, queue the
     `ensure-main-worktree-first` hint (outside the envelope)."""
+    return begin(ws)()
+
+
+def begin(ws: Workspace) -> Callable[[], VerbResult]:
+    """Start `ensure`: its git processes run while the caller works on (the SessionStart hook
+    runs its ways pass meanwhile); return what finishes it, as `ensure` does."""
     repo = ws.repo
     repo.worktree()
     facts = Facts(ws)
-    snapshot = facts.snapshot()  # first: its git processes run at once
-    main_on_trunk = not repo.linked and facts.on_trunk
-    if main_on_trunk:
-        hints.supplement(hints.hint("ensure-main-worktree-first", trunk=facts.trunk))
-    data = EnsureData(
-        location="worktree" if repo.linked else "main",
-        branch=facts.head.branch,
-        trunk=facts.trunk,
-        on_trunk=facts.on_trunk,
-        clean=snapshot["clean"],
-    )
-    where = "a worktree" if repo.linked else "the main checkout"
-    return VerbResult(
-        "ensure",
-        "ok",
-        data,
-        facts=snapshot,
-        message=f"{where}, on {facts.head.branch or 'a detached HEAD'}",
-    )
+    reading = facts.start()  # first: its git processes run at once
+
+    def finish() -> VerbResult:
+        reading()
+        snapshot = facts.snapshot()
+        main_on_trunk = not repo.linked and facts.on_trunk
+        if main_on_trunk:
+            hints.supplement(hints.hint("ensure-main-worktree-first", trunk=facts.trunk))
+        data = EnsureData(
+            location="worktree" if repo.linked else "main",
+            branch=facts.head.branch,
+            trunk=facts.trunk,
+            on_trunk=facts.on_trunk,
+            clean=snapshot["clean"],
+        )
+        where = "a worktree" if repo.linked else "the main checkout"
+        return VerbResult(
+            "ensure",
+            "ok",
+            data,
+            facts=snapshot,
+            message=f"{where}, on {facts.head.branch or 'a detached HEAD'}",
+        )
+
+    return finish

@@ -12,6 +12,7 @@ from gitflow_harness.errors import ConfigError, GfhError
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from gitflow_harness.workspace import Workspace
@@ -101,42 +102,55 @@ class Facts:
         return out
 
     def _read_together(self) -> None:
-        """Read the trunk, the changes and (when not known yet) HEAD's commit with their git
-        processes running at once, `git status` saying HEAD's commit too. What fails here is
-        left unread: reading it on its own then raises as it would have."""
+        self.start()()
+
+    def start(self) -> Callable[[], None]:
+        """Start reading the trunk, the changes and (when not known yet) HEAD's commit, their
+        git processes running at once, `git status` saying HEAD's commit too; return what
+        reads them. The caller may work meanwhile (`ensure` at session start); `snapshot`
+        finds them read. What fails here is left unread: reading it on its own then raises as
+        it would have."""
         known = self.__dict__
         if "_trunk" in known or "changes" in known:
-            return
+            return _read
         head = self.ws.known_head
         try:
             configured = self.ws.configured_trunk
             trunk = git.start_local_trunk(self.repo, configured)
         except (GfhError, OSError):
-            return
+            return _read
         try:
             status: git.Pending | None = git.start_status(self.repo, head=head is None)
         except (GfhError, OSError):
             status = None
         if status is None:
-            self._take_trunk(configured, trunk)
-            return
-        # A failure other than git's leaves no `git status` running behind it (`gfh mcp` lives on).
-        with git.reaped(status.result):
-            self._take_trunk(configured, trunk)
-        try:
-            read = git.read_status(status)
-        except (GfhError, OSError):
-            return
-        known["changes"] = read.changes
-        if head is None:
-            with contextlib.suppress(GfhError, OSError):
-                self.ws.learn_head(git.Head(branch=git.head_branch(self.repo), sha=read.head))
+            return lambda: self._take_trunk(configured, trunk)
+
+        def read() -> None:
+            # A failure other than git's leaves no `git status` running behind it (`gfh mcp`
+            # lives on).
+            with git.reaped(status.result):
+                self._take_trunk(configured, trunk)
+            try:
+                read = git.read_status(status)
+            except (GfhError, OSError):
+                return
+            known["changes"] = read.changes
+            if head is None:
+                with contextlib.suppress(GfhError, OSError):
+                    self.ws.learn_head(git.Head(branch=git.head_branch(self.repo), sha=read.head))
+
+        return read
 
     def _take_trunk(self, configured: str, started: git.Pending | git.TrunkRefs) -> None:
         """Read the trunk from its refs (or their started `for-each-ref`); a failure leaves it
         unread."""
         with contextlib.suppress(GfhError, OSError):
             self.__dict__["_trunk"] = git.read_local_trunk(self.repo, configured, started)
+
+
+def _read() -> None:
+    """Nothing left to read (`Facts.start`)."""
 
 
 def _safe(read: Any) -> Any:

@@ -76,17 +76,24 @@ def test_a_hint_the_host_never_received_is_not_recorded_as_delivered(
     assert verb["data"]["hint_ids"] == []
 
 
+@pytest.mark.parametrize("when", ["starting", "finishing"])
 def test_when_ensure_fails_the_session_still_gets_its_env_and_its_ways(
-    repo: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+    repo: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch, when: str
 ) -> None:
-    """If `ensure` breaks, then the hook says so in one line and a hook.error, and the session
-    still gets its environment and its session_start ways."""
+    """If `ensure` breaks, as it starts or as it finishes after the ways pass, then the hook
+    says so in one line and a hook.error, and the session still gets its environment and its
+    session_start ways."""
     from gitflow_harness.workflow import ensure
 
-    def broken(ws: object) -> None:
+    def bug() -> None:
         raise RuntimeError("a bug in ensure")
 
-    monkeypatch.setattr(ensure, "ensure", broken)
+    def broken(ws: object) -> object:
+        if when == "starting":
+            bug()
+        return bug
+
+    monkeypatch.setattr(ensure, "begin", broken)
     kit.way(repo, "opening", "when:\n  session_start: true\n" + kit.EXPONENTIAL, "Hello.")
     result = kit.hook(gfh, "cursor", "sessionStart", kit.payload("cursor", "sessionStart", repo))
     assert result.code == 0

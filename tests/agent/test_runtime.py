@@ -24,6 +24,48 @@ def explode(ctx: Any) -> None:
     raise ValueError("the secret prompt text that must never be written")
 
 
+asked: list[str] = []
+
+
+def started_source(ctx: Any) -> Any:
+    """A source that starts its work and answers with what finishes it."""
+    from gitflow_harness.hookcall.model import Offer
+
+    asked.append(f"started:{ctx.source_name}")
+
+    def finish() -> list[Offer]:
+        asked.append(f"finished:{ctx.source_name}")
+        return [Offer("from the started source")]
+
+    return finish
+
+
+def plain_source(ctx: Any) -> Any:
+    from gitflow_harness.hookcall.model import Offer
+
+    asked.append(f"asked:{ctx.source_name}")
+    return [Offer("from the plain source")]
+
+
+def test_a_started_source_finishes_after_the_others_and_keeps_its_place(
+    repo: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If a source answers with a function, then the later sources are asked before it is
+    called (their work overlaps its wait), and its offers still come first."""
+    here = "tests.agent.test_runtime"
+    specs = (f"{here}:started_source", f"{here}:plain_source", f"{here}:explode")
+    monkeypatch.setitem(sources.CONTEXT_SOURCES, ev.PROMPT, specs)
+    asked.clear()
+    result = kit.hook(
+        gfh, "claude", "UserPromptSubmit", kit.payload("claude", "UserPromptSubmit", repo)
+    )
+    assert asked == [f"started:{specs[0]}", f"asked:{specs[1]}", f"finished:{specs[0]}"]
+    context = result.json()["hookSpecificOutput"]["additionalContext"]
+    assert context.index("from the started source") < context.index("from the plain source")
+    [line] = result.err.splitlines()  # the source that raised is reported; the others deliver
+    assert "internal error (ValueError at " in line
+
+
 def test_an_internal_error_fails_open_with_one_line_and_a_hook_error(
     repo: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
