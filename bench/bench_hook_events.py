@@ -82,7 +82,25 @@ class _Hook:
         payload = _payload(repo, fixture, **overrides)
         event = fixture.split(".", 1)[0]
         argv = _gfh_argv("hook", "claude", event)
-        return time_once(argv, cwd=repo, env=self.env, stdin=payload)
+        session = str(json.loads(payload)["session_id"])
+        env = {**self.env, **self.host_env(repo, event, session)}
+        return time_once(argv, cwd=repo, env=env, stdin=payload)
+
+    def host_env(self, repo: Path, event: str, session: str) -> dict[str, str]:
+        """What Claude Code puts in a hook's environment (docs/hooks.md, as the real CLI was
+        seen to): the session, the project, and at SessionStart the file whose `export` lines
+        reach the session's tools, in a directory the host made for the session."""
+        env = {
+            "CLAUDE_CODE_SESSION_ID": session,
+            "CLAUDE_PROJECT_DIR": str(repo),
+            "CLAUDECODE": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        if event == "SessionStart":
+            home = Path(self.env["GFH_STATE_HOME"]).parent / "claude" / "session-env" / session
+            home.mkdir(parents=True, exist_ok=True)
+            env["CLAUDE_ENV_FILE"] = str(home / "sessionstart-hook-0.sh")
+        return env
 
     def measure(
         self, name: str, timed: Callable[[], float], target: float, runs: int = RUNS

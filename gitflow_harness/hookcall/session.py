@@ -194,13 +194,34 @@ def compact(state: RuntimeState) -> None:
         state["tokens"] = {"expect": True}
 
 
-def prune_sessions(root: Path, *, keep: str, max_age_s: float, now: float) -> int:
-    """Remove session directories untouched for `max_age_s`; return how many went."""
+PRUNE_EVERY_S = 24 * 3600  # how often a session start looks for sessions to remove
+PRUNED = ".pruned"  # in the sessions directory: its time is when that last happened
+
+
+def prune_sessions(
+    root: Path, *, keep: str, max_age_s: float, now: float, every_s: float = PRUNE_EVERY_S
+) -> int:
+    """Remove session directories untouched for `max_age_s`; return how many went.
+
+    `root` is looked through at most once per `every_s`, which its `.pruned` file's time says:
+    a session start otherwise pays one `stat`, not two system calls and a `stat` per file for
+    each of a month's sessions (hundreds, for someone who starts many a day)."""
     import os
 
+    marker = root / PRUNED
+    try:
+        # A time ahead of the clock (set back since) counts as long ago.
+        if 0 <= now - os.stat(marker, follow_symlinks=False).st_mtime < every_s:
+            return 0
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return 0
     removed = 0
     try:
         entries = list(os.scandir(root))
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600))
+        os.utime(marker, (now, now))
     except OSError:
         return 0
     for entry in entries:

@@ -56,4 +56,25 @@ def test_prune_sessions_keeps_the_current_and_the_recent(tmp_path: Path) -> None
         for p in (d / "runtime.json", d):
             os.utime(p, (now - age, now - age))
     assert prune_sessions(tmp_path, keep="current", max_age_s=3600, now=now) == 1
-    assert sorted(os.listdir(tmp_path)) == ["current", "recent"]
+    assert sorted(os.listdir(tmp_path)) == [".pruned", "current", "recent"]
+
+
+def test_prune_sessions_looks_once_per_period(tmp_path: Path) -> None:
+    """If the sessions were looked through less than `every_s` ago, then a session start
+    leaves them alone; once the period is over (or the marker's time is ahead of the clock),
+    it looks again."""
+    now = time.time()
+
+    def stale(name: str) -> None:
+        d = tmp_path / name
+        d.mkdir()
+        os.utime(d, (now - 10**8, now - 10**8))
+
+    stale("a")
+    assert prune_sessions(tmp_path, keep="", max_age_s=3600, now=now, every_s=600) == 1
+    stale("b")
+    assert prune_sessions(tmp_path, keep="", max_age_s=3600, now=now + 599, every_s=600) == 0
+    assert (tmp_path / "b").exists()
+    assert prune_sessions(tmp_path, keep="", max_age_s=3600, now=now + 601, every_s=600) == 1
+    stale("c")
+    assert prune_sessions(tmp_path, keep="", max_age_s=3600, now=now, every_s=600) == 1
