@@ -25,6 +25,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         code = hook(*args[1:])
         return code if argv is not None else end(code)
+    if argv is None and args[:1] == ["status"]:
+        # Its own process: its `git status` runs while its modules load (`early.py`).
+        from gitflow_harness import early
+
+        early.start()
     from gitflow_harness.cli import guarded, run
 
     command = _without_click(args)

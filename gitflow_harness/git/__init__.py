@@ -1,7 +1,8 @@
 """The one gateway to git.
 
 Every call is a plain `git` process (about 5 ms; importing GitPython costs about 130 ms),
-started by `spawn` without the `subprocess` module where the platform allows.
+started by `gitflow_harness.spawn` without the `subprocess` module where the platform
+allows.
 Every failure of a git command becomes a `GitError` naming the command, its exit code and what
 it printed. Odd repository states (not a repository, bare, unborn, detached, shallow, mid-rebase,
 mid-merge) each have one clear message saying how to get out of them.
@@ -9,7 +10,7 @@ mid-merge) each have one clear message saying how to get out of them.
 Callers use this package as one module (`from gitflow_harness import git; git.head(repo)`);
 the submodules only keep each part short: `core` (running git, discovery, states), `refs`
 (commits by name, branches, the trunk), `tree` (working tree, worktrees, integrating) and
-`history` (reflogs, log walks), with `spawn` (starting a program, its pipes read by poll).
+`history` (reflogs, log walks).
 """
 
 from gitflow_harness.git.core import (

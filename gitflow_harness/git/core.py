@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 
+from gitflow_harness import spawn
 from gitflow_harness.errors import GfhError, RepoStateError, UsageError
-from gitflow_harness.git import spawn
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -178,9 +178,14 @@ def _text(data: bytes) -> str:
     return text
 
 
-def _no_directory(cwd: Path | str | None) -> RepoStateError:
-    # The directory went away under us (a worktree deleted by hand): say that, not that git
-    # is missing or failed.
+def _no_directory(cwd: Path | str | None) -> GfhError:
+    """The error of a git command whose directory is gone: gfh's one line for its own current
+    directory removed under it (a concurrent `gfh accept` removing the worktree), else the
+    directory named."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return UsageError(GONE)
     return RepoStateError(
         f"{cwd}: the directory no longer exists; if it was a worktree, run `git worktree prune`"
     )

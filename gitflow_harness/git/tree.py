@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from gitflow_harness import early
 from gitflow_harness.git.core import Completed, Pending, Repo, _cwd, run, split_z, start
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
@@ -51,7 +52,11 @@ def start_status(repo: Repo, *, head: bool = False) -> Pending:
     args = ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames"]
     if head:
         args += ["--branch", "--no-ahead-behind"]
-    return start(args, cwd=repo.worktree())
+    top = repo.worktree()
+    started = early.take(args, top)  # `gfh status` asked it first thing (`early.py`)
+    if started is not None:
+        return Pending(args, started.pid, started.wait, check=True, cwd=top)
+    return start(args, cwd=top)
 
 
 def read_status(started: Pending) -> Status:

@@ -152,6 +152,23 @@ def test_a_vanished_directory_is_named_not_blamed_on_git(tmp_path: Path) -> None
     )
 
 
+@pytest.mark.parametrize("spawned", [True, False], ids=["posix_spawn", "subprocess"])
+def test_a_vanished_current_directory_is_gfhs_one_line_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spawned: bool
+) -> None:
+    """If the directory git is to start in was our own current one (a concurrent `gfh accept`
+    removed the worktree we run in), then the error is gfh's line for that state."""
+    from gitflow_harness import spawn
+
+    monkeypatch.setattr(spawn, "AVAILABLE", spawned)
+    here = tmp_path / "worktree"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    here.rmdir()
+    with pytest.raises(UsageError, match=r"^the current directory no longer exists"):
+        git.run(["status"], cwd=here)
+
+
 def test_a_directory_removed_under_a_running_git_is_gfhs_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

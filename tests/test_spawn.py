@@ -1,4 +1,4 @@
-"""`gitflow_harness.git.spawn`: programs started without `subprocess`, their pipes driven by
+"""`gitflow_harness.spawn`: programs started without `subprocess`, their pipes driven by
 poll; and `git.core` on the `subprocess` path where spawning that way is not possible."""
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from gitflow_harness import git
+from gitflow_harness import git, spawn
 from gitflow_harness.errors import RepoStateError, UsageError
-from gitflow_harness.git import spawn
 from tests.helpers import git as run_git
 
 pytestmark = pytest.mark.skipif(not spawn.AVAILABLE, reason="no os.posix_spawnp here")

@@ -1,0 +1,62 @@
+"""A command's slowest git question, started before the modules that read its answer load.
+
+`gfh status` runs at the end of every turn. Its slowest question is `git status` (the changes
+and HEAD's commit), and the modules that ask it take longer to import than git takes to answer.
+Run as its own process, `gfh status` starts that `git status` first, in the current directory
+(`main.py`); `git.start_status` takes it instead of starting its own when it asks the same
+question of the worktree around that directory. git answers the same from any directory of a
+worktree (porcelain paths are from its top); the arguments and environment are the same: so is
+the answer. A question no command takes is left to end with the process.
+"""
+
+from __future__ import annotations
+
+import os
+
+from gitflow_harness import spawn
+
+# Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+# `git.start_status(repo, head=True)`'s question: what `gfh status` asks first.
+STATUS = (
+    "status",
+    "--porcelain=v2",
+    "-z",
+    "--untracked-files=all",
+    "--no-renames",
+    "--branch",
+    "--no-ahead-behind",
+)
+
+_started: tuple[tuple[str, ...], str, spawn.Spawned] | None = None
+
+
+def start(args: Sequence[str] = STATUS) -> None:
+    """Start `git ARGS` in the current directory, if it can start here (git on PATH, posix_spawn,
+    a current directory); if not, the command starts its own when it asks."""
+    global _started
+    try:
+        cwd = os.getcwd()
+        started = spawn.spawn(["git", *args], env=None, input=None)
+    except OSError:
+        return
+    if started is not None:
+        _started = (tuple(args), cwd, started)
+
+
+def take(args: Sequence[str], top: Path) -> spawn.Spawned | None:
+    """The git process `start` started, when it asked `args` from a directory of the worktree
+    at `top`; taken once."""
+    global _started
+    if _started is None:
+        return None
+    asked, cwd, started = _started
+    root = os.fspath(top)
+    if tuple(args) != asked or not (cwd == root or cwd.startswith(root.rstrip(os.sep) + os.sep)):
+        return None
+    _started = None
+    return started
