@@ -165,7 +165,7 @@ def match(ctx: HookContext, ways: Sequence[Way]) -> list[Match]:
             magnitude, trigger = magnitude + 1, trigger or "file"
         if command is not None and lanes_of.commands_lane(way, command):
             magnitude, trigger = magnitude + 1, trigger or "command"
-        if session_start and way.lanes.session_start:
+        if session_start and way.session_start:
             magnitude, trigger = magnitude + 1, trigger or "session"
         postcheck = with_postchecks and way.has_postcheck
         if (magnitude or postcheck) and who not in way.scope:

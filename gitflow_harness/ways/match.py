@@ -378,7 +378,7 @@ def commands_lane(way: Way, command: str | Text) -> int:
 
 def session_start_lane(way: Way) -> int:
     """Return 1 for a way that asks to fire at session start, else 0."""
-    return 1 if way.lanes.session_start else 0
+    return 1 if way.session_start else 0
 
 
 def roles_lane(way: Way, role: str) -> int:

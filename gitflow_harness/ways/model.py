@@ -164,6 +164,21 @@ class Way(Record):
         return lanes
 
     @property
+    def session_start(self) -> bool:
+        """Whether the way fires at session start (its `session_start` lane), read from its
+        cache entry without decoding its other lanes: a session's start asks it of every way."""
+        lanes = self._lanes
+        if lanes is None:
+            try:
+                value = self._payload[0][4]  # type: ignore[index]
+            except (IndexError, KeyError, TypeError):
+                value = None
+            if type(value) is bool:
+                return value
+            lanes = self._decode_lanes()  # damaged: decoded (or parsed again) as ever
+        return lanes.session_start
+
+    @property
     def description(self) -> str:
         return self._decoded()[0]
 

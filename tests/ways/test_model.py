@@ -41,6 +41,12 @@ def test_a_way_survives_the_cache_payload_through_json(ways_root: Path) -> None:
     assert again.sieve() == way.sieve() == [["deploy", "ship"], [], [""]]
     assert way.sieve() is way.sieve()  # a parsed way works its sieve out once
     assert again.trigger_names() == ("prompt", "files", "session_start", "postcheck", "roles")
+    fresh = Way.from_payload(
+        payload, id="a", file=str(path), has_macro=False, has_postcheck=True, repair=reparse
+    )
+    assert fresh.session_start is True
+    assert fresh._lanes is None  # read from the entry, the lanes left undecoded
+    assert way.session_start is fresh.lanes.session_start is True
 
 
 def test_a_damaged_payload_is_parsed_again_from_its_file(ways_root: Path) -> None:
@@ -49,6 +55,7 @@ def test_a_damaged_payload_is_parsed_again_from_its_file(ways_root: Path) -> Non
         "a",
         "description: A\nwhen: {keywords: [x]}\ncurve: {type: Flat, suppression: 7}\n",
     )
+    assert damaged(path).session_start is False  # from the lanes parsed again
     broken = damaged(path)
     assert broken.sieve() == [0, [["x", "x"]], []]  # from the lanes parsed again
     assert broken.lanes.keywords == ("x",)
