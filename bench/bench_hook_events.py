@@ -10,7 +10,8 @@ where a cache cannot be warm: the first call in a new worktree (`gfh start` make
 of a ways tree another worktree of the repository already loaded, 200 and 500 ways; the first
 call after a pull changed 10 of 200 ways; and 500 ways with no cache at all. Each case's set-up
 (a worktree added, files rewritten, caches removed, the log cut back) runs before each call,
-untimed.
+untimed. Each call gets the environment Claude Code gives its hooks (the session's id, the
+project directory, and at SessionStart the file whose `export` lines reach the session's tools).
 """
 
 from __future__ import annotations

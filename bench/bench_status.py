@@ -1,8 +1,10 @@
 """`gfh status` in a feature worktree of a repository with 20,000 commits and 1,000 files,
 against `git status --porcelain=v2 --branch` in the same worktree (what the box adds: the trunk,
-ahead/behind, the tree identity, the gate of this tree, the task, one event appended): asked
-again about the same state, asked first after an edit, and asked as an installed gfh is (without
-the editable-install finder this checkout's venv runs at every interpreter start)."""
+ahead/behind, the tree identity, the gate of this tree, the task, one event appended), run as
+the `gfh` console script: asked again about the same state (once the edit is older than the
+tree identity's two seconds of settling), asked first after an edit, and asked as an installed
+gfh is (without the editable-install finder this checkout's venv runs at every interpreter
+start)."""
 
 from __future__ import annotations
 
