@@ -49,14 +49,16 @@ def start(args: Sequence[str] = STATUS) -> None:
 
 
 def take(args: Sequence[str], top: Path) -> spawn.Spawned | None:
-    """The git process `start` started, when it asked `args` from a directory of the worktree
-    at `top`; taken once."""
+    """The git process `start` started, when it asked `args` (or `args` and more options,
+    whose lines the reader skips: `--branch` for a command that knew HEAD already) from a
+    directory of the worktree at `top`; taken once."""
     global _started
     if _started is None:
         return None
     asked, cwd, started = _started
     root = os.fspath(top)
-    if tuple(args) != asked or not (cwd == root or cwd.startswith(root.rstrip(os.sep) + os.sep)):
+    inside = cwd == root or cwd.startswith(root.rstrip(os.sep) + os.sep)
+    if asked[: len(args)] != tuple(args) or not inside:
         return None
     _started = None
     return started

@@ -10,9 +10,9 @@ ignores (SIGPIPE, SIGXFSZ) are reset to their defaults in the program; only the 
 are inherited, since every descriptor Python opens is close-on-exec. There is no working
 directory argument: `git -C DIR` is how the caller says it (`git.core.start`).
 
-Where `posix_spawnp` does not exist (Windows), or one of our pipes would land on a standard
-descriptor of our own (a hook started with a closed stdout), `available` says so and the
-caller uses `subprocess`.
+Where `posix_spawnp` does not exist (Windows, `AVAILABLE`), or one of our pipes would land on a
+standard descriptor of our own (a hook started with a closed stdout), `spawn` returns None and
+the caller uses `subprocess`.
 """
 
 from __future__ import annotations
@@ -41,26 +41,33 @@ _GONE = select.POLLHUP | select.POLLERR | select.POLLNVAL if AVAILABLE else 0
 class Spawned:
     """A running program started by `spawn`: `wait` gives its exit code and both streams."""
 
-    __slots__ = ("_input", "_stdin", "_streams", "pid")
+    __slots__ = ("_ended", "_input", "_stdin", "_streams", "pid")
 
     def __init__(self, pid: int, stdin: int | None, stdout: int, stderr: int, data: bytes):
         self.pid = pid
         self._stdin = stdin
         self._streams = (stdout, stderr)
         self._input = data
+        self._ended: tuple[int, bytes, bytes] | None = None
 
     def wait(self) -> tuple[int, bytes, bytes]:
         """Write the input, read both streams to their end, and reap the program; return its
         exit code as `subprocess` gives it (negative: killed by that signal) and its output.
         Interrupted (^C), it kills the program and waits for it before the interrupt goes on.
+        Asked again, it gives the same answer: its descriptors are closed, and their numbers
+        may belong to other files by then.
         """
+        if self._ended is not None:
+            return self._ended
         try:
             out, err = self._communicate()
+            _, status = os.waitpid(self.pid, 0)
         except BaseException:
             self._kill()
+            self._ended = (-signal.SIGKILL, b"", b"")
             raise
-        _, status = os.waitpid(self.pid, 0)
-        return os.waitstatus_to_exitcode(status), out, err
+        self._ended = (os.waitstatus_to_exitcode(status), out, err)
+        return self._ended
 
     def _communicate(self) -> tuple[bytes, bytes]:
         chunks: dict[int, list[bytes]] = {fd: [] for fd in self._streams}

@@ -56,8 +56,8 @@ def test_the_status_started_from_a_subdirectory_answers_as_the_command_would(
 def test_another_question_or_another_worktree_does_not_take_it(
     repo: Path, tmp_path: Path, fresh: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """If the command asks another question (no HEAD wanted) or about a worktree the started
-    one was not asked in, then it starts its own and the started one stays untaken."""
+    """If the command asks about a worktree the started one was not asked in, or another
+    question, then it starts its own and the started one stays untaken."""
     found = git.discover(repo)
     other = tmp_path / "other"
     subprocess.run(["git", "init", "-q", str(other)], check=True)
@@ -66,9 +66,24 @@ def test_another_question_or_another_worktree_does_not_take_it(
     early.start()
     assert git.read_status(git.start_status(found, head=True)).head == git.head(found).sha
     monkeypatch.chdir(repo)
-    assert early.take(early.STATUS[:-2], repo) is None
     assert early.take(early.STATUS, repo) is None
+    assert early.take([*early.STATUS, "--ignored"], other) is None
     assert early._started is not None  # still there: the fixture reaps it
+
+
+def test_the_question_without_head_takes_the_one_that_says_it_too(
+    repo: Path, fresh: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command that knew HEAD asks `git status` without `--branch`: the started one answers
+    it too, its branch lines skipped by the reader."""
+    _edited(repo)
+    found = git.discover(repo)
+    expected = git.read_status(git.start_status(found)).changes
+    monkeypatch.chdir(repo)
+    early.start()
+    taken = git.start_status(found)
+    assert early._started is None
+    assert git.read_status(taken).changes == expected
 
 
 def test_a_sibling_directory_sharing_a_prefix_is_not_inside(

@@ -113,6 +113,18 @@ def test_an_interrupted_wait_kills_and_reaps_the_program() -> None:
         signal.signal(signal.SIGALRM, previous)
     with pytest.raises(ChildProcessError):
         os.waitpid(started.pid, os.WNOHANG)
+    assert started.wait() == (-signal.SIGKILL, b"", b"")  # asked again: no closed pipe read
+
+
+def test_asked_again_the_answer_is_the_same_and_no_descriptor_is_read_again() -> None:
+    """Waiting twice (a failed block's `reaped`, then the caller) gives the first answer: the
+    program's descriptors are closed by then, and their numbers may be another file's."""
+    started = spawn.spawn([PY, "-c", "print('once')"], env=None, input=None)
+    assert started is not None
+    first = started.wait()
+    with open(os.devnull, "rb") as other, open(os.devnull, "rb") as another:
+        assert {other.fileno(), another.fileno()}  # the freed numbers, taken by other files
+        assert started.wait() == first == (0, b"once\n", b"")
 
 
 @contextmanager

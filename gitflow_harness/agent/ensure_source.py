@@ -7,9 +7,8 @@ the session's ways pass runs while `ensure`'s `git status` does (`runtime.collec
 event (surface `hook`, this session) is recorded once the answer was written: with the hint it
 delivered, or with none when there was none. It costs a few git calls, once per session start;
 anything that goes wrong is reported by the runtime as an internal error while the other
-sources still deliver. The workspace is built
-from what the hook knows already: the repository `agent/repo.py` found and the trunk of the
-session's cached configuration.
+sources still deliver. The workspace is built from what the hook knows already: the repository
+`agent/repo.py` found and the trunk of the session's cached configuration.
 """
 
 from __future__ import annotations
