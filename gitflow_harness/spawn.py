@@ -7,8 +7,11 @@ starts. `os.posix_spawnp` starts the program as `subprocess` does on Linux (vfor
 
 What `subprocess.Popen` would do differently, it is given here explicitly: signals Python
 ignores (SIGPIPE, SIGXFSZ) are reset to their defaults in the program; only the three streams
-are inherited, since every descriptor Python opens is close-on-exec. There is no working
-directory argument: `git -C DIR` is how the caller says it (`git.core.start`).
+are inherited: every descriptor Python opens is close-on-exec, and one this process inherited
+itself (a host's or a hook manager's, without close-on-exec) is closed in the program, as
+`close_fds` does, so that nothing git starts (an fsmonitor daemon) keeps a caller's pipe open.
+There is no working directory argument: `git -C DIR` is how the caller says it
+(`git.core.start`).
 
 Where `posix_spawnp` does not exist (Windows, `AVAILABLE`), or one of our pipes would land on a
 standard descriptor of our own (a hook started with a closed stdout), `spawn` returns None and
@@ -153,6 +156,10 @@ def spawn(
             actions.append((os.POSIX_SPAWN_DUP2, in_r, 0))
         else:
             actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
+        inherited = _inherited()
+        if inherited is None:
+            raise _Unusable
+        actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in inherited if fd not in made]
         pid = os.posix_spawnp(
             argv[0],
             list(argv),
@@ -171,6 +178,31 @@ def spawn(
     if in_r is not None:
         os.close(in_r)
     return Spawned(pid, in_w, out_r, err_r, input or b"")
+
+
+# Where this process's open descriptors are listed: Linux, then macOS and the BSDs.
+_FD_DIRS = ("/proc/self/fd", "/dev/fd")
+
+
+def _inherited() -> list[int] | None:
+    """The descriptors above 2 a program would inherit from this process, or None when they
+    cannot be listed here."""
+    for directory in _FD_DIRS:
+        try:
+            names = os.listdir(directory)
+        except OSError:
+            continue
+        found = []
+        for name in names:
+            fd = int(name)
+            if fd > 2:
+                try:
+                    if os.get_inheritable(fd):
+                        found.append(fd)
+                except OSError:  # the listing's own descriptor, closed by now
+                    pass
+        return found
+    return None
 
 
 def _pipe(made: list[int]) -> tuple[int, int]:

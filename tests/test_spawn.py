@@ -75,6 +75,30 @@ def test_the_program_gets_sigpipe_back_though_python_ignores_it() -> None:
     assert started.wait() == (0, b"y\n", b"")
 
 
+def test_a_descriptor_this_process_inherited_is_not_passed_on() -> None:
+    """A descriptor without close-on-exec (as one a host or hook manager passed us) is closed
+    in the program, as `subprocess`'s `close_fds` closes it: what git starts cannot hold a
+    caller's pipe open."""
+    read, write = os.pipe()
+    os.set_inheritable(write, True)
+    try:
+        code = (
+            f"import os\ntry:\n    os.fstat({write})\n    print('open')\n"
+            "except OSError:\n    print('closed')"
+        )
+        assert _run(code)[1] == b"closed\n"
+    finally:
+        os.close(read)
+        os.close(write)
+
+
+def test_where_descriptors_cannot_be_listed_it_declines(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(spawn, "_FD_DIRS", ("/gfh-no-such-directory",))
+    before = _open_fds()
+    assert spawn.spawn([PY, "-c", "pass"], env=None, input=None) is None
+    assert _open_fds() == before
+
+
 def test_the_environment_given_is_the_programs_whole_environment() -> None:
     env = {"PATH": os.environ["PATH"], "GFH_SPAWN_TEST": "1"}
     code = "import os; print(sorted(k for k in os.environ if k.startswith('GFH_')))"
