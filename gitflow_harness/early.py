@@ -21,16 +21,10 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-# `git.start_status(repo, head=True)`'s question: what `gfh status` asks first.
-STATUS = (
-    "status",
-    "--porcelain=v2",
-    "-z",
-    "--untracked-files=all",
-    "--no-renames",
-    "--branch",
-    "--no-ahead-behind",
-)
+# `git.start_status(repo, head=True)`'s question, which it builds from these: what `gfh status`
+# asks first. Without HEAD_OPTIONS it is the question of a command that knows HEAD.
+HEAD_OPTIONS = ("--branch", "--no-ahead-behind")
+STATUS = ("status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", *HEAD_OPTIONS)
 
 _started: tuple[tuple[str, ...], str, spawn.Spawned] | None = None
 

@@ -133,7 +133,7 @@ def start(
     except (FileNotFoundError, NotADirectoryError):
         if cwd is not None and not os.path.isdir(cwd):
             raise _no_directory(cwd) from None
-        raise UsageError("git is not installed or not on PATH; install git first") from None
+        raise UsageError(NO_GIT) from None
     return Pending(args, pid, wait, check=check, cwd=cwd)
 
 
@@ -190,6 +190,8 @@ def _no_directory(cwd: Path | str | None) -> GfhError:
         f"{cwd}: the directory no longer exists; if it was a worktree, run `git worktree prune`"
     )
 
+
+NO_GIT = "git is not installed or not on PATH; install git first"
 
 # What git says when the directory it was started in is removed while it runs (a concurrent
 # `gfh accept` removing the worktree): gfh's own line for that state, not git's.

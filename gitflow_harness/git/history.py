@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterator
 
 from gitflow_harness.errors import UsageError
-from gitflow_harness.git.core import Repo, _cwd, failure, head, run, split_z
+from gitflow_harness.git.core import NO_GIT, Repo, _cwd, failure, head, run, split_z
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -127,7 +127,7 @@ def commits_touching(repo: Repo, since: datetime) -> Iterator[tuple[datetime, li
             stdin=subprocess.DEVNULL,
         )
     except FileNotFoundError:
-        raise UsageError("git is not installed or not on PATH; install git first") from None
+        raise UsageError(NO_GIT) from None
     assert proc.stdout is not None
     assert proc.stderr is not None
     when: datetime | None = None

@@ -49,9 +49,8 @@ class Status(NamedTuple):
 def start_status(repo: Repo, *, head: bool = False) -> Pending:
     """Start the `git status` of `changes`; with `head`, it says HEAD's commit as well
     (`# branch.oid`), so that no other git process has to. `read_status` reads it."""
-    args = ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames"]
-    if head:
-        args += ["--branch", "--no-ahead-behind"]
+    # One list with the question `gfh status` starts first (`early.STATUS`): the same words.
+    args = list(early.STATUS if head else early.STATUS[: -len(early.HEAD_OPTIONS)])
     top = repo.worktree()
     started = early.take(args, top)  # `gfh status` asked it first thing (`early.py`)
     if started is not None:
