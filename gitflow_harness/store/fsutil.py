@@ -205,7 +205,7 @@ TEMP_ATTEMPTS = 100
 def _write_temp(path: Path, payload: bytes, mode: int, *, sync: bool = True) -> str:
     """Write `payload` to a temporary file beside `path` with `mode`, synced unless told not
     to; return its name."""
-    fd, tmp = _create_temp(path)
+    fd, tmp = create_temp(path)
     try:
         with os.fdopen(fd, "wb") as fh:
             os.fchmod(fh.fileno(), mode)
@@ -219,7 +219,7 @@ def _write_temp(path: Path, payload: bytes, mode: int, *, sync: bool = True) -> 
     return tmp
 
 
-def _create_temp(path: Path) -> tuple[int, str]:
+def create_temp(path: Path) -> tuple[int, str]:
     """Create a new owner-only file beside `path` with a random name, as `tempfile.mkstemp`
     does: importing `tempfile` (and `random`, `hashlib`) costs a hook call several ms."""
     flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC

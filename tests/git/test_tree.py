@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from gitflow_harness import git
 from tests.helpers import git as run_git
 from tests.helpers import write
@@ -63,3 +65,53 @@ def test_started_tracked_is_tracked(repo: Path) -> None:
     r = git.discover(repo)
     asked = ["README.md", "new.txt", "absent.txt"]
     assert git.start_tracked(r, asked)() == git.tracked(r, asked) == {"README.md"}
+
+
+def test_tree_identity_leaves_no_copy_of_the_index_behind(repo: Path) -> None:
+    r = git.discover(repo)
+    before = sorted(p.name for p in r.git_dir.iterdir())
+    write(repo, "README.md", "edited\n")
+    assert git.tree_identity(r) != run_git(repo, "rev-parse", "HEAD^{tree}").strip()
+    assert sorted(p.name for p in r.git_dir.iterdir()) == before
+
+
+def test_tree_identity_of_a_repository_with_no_index_yet(tmp_path: Path) -> None:
+    top = tmp_path / "fresh"
+    run_git(tmp_path, "init", "-q", str(top))
+    write(top, "a.txt", "a\n")
+    r = git.discover(top)
+    assert not (r.git_dir / "index").exists()
+    run_git(top, "add", "a.txt")
+    expected = run_git(top, "write-tree").strip()
+    (r.git_dir / "index").unlink()  # as before anything was added
+    assert git.tree_identity(r) == expected
+    assert not (r.git_dir / "index").exists()
+    assert not [p for p in r.git_dir.iterdir() if "gfh-tree-index" in p.name]
+
+
+def test_tree_identity_where_the_git_dir_cannot_be_written(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    r = git.discover(repo)
+    write(repo, "README.md", "edited\n")
+    expected = git.tree_identity(r)
+    from gitflow_harness.store import fsutil
+
+    create = fsutil.create_temp
+    made: list[str] = []
+
+    def refuse_the_git_dir(path: Path) -> tuple[int, str]:
+        if path.parent == r.git_dir:
+            raise PermissionError(13, "Permission denied", str(path.parent))
+        fd, name = create(path)
+        made.append(name)
+        return fd, name
+
+    monkeypatch.setattr(fsutil, "create_temp", refuse_the_git_dir)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)  # read TMPDIR again
+    assert git.tree_identity(r) == expected
+    assert [Path(m).parent for m in made] == [tmp_path]
+    assert not Path(made[0]).exists()
