@@ -103,3 +103,67 @@ def test_a_mutable_record_compares_and_shows_its_fields_in_order() -> None:
     assert repr(counts) == "Counts(name='a', seen=1)"
     with pytest.raises(TypeError):
         hash(counts)
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 5, 12, 13, 16])
+def test_a_record_of_any_size_behaves_as_the_typing_one(count: int) -> None:
+    names = [f"f{i}" for i in range(count)]
+    body = "".join(f"    {n}: int\n" for n in names[: count // 2])
+    body += "".join(f"    {n}: int = {i}\n" for i, n in enumerate(names[count // 2 :]))
+    built: dict[str, type] = {}
+    for base, where in ((NamedTuple, "ours"), (typing.NamedTuple, "typing")):
+        space: dict[str, object] = {"Base": base}
+        exec(f"class R(Base):\n    'A record.'\n{body or '    pass'}\n", space)
+        built[where] = space["R"]  # type: ignore[assignment]
+    ours, theirs = built["ours"], built["typing"]
+    required = list(range(100, 100 + count // 2))
+    a, b = ours(*required), theirs(*required)
+    assert a == b
+    assert type(a).__bases__ == (tuple,)
+    assert repr(a) == repr(b)
+    assert a._asdict() == b._asdict()
+    assert ours._fields == theirs._fields  # type: ignore[attr-defined]
+    assert ours._field_defaults == theirs._field_defaults  # type: ignore[attr-defined]
+    assert ours.__match_args__ == theirs.__match_args__  # type: ignore[attr-defined]
+    keywords = {n: -i for i, n in enumerate(names)}
+    assert ours(**keywords) == theirs(**keywords)
+    assert ours._make(range(count)) == theirs._make(range(count))  # type: ignore[attr-defined]
+    for call in (
+        lambda cls: cls(*range(count + 1)),
+        lambda cls: cls(nope=1, **keywords),
+        lambda cls: cls._make(range(count + 1)),
+        lambda cls: cls(*required)._replace(nope=1),
+    ):
+        with pytest.raises((TypeError, ValueError)) as mine:
+            call(ours)
+        with pytest.raises((TypeError, ValueError)) as typing_one:
+            call(theirs)
+        assert type(mine.value) is type(typing_one.value)
+        assert str(mine.value).replace("R.", "") == str(typing_one.value).replace("R.", "")
+    for n in names:
+        assert getattr(a, n) == getattr(b, n)
+
+
+def test_a_missing_argument_is_named_as_by_the_typing_one() -> None:
+    with pytest.raises(
+        TypeError, match=r"__new__\(\) missing 1 required positional argument: 'first'"
+    ):
+        Pair()  # type: ignore[call-arg]
+
+
+def test_a_record_pickles_and_copies() -> None:
+    import copy
+    import pickle
+
+    pair = Pair(3, "x")
+    assert pickle.loads(pickle.dumps(pair)) == pair
+    assert type(pickle.loads(pickle.dumps(pair))) is Pair
+    assert copy.copy(pair) == pair
+    assert copy.deepcopy(pair) == pair
+
+
+def test_a_field_starting_with_an_underscore_is_refused() -> None:
+    with pytest.raises(ValueError, match="cannot start with an underscore"):
+
+        class Hidden(NamedTuple):
+            _value: int
