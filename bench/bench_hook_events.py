@@ -184,8 +184,7 @@ class _Hook:
 
         def timed() -> float:
             shutil.rmtree(state / "ways-index", ignore_errors=True)
-            for path in (repo / ".git" / "gitflow-harness").glob("ways-cache*"):
-                path.unlink()
+            shutil.rmtree(state / "ways-shared", ignore_errors=True)
             return self.call(repo, "PostToolUse.Write", session_id=SESSION)
 
         return self.measure("500 ways, nothing cached", timed, COLD, runs=11)

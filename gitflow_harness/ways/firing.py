@@ -70,7 +70,7 @@ def source(ctx: HookContext) -> list[Offer]:
 
     index = load_index(
         root,
-        shared_file=shared_cache_file(ctx.repo.common_dir),
+        shared_file=shared_cache_file(ctx.repo.common_dir),  # None: no usable state dir
         checkout=(ctx.repo.top, ctx.repo.git_dir),
     )
     if index.problems:

@@ -1,17 +1,20 @@
 """The repository's cache of parsed ways by content, shared by all its worktrees.
 
-It lives in the git common dir (`shared_cache_file`) and maps a way's content key (see
-`index.content_key`) to what parsing it gave, so the first load in a new worktree, or after a
-pull, parses only contents no worktree of the repository has parsed yet. It is JSON: a file in
-the repository is not trusted as the user's own state dir is. Plus the helpers the index's
-cache files are read and written with.
+It maps a way's content key (see `index.content_key`) to what parsing it gave, so the first
+load in a new worktree, or after a pull, parses only contents no worktree of the repository has
+parsed yet. It lives in the user's private state dir, one file per repository (named by its git
+common dir: `shared_cache_file`), in `marshal` as the index's own cache: the first load in a
+new worktree reads every way of the tree from it, and `marshal` reads it in about half the
+instructions JSON takes (9.8M against 17M for 500 ways). `marshal` is not meant for data an
+attacker could write, which is why it is not kept in the repository's git dir (as JSON once
+was). Plus the helpers the index's cache files are read and written with.
 """
 
 from __future__ import annotations
 
+import marshal
 import os
 
-from gitflow_harness import jsonio
 from gitflow_harness.errors import GfhError
 
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
@@ -20,14 +23,21 @@ if TYPE_CHECKING:
 
     StrPath = str | os.PathLike[str]
 
-SHARED_FORMAT = 4  # 2: keyed by blob id; 4: a sieve in each payload
+SHARED_FORMAT = 5  # 2: keyed by blob id; 4: a sieve in each payload; 5: marshal, state dir
 MAX_SHARED = 4096  # way versions a repository's shared cache keeps (its oldest go first)
-SHARED_FILE = ("gitflow-harness", "ways-cache.json")  # under the git common dir
 
 
-def shared_cache_file(common_dir: StrPath) -> str:
-    """Return the cache by content of the repository whose git common dir is `common_dir`."""
-    return os.path.join(os.fspath(common_dir), *SHARED_FILE)
+def shared_cache_file(common_dir: StrPath) -> str | None:
+    """Return the cache by content of the repository whose git common dir is `common_dir`:
+    `<state>/ways-shared/<hash of the common dir>.marshal`; None with no usable state dir."""
+    from gitflow_harness.store.digest import sha256_hex
+    from gitflow_harness.store.state import user_dir
+
+    digest = sha256_hex(os.path.abspath(os.fspath(common_dir)).encode("utf-8"))
+    try:
+        return os.path.join(user_dir("ways-shared"), f"{digest[:24]}.marshal")
+    except (OSError, GfhError):
+        return None
 
 
 class Shared:
@@ -59,29 +69,21 @@ class Shared:
         excess = len(entries) - MAX_SHARED
         if excess > 0:
             entries = dict(list(entries.items())[excess:])
-        write_json(self.path, {"format": SHARED_FORMAT, "ways": entries})
+        write_cache(self.path, marshal.dumps({"format": SHARED_FORMAT, "ways": entries}))
 
     def _load(self) -> dict[str, Any]:
         if self._entries is None:
-            data = read_json(self.path)
-            ways = data.get("ways") if data.get("format") == SHARED_FORMAT else None
-            self._entries = ways if type(ways) is dict else {}
+            try:
+                with open(self.path, "rb") as fh:
+                    data = marshal.loads(fh.read())
+            except (OSError, EOFError, ValueError, TypeError):
+                data = None  # missing, damaged, or of another Python's `marshal`
+            if type(data) is dict and data.get("format") == SHARED_FORMAT:
+                ways = data.get("ways")
+                self._entries = ways if type(ways) is dict else {}
+            else:
+                self._entries = {}
         return self._entries
-
-
-def read_json(path: str) -> dict[str, Any]:
-    """Return a cache file's JSON object; {} when it is missing, unreadable or not one."""
-    try:
-        with open(path, "rb") as fh:
-            data = jsonio.loads(fh.read())
-    except (OSError, ValueError):
-        return {}
-    return data if type(data) is dict else {}
-
-
-def write_json(path: str, data: dict[str, Any]) -> None:
-    """Replace a cache file atomically with `data` as JSON (see `write_cache`)."""
-    write_cache(path, jsonio.dumps(data, ensure_ascii=False, separators=(",", ":")))
 
 
 def write_cache(path: str, payload: bytes | str) -> None:

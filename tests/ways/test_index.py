@@ -162,10 +162,12 @@ def test_a_second_worktree_takes_the_ways_another_parsed_from_the_shared_cache(
         a_one.description,
     )
     assert second.get("g/b").curve.half_life == 45000  # type: ignore[union-attr]
-    stored = json.loads(Path(shared).read_text())
+    stored = marshal.loads(Path(shared).read_bytes())
     assert stored["format"] == shared_module.SHARED_FORMAT
     assert len(stored["ways"]) == 3
     assert Path(shared).stat().st_mode & 0o777 == 0o600
+    state = Path(os.environ["GFH_STATE_HOME"])
+    assert Path(shared).parent == state / "ways-shared"  # private, not in the repository
 
 
 def test_the_shared_cache_is_rewritten_only_when_a_way_was_parsed(
@@ -190,32 +192,55 @@ def test_the_shared_cache_keeps_the_newest_versions(
         write_way(ways_root, "a", WAY.replace("30000", half_life))
         settle(a)
         load_index(ways_root, cache_file=tmp_path / "one.json", shared_file=shared)
-    kept = json.loads(shared.read_text())["ways"]
+    kept = marshal.loads(shared.read_bytes())["ways"]
     assert len(kept) == 2
     assert [json.loads(v[0][1])[1][1] for v in kept.values()] == [40000, 50000]
 
 
-@pytest.mark.parametrize("content", [b"not json", b"[]", b'{"format": 99, "ways": {}}'])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"not marshal",
+        b"",
+        marshal.dumps([]),
+        marshal.dumps({"format": 99, "ways": {}}),
+        marshal.dumps({"format": shared_module.SHARED_FORMAT, "ways": []}),
+    ],
+)
 def test_a_corrupt_shared_cache_is_rebuilt(
     ways_root: Path, tmp_path: Path, content: bytes, parses: list[str]
 ) -> None:
     settle(write_way(ways_root, "a", WAY))
     shared = Path(shared_module.shared_cache_file(tmp_path / "common"))
-    shared.parent.mkdir(parents=True)
     shared.write_bytes(content)
     index = load_index(ways_root, cache_file=tmp_path / "one.json", shared_file=shared)
     assert [w.id for w in index.ways] == ["a"]
     assert parses == ["a"]
-    assert len(json.loads(shared.read_text())["ways"]) == 1
+    assert len(marshal.loads(shared.read_bytes())["ways"]) == 1
 
 
 def test_an_unwritable_shared_cache_only_costs_speed(ways_root: Path, tmp_path: Path) -> None:
     settle(write_way(ways_root, "a", WAY))
-    blocker = tmp_path / "common"
-    blocker.write_text("")  # a file where the common dir's folder would go
-    shared = shared_module.shared_cache_file(blocker)
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")  # a file where the cache's folder would go
+    shared = blocker / "shared.marshal"
     index = load_index(ways_root, cache_file=tmp_path / "one.json", shared_file=shared)
     assert [w.id for w in index.ways] == ["a"]
+
+
+def test_the_shared_cache_is_one_per_repository_in_the_state_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one = shared_module.shared_cache_file(tmp_path / "one" / ".git")
+    again = shared_module.shared_cache_file(tmp_path / "one" / "sub" / ".." / ".git")
+    other = shared_module.shared_cache_file(tmp_path / "two" / ".git")
+    assert one is not None
+    assert Path(one).parent == Path(os.environ["GFH_STATE_HOME"]) / "ways-shared"
+    assert again == one  # the same directory however it is spelt
+    assert one != other
+    monkeypatch.setenv("GFH_STATE_HOME", str(tmp_path / "blocker" / "state"))
+    (tmp_path / "blocker").write_text("")  # no state dir can be made: no shared cache
+    assert shared_module.shared_cache_file(tmp_path / "one" / ".git") is None
 
 
 def test_a_way_past_the_size_bound_is_a_problem_not_hashed(ways_root: Path, tmp_path: Path) -> None:
@@ -594,4 +619,4 @@ def test_a_blob_id_no_worktree_parsed_is_parsed_from_its_file(
     assert (sorted(reads), sorted(parses)) == (["w0.md", "w1.md", "w2.md"], ["w0", "w1", "w2"])
     assert [w.id for w in index.ways] == ["w0", "w1", "w2"]
     blob = git(tree, "rev-parse", "HEAD:hooks/ways/w0/w0.md").strip()
-    assert f"w0\0{0}{0}\0{blob}" in json.loads(shared.read_text())["ways"]
+    assert f"w0\0{0}{0}\0{blob}" in marshal.loads(shared.read_bytes())["ways"]
