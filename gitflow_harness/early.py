@@ -1,12 +1,14 @@
 """A command's slowest git question, started before the modules that read its answer load.
 
-`gfh status` runs at the end of every turn. Its slowest question is `git status` (the changes
-and HEAD's commit), and the modules that ask it take longer to import than git takes to answer.
-Run as its own process, `gfh status` starts that `git status` first, in the current directory
-(`main.py`); `git.start_status` takes it instead of starting its own when it asks the same
-question of the worktree around that directory. git answers the same from any directory of a
-worktree (porcelain paths are from its top); the arguments and environment are the same: so is
-the answer. A question no command takes is left to end with the process.
+`gfh status` runs at the end of every turn, the SessionStart hook at the start of every session.
+The slowest question of each is `git status` (the changes and HEAD's commit: `ensure` asks it at
+session start), and the modules that ask it take longer to import than git takes to answer. Run
+as its own process, each starts that `git status` first, in the current directory (`main.py`;
+hosts run hooks in the session's directory); `git.start_status` takes it instead of starting
+its own when it asks the same question of the worktree around that directory. git answers the
+same from any directory of a worktree (porcelain paths are from its top); the arguments and
+environment are the same: so is the answer. A question no command takes is left to end with the
+process.
 """
 
 from __future__ import annotations

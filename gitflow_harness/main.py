@@ -10,6 +10,9 @@ if TYPE_CHECKING:
     from typing import NoReturn
 
 HELP = frozenset({"-h", "--help"})
+# The hosts' names of the session-start event (`agent/claude.py`, `codex.py`, `cursor.py`):
+# its `ensure` asks `git status` of the worktree first thing (`workflow/facts.py`).
+SESSION_START_EVENTS = frozenset({"SessionStart", "sessionStart"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -21,6 +24,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # (a usage error's exit 2 would block the agent). Only `gfh hook --help` takes Click.
         if argv is None:  # the process's own run, not a caller's in-process one
             quick()
+            if args[2:3] and args[2] in SESSION_START_EVENTS:
+                # Its `git status` (the slowest part of `ensure`: it reads every directory)
+                # runs while the runtime loads, as `gfh status`'s does (`early.py`).
+                from gitflow_harness import early
+
+                early.start()
         from gitflow_harness.agent.runtime import main as hook
 
         code = hook(*args[1:])

@@ -130,3 +130,60 @@ def test_a_branch_name_that_is_not_utf8_is_ensured_and_logged(repo: Path, gfh: C
     data = verb["data"]
     assert isinstance(data, dict)
     assert data["outcome"] == "ok"
+
+
+def _logging_git(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """A PATH whose `git` notes each of its invocations, then runs the real git."""
+    import os
+    import shutil
+
+    real = shutil.which("git")
+    assert real is not None
+    bin_dir, log = tmp_path / "bin", tmp_path / "git-calls.log"
+    bin_dir.mkdir()
+    shim = bin_dir / "git"
+    shim.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n', encoding="utf-8")
+    shim.chmod(0o755)
+    return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}, log
+
+
+@pytest.mark.parametrize(
+    ("adapter", "event"),
+    [("claude", "SessionStart"), ("codex", "SessionStart"), ("cursor", "sessionStart")],
+)
+def test_a_session_start_process_asks_its_git_status_before_the_runtime_loads(
+    repo: Path, tmp_path: Path, adapter: str, event: str
+) -> None:
+    """If a host runs the SessionStart hook in the session's directory, then the `git status`
+    `ensure` needs is started first thing (`early.py`) and taken: one `git status` in all,
+    asked from the current directory (the runtime's own would name the worktree with -C), and
+    the hint is the same."""
+    import json
+
+    from tests.helpers import run_gfh
+
+    env, log = _logging_git(tmp_path)
+    data = kit.payload(adapter, event, repo)
+    proc = run_gfh("hook", adapter, event, cwd=repo, stdin=json.dumps(data), env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "[ensure-main-worktree-first]" in proc.stdout
+    statuses = [line for line in log.read_text().splitlines() if " status " in f" {line} "]
+    assert len(statuses) == 1
+    assert statuses[0].startswith("status --porcelain=v2")
+    [verb] = _verbs(repo)
+    assert verb["data"]["clean"] is True  # type: ignore[index]
+
+
+def test_the_early_status_names_every_hosts_session_start_event() -> None:
+    """The session-start names `main.py` starts `git status` early for are the hosts' own."""
+    import importlib
+
+    from gitflow_harness.agent.runtime import ADAPTERS
+    from gitflow_harness.hookcall.model import SESSION_START
+    from gitflow_harness.main import SESSION_START_EVENTS
+
+    names = set()
+    for module in ADAPTERS.values():
+        events = importlib.import_module(module).EVENTS
+        names |= {name for name, kind in events.items() if kind == SESSION_START}
+    assert names == SESSION_START_EVENTS
