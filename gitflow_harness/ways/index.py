@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     StrPath = str | os.PathLike[str]
 
-CACHE_FORMAT = 9  # in `marshal`: several times faster than JSON both ways; 9: sieves
+CACHE_FORMAT = 10  # `marshal`: several times faster than JSON; 9: sieves; 10: lanes opaque
 RACY_NS = 2_000_000_000
 INDEX_AFTER = 32  # stale way files from which the git index is read for their blob ids
 

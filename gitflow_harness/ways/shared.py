@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     StrPath = str | os.PathLike[str]
 
-SHARED_FORMAT = 5  # 2: keyed by blob id; 4: a sieve in each payload; 5: marshal, state dir
+SHARED_FORMAT = 6  # 2: by blob id; 4: a sieve in each payload; 5: marshal; 6: lanes opaque
 MAX_SHARED = 4096  # way versions a repository's shared cache keeps (its oldest go first)
 
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-import json
+import marshal
 from pathlib import Path
 
 import pytest
@@ -22,7 +22,7 @@ def test_read_body_drops_the_bom_and_frontmatter(ways_root: Path) -> None:
     assert read_body(way) == "# Title\r\n"
 
 
-def test_a_way_survives_the_cache_payload_through_json(ways_root: Path) -> None:
+def test_a_way_survives_the_cache_payload_through_marshal(ways_root: Path) -> None:
     path = write_way(
         ways_root,
         "a",
@@ -33,7 +33,7 @@ def test_a_way_survives_the_cache_payload_through_json(ways_root: Path) -> None:
     )
     way, _ = parse_way_file(str(path), "a", has_postcheck=True)
     assert way is not None
-    payload = json.loads(json.dumps(way.to_payload()))
+    payload = marshal.loads(marshal.dumps(way.to_payload()))
     again = Way.from_payload(
         payload, id="a", file=str(path), has_macro=False, has_postcheck=True, repair=reparse
     )
@@ -65,7 +65,7 @@ def test_a_damaged_payload_is_parsed_again_from_its_file(ways_root: Path) -> Non
 def damaged(path: Path) -> Way:
     """A cached way of `path` whose payload is damaged: decoding it repairs from the file."""
     return Way.from_payload(
-        [["not", "lanes"], "not json", "not a sieve"],
+        [b"not marshal", "not json", "not a sieve", "not a bool"],
         id="a",
         file=str(path),
         has_macro=False,
@@ -87,3 +87,25 @@ def test_ways_are_immutable(ways_root: Path) -> None:
     )
     with pytest.raises(AttributeError, match="immutable"):
         way.id = "b"  # type: ignore[misc]
+
+
+def test_a_cached_way_is_matched_on_its_sieve_without_decoding_its_lanes(ways_root: Path) -> None:
+    """If a way comes from a cache payload, then its sieve and `session_start` are read from
+    the payload as they are, and its lanes (an opaque value) are decoded only when asked for."""
+    path = write_way(
+        ways_root,
+        "a",
+        "description: A\nwhen:\n  prompt: 'deploy'\n  commands: 'make\\s+ship'\n"
+        "curve: {type: Flat, suppression: 7}\n",
+    )
+    way, _ = parse_way_file(str(path), "a")
+    assert way is not None
+    payload = way.to_payload()
+    assert type(payload[0]) is bytes
+    cached = Way.from_payload(
+        payload, id="a", file=str(path), has_macro=False, has_postcheck=False, repair=reparse
+    )
+    assert (cached.sieve(), cached.session_start) == (way.sieve(), False)
+    assert cached._lanes is None
+    assert cached.lanes == way.lanes
+    assert cached.lanes.commands == r"make\s+ship"
