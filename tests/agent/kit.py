@@ -11,6 +11,8 @@ from tests.helpers import FIXTURES, CliRunner, Result, git, read_events
 
 HOOK_FIXTURES = FIXTURES / "hooks"
 TRANSCRIPTS = FIXTURES / "transcripts"
+# Each host with the name it gives the session-start event.
+SESSION_STARTS = [("claude", "SessionStart"), ("codex", "SessionStart"), ("cursor", "sessionStart")]
 PLACEHOLDER = "/home/dev/project"
 
 

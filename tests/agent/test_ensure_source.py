@@ -147,10 +147,7 @@ def _logging_git(tmp_path: Path) -> tuple[dict[str, str], Path]:
     return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}, log
 
 
-@pytest.mark.parametrize(
-    ("adapter", "event"),
-    [("claude", "SessionStart"), ("codex", "SessionStart"), ("cursor", "sessionStart")],
-)
+@pytest.mark.parametrize(("adapter", "event"), kit.SESSION_STARTS)
 def test_a_session_start_process_asks_its_git_status_before_the_runtime_loads(
     repo: Path, tmp_path: Path, adapter: str, event: str
 ) -> None:

@@ -669,10 +669,7 @@ def test_without_a_session_a_call_no_way_matches_says_nothing(repo: Path, gfh: C
     assert [e for e in read_events(repo) if e["type"] == "hook.error"] == []
 
 
-@pytest.mark.parametrize(
-    ("adapter", "event"),
-    [("claude", "SessionStart"), ("cursor", "sessionStart"), ("codex", "SessionStart")],
-)
+@pytest.mark.parametrize(("adapter", "event"), kit.SESSION_STARTS)
 def test_without_a_session_the_ensure_hint_still_opens_the_session(
     repo: Path, gfh: CliRunner, adapter: str, event: str
 ) -> None:
