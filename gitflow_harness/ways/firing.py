@@ -139,16 +139,19 @@ def match(ctx: HookContext, ways: Sequence[Way]) -> list[Match]:
     A way matched where the host could not take context (Cursor, Codex) counts as a match of
     its lane at the first event that can (`ctx.pending`).
     """
-    from gitflow_harness.ways import match as lanes_of
-
     event, lanes = ctx.event, ctx.lanes
     text = event.prompt if "prompt" in lanes and not event.stop_remediation else None
-    prompt = lanes_of.text_of(text) if text is not None else None
     paths = ctx.paths if "files" in lanes else ()
     shell = event.command if "commands" in lanes else None
-    command = lanes_of.text_of(shell) if shell is not None else None
     session_start = "session_start" in lanes
     role = event.role if "roles" in lanes else None
+    prompt = command = None
+    if text is not None or paths or shell is not None or role is not None:
+        # Not at a session's start, whose one lane is read off each way (1.7M instructions)
+        from gitflow_harness.ways import match as lanes_of
+
+        prompt = lanes_of.text_of(text) if text is not None else None
+        command = lanes_of.text_of(shell) if shell is not None else None
     with_postchecks = "postcheck" in lanes
     pending = {i["way"]: i.get("trigger") for i in ctx.pending if isinstance(i.get("way"), str)}
     who = audience(ctx)

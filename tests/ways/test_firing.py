@@ -767,3 +767,33 @@ def test_an_untracked_way_with_an_alias_bomb_is_refused_and_the_others_fire(
     [line] = result.err.splitlines()
     assert line.startswith("gfh hook claude UserPromptSubmit: WayProblem: hooks/ways/bomb/bomb.md:")
     assert "more than 32 aliases" in line
+
+
+def test_a_session_start_fires_its_ways_without_loading_the_lane_matchers(repo: Path) -> None:
+    """If a session starts, then its one lane is read off each way: the way fires without the
+    matchers of the other lanes (`ways.match`, 1.7M instructions to import) being loaded."""
+    import subprocess
+    import sys
+
+    from tests.helpers import unmeasured_env
+
+    kit.way(repo, "opening", "when:\n  session_start: true\n" + kit.EXPONENTIAL, "Opening words.")
+    probe = (
+        "import io, sys\n"
+        "from gitflow_harness.main import main\n"
+        "sys.stdout = io.StringIO()\n"
+        "main(['hook', 'claude', 'SessionStart'])\n"
+        "sys.__stdout__.write(repr(('Opening words.' in sys.stdout.getvalue(),"
+        " 'gitflow_harness.ways.match' in sys.modules)))\n"
+    )
+    data = kit.payload("claude", "SessionStart", repo)
+    proc = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=repo,
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        check=True,
+        env=unmeasured_env(),
+    )
+    assert proc.stdout == "(True, False)"
