@@ -21,11 +21,11 @@ It answers None, and the caller asks git, wherever git could write something els
 - a change that is a directory (a nested repository), a conflict, a file that is neither a
   regular file nor a symlink, or one gone since `git status` listed it.
 
-Which config and attribute files count is asked of git once (`plain`) and kept while their
-stamps and git's environment stay the same; the index's folders, read once per index
-(`index_trees`), are kept under its checksum. With them, the first `gfh status` after an edit
-of a tree of 1,000 files costs about 5M instructions here instead of git's 13M and two process
-starts.
+Whether config and attributes are plain is asked of git once per repository (`plain`) and
+kept while the files they can come from and git's environment stay the same; the index's
+folders, read once per index (`index_trees`), are kept under its checksum. With them, the
+first `gfh status` after an edit of a tree of 1,000 files costs about 5M instructions here
+instead of git's 13M and two process starts.
 """
 
 from __future__ import annotations
@@ -85,6 +85,7 @@ CONFIG: Final[dict[str, tuple[str, ...] | None]] = {
     "core.ignorecase": FALSE,
     "core.precomposeunicode": FALSE,
     "extensions.objectformat": ("sha1",),
+    "extensions.worktreeconfig": FALSE,  # each worktree's own config file besides
 }
 
 
@@ -227,7 +228,12 @@ def index_trees(repo: Repo) -> tuple[dict[bytes, dict[bytes, bytes]], bytes] | N
         known = marshal.loads(kept.read_bytes())
         if isinstance(known, tuple) and len(known) == 2 and known[0] == checksum:
             snapshot = known[1]
-            if snapshot is None or (isinstance(snapshot, tuple) and len(snapshot) == 2):
+            if snapshot is None or (
+                isinstance(snapshot, tuple)
+                and len(snapshot) == 2
+                and isinstance(snapshot[0], dict)
+                and isinstance(snapshot[1], bytes)
+            ):
                 return snapshot
     except (OSError, ValueError, EOFError, TypeError):
         pass
@@ -298,11 +304,11 @@ def plain(repo: Repo, *, settled_before: int) -> bool:
     """True when no config or attributes file makes `git add` hash a file other than as its
     bytes (see `CONFIG`), nor an include or a system config this module cannot find.
 
-    Which files count is asked of git (`git config --list --show-origin`; the system config's
-    path, beside which the system attributes are) and kept in the git dir with their stamps
-    and git's environment: while those are the same, so is the answer.
+    Asked of git (`git config --list`, and the system config's path, beside which the system
+    attributes are) and kept in the common dir, for every worktree, with the stamps of the
+    files it can come from and git's environment: while those are the same, so is the answer.
     """
-    path = repo.git_dir.joinpath(*PLAIN)
+    path = repo.common_dir.joinpath(*PLAIN)
     try:
         known = jsonio.loads(path.read_bytes())
         paths, key, answer = known["paths"], known["key"], known["plain"]
@@ -348,23 +354,22 @@ def _key(paths: list[str]) -> tuple[str, int]:
 
 
 def _ask(repo: Repo) -> tuple[list[str], bool]:
-    """Return the config and attribute files git reads here, and whether they are plain."""
+    """Return the config and attribute files git can read here (those of every worktree: a
+    worktree's own config is read only with `extensions.worktreeConfig`, which is not plain),
+    and whether what it reads is plain."""
     top = repo.worktree()
     home = os.path.expanduser("~")
     config_home = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
     paths = [
         os.path.join(repo.common_dir, "config"),
-        os.path.join(repo.common_dir, "config.worktree"),
-        os.path.join(repo.git_dir, "config.worktree"),
         os.environ.get("GIT_CONFIG_GLOBAL") or os.path.join(home, ".gitconfig"),
         os.path.join(config_home, "git", "config"),
     ]
     attributes = [
-        os.path.join(repo.common_dir, "info", "attributes"),
-        os.path.join(repo.git_dir, "info", "attributes"),
+        os.path.join(repo.common_dir, "info", "attributes"),  # every worktree's (git's `info/`)
         os.path.join(config_home, "git", "attributes"),
     ]
-    listing = run(["config", "-z", "--list", "--show-origin", "--show-scope"], cwd=top, check=False)
+    listing = run(["config", "-z", "--list"], cwd=top, check=False)
     # The system config's path, as `git config --system --edit` hands it to its editor: the
     # system attributes are beside it (both in git's sysconfdir). Not when the environment
     # moved the system config: its attributes are then where no question tells.
@@ -381,11 +386,7 @@ def _ask(repo: Repo) -> tuple[list[str], bool]:
         paths.append(found)
         attributes.append(os.path.join(os.path.dirname(found), "gitattributes"))
     values: dict[str, str] = {}
-    records = split_z(listing.stdout)
-    for at in range(0, len(records) - 2, 3):
-        origin, entry = records[at + 1], records[at + 2]
-        if origin.startswith("file:"):
-            paths.append(os.path.abspath(os.path.join(top, origin[len("file:") :])))
+    for entry in split_z(listing.stdout):
         key, _, value = entry.partition("\n")
         if key.startswith(("include.", "includeif.")):
             answer = False

@@ -164,6 +164,26 @@ def test_the_plain_verdict_is_kept_until_a_config_file_changes(repo: Path) -> No
     assert built(repo) is None
 
 
+def test_the_plain_verdict_serves_every_worktree(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(repo, "README.md", "edited\n")
+    same_as_git(repo)
+    linked = repo.parent / "linked"
+    run_git(repo, "worktree", "add", "-q", "-b", "feature", str(linked))
+    write(linked, "README.md", "edited there\n")
+
+    def no_git(*args: object, **kwargs: object) -> None:
+        raise AssertionError("asked git again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(index_tree, "run", no_git)
+        assert index_tree.plain(git.discover(linked), settled_before=LATER)
+    same_as_git(linked)
+    run_git(repo, "config", "extensions.worktreeConfig", "true")
+    assert built(linked) is None
+
+
 def test_a_verdict_on_files_just_written_is_not_kept(repo: Path) -> None:
     write(repo, "README.md", "edited\n")
     assert built(repo, settled_before=NOW) == by_git(repo)
