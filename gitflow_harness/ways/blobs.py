@@ -7,9 +7,8 @@ content (see git's `racy-git` notes), and it gives the first load in a new workt
 key of every tracked way file without opening one.
 
 Only what can be proven is served; anything else is left to reading the file:
-- an index of version 2 or 3 whose SHA-1 checksum is right (version 4, a SHA-256 repository, an
-  index written without its checksum, a damaged or unreadable file: nothing is served);
-- none of a split index (`link`) or a sparse one (`sdir`): their entries are not the whole tree;
+- an index `store.git_index` can prove things from (version 2 or 3, its checksum right, not
+  split nor sparse);
 - an entry at stage 0, not assumed unchanged, skipped or intent-to-add (no flag set);
 - whose modification and change times, inode, mode and size equal the file's now (a regular
   file, then, as git records its mode), and whose modification time is older than the index
@@ -21,21 +20,14 @@ from __future__ import annotations
 import os
 import stat
 
-from gitflow_harness.store.digest import sha1_digest
+from gitflow_harness.store import git_index
+from gitflow_harness.store.git_index import ASSUME_VALID, EXTENDED, STAGE
 
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
     from typing import Any
 
-SIGNATURE = b"DIRC"
-VERSIONS = (2, 3)
-HEADER = 12
-HASH = 20  # SHA-1
-FIXED = 62  # an entry's stat data, its id and its flags
-ASSUME_VALID, EXTENDED, STAGE, NAME_MASK = 0x8000, 0x4000, 0x3000, 0x0FFF
-PARTIAL = (b"link", b"sdir")  # extensions whose index does not list every file itself
-MAX_INDEX = 64 * 1024 * 1024  # past it, reading the files is the cheaper way
 U32 = 0xFFFFFFFF
 FILE, EXECUTABLE = 0o100644, 0o100755
 NS = 1_000_000_000
@@ -50,9 +42,10 @@ def blob_ids(git_dir: str, top: str, files: Mapping[str, os.stat_result]) -> dic
         if file.startswith(prefix):
             path = os.fsencode(file[len(prefix) :].replace(os.sep, "/"))
             wanted[path] = file, _stat_data(st)
-    data, stamp = _read(os.path.join(git_dir, "index")) if wanted else (None, 0)
-    if data is None:
+    data, index = git_index.read(os.path.join(git_dir, "index")) if wanted else (None, None)
+    if data is None or index is None:
         return {}
+    stamp = index.st_mtime_ns
     found: dict[str, str] = {}
     for path, fields in _entries(data, _shared_start(wanted)):
         want = wanted.get(path)
@@ -93,49 +86,18 @@ def _stat_data(st: os.stat_result) -> tuple[int, ...]:
     )
 
 
-def _read(path: str) -> tuple[bytes | None, int]:
-    """Return the index file's bytes and modification time (ns); None unless it is one this
-    module can prove things from."""
-    from gitflow_harness.store.fsutil import read_within
-
-    try:
-        data, st = read_within(path, MAX_INDEX)
-    except OSError:
-        return None, 0
-    if (
-        data is None
-        or len(data) < HEADER + HASH
-        or data[:4] != SIGNATURE
-        or int.from_bytes(data[4:8], "big") not in VERSIONS
-        or sha1_digest(data[:-HASH]) != data[-HASH:]
-    ):
-        return None, 0
-    return data, st.st_mtime_ns
-
-
 def _entries(data: bytes, prefix: bytes) -> list[tuple[bytes, tuple[Any, ...]]]:
     """Return (path, (stat data as `_stat_data` orders it, blob id)) of the entries of stage 0,
     of a regular file, with no flag set, whose path starts with `prefix`; [] when the index is
     partial or an entry runs past the end."""
     import struct
 
-    count = int.from_bytes(data[8:12], "big")
-    end = len(data) - HASH
+    listed = git_index.entries(data)
+    if listed is None:
+        return []
     unpack = struct.Struct(">4L4xLL8xL20s").unpack_from
-    entries: list[tuple[bytes, tuple[Any, ...]]] = []
-    at = HEADER
-    for _ in range(count):
-        flags = int.from_bytes(data[at + 60 : at + 62], "big")
-        start = at + FIXED + (2 if flags & EXTENDED else 0)
-        # The name's length, or NAME_MASK for a longer one: either way it ends at its first NUL.
-        stop = data.find(b"\0", start + (flags & NAME_MASK), end)
-        if stop < 0:
-            return []
-        if not flags & (ASSUME_VALID | EXTENDED | STAGE) and data.startswith(prefix, start):
-            entries.append((data[start:stop], unpack(data, at)))
-        at += (stop - at + 8) & ~7  # the name, then 1 to 8 NULs: a multiple of 8
-    while at + 8 <= end:  # the extensions
-        if data[at : at + 4] in PARTIAL:
-            return []
-        at += 8 + int.from_bytes(data[at + 4 : at + 8], "big")
-    return entries
+    return [
+        (path, unpack(data, at))
+        for at, flags, path in listed
+        if not flags & (ASSUME_VALID | EXTENDED | STAGE) and path.startswith(prefix)
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -205,3 +206,35 @@ def test_a_configuration_cache_that_cannot_be_written_is_passed_by(
     result = same_both_ways(gfh, "status", "--json")
     assert result.code == 0
     assert '"trunk": "main"' in result.out
+
+
+def test_status_after_an_edit_builds_the_tree_in_process(repo: Path) -> None:
+    """If a file was edited in a plain repository, then status names the tree git would
+    write without asking git for it (`git.index_tree`: no temporary index, no `git add`);
+    and a clean tree's identity (HEAD's tree) loads none of that."""
+    probe = (
+        "import sys, json\nimport gitflow_harness.git as g\n"
+        "def asked(*a, **k): raise AssertionError('git add asked')\n"
+        "g.tree_identity = asked\nfrom gitflow_harness.main import main\n"
+        "code = main(['status', '--json'])\n"
+        "print(code, 'gitflow_harness.git.index_tree' in sys.modules, file=sys.stderr)\n"
+    )
+
+    def run() -> tuple[str, str]:
+        proc = subprocess.run(
+            [sys.executable, "-c", probe],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            env=unmeasured_env(),
+        )
+        return proc.stderr.splitlines()[-1], json.loads(proc.stdout)["data"]["tree"]
+
+    assert run() == ("0 False", git(repo, "rev-parse", "HEAD^{tree}").strip())
+    write(repo, "edit.txt", "an edit\n")
+    write(repo, "README.md", "changed\n")
+    said, tree = run()
+    assert said == "0 True"
+    from gitflow_harness import git as gitflow_git
+
+    assert tree == gitflow_git.tree_identity(gitflow_git.discover(repo))

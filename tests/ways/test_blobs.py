@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from gitflow_harness.store import git_index
 from gitflow_harness.ways import blobs
 from tests.helpers import git, make_repo, write
 
@@ -163,7 +164,7 @@ def test_an_index_whose_entries_run_past_its_end_serves_nothing(tree: Path) -> N
 
     index = Path(_git_dir(tree)) / "index"
     stamp = index.stat().st_mtime_ns
-    cut = index.read_bytes()[: blobs.HEADER + 70]
+    cut = index.read_bytes()[: git_index.HEADER + 70]
     index.write_bytes(cut + sha1_digest(cut))
     os.utime(index, ns=(stamp, stamp))
     assert _ids(tree) == {}

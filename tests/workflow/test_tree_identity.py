@@ -38,7 +38,7 @@ def settled(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(identity, "SETTLED_NS", -(10**12))
 
 
-def no_compute(*args: object) -> str:
+def no_compute(*args: object, **kwargs: object) -> str:
     raise AssertionError("computed the identity again")
 
 
