@@ -180,3 +180,19 @@ def unmeasured_env() -> dict[str, str]:
         if k not in {"COVERAGE_PROCESS_START", "COVERAGE_PROCESS_CONFIG"}
         and not k.startswith("COV_CORE_")
     }
+
+
+def probe(
+    code: str, *, cwd: Path | None = None, stdin: str | None = None, check: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """Run `code` in a fresh interpreter (`python -c`), unmeasured (see `unmeasured_env`):
+    for tests that look at what a process imports or does on its own."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=check,
+        env=unmeasured_env(),
+    )

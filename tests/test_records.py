@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import typing
 
 import pytest
 
 from gitflow_harness.records import Mutable, NamedTuple
-from tests.helpers import unmeasured_env
+from tests.helpers import probe as run_probe
 
 
 class Pair(NamedTuple):
@@ -75,14 +73,7 @@ def test_building_a_record_imports_no_typing() -> None:
         "print('typing' in sys.modules)\n"
     )
     # Unmeasured: coverage, which measures every child of the suite, imports typing itself.
-    proc = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=unmeasured_env(),
-    )
-    assert proc.stdout.strip() == "False"
+    assert run_probe(probe, check=True).stdout.strip() == "False"
 
 
 class Counts(Mutable):

@@ -16,7 +16,8 @@ import pytest
 from gitflow_harness.agent import runtime, sources
 from gitflow_harness.hookcall import model as ev
 from tests.agent import kit
-from tests.helpers import CliRunner, Result, read_events, unmeasured_env
+from tests.helpers import CliRunner, Result, read_events
+from tests.helpers import probe as run_probe
 from tests.ways.conftest import EXP, settle_tree, write_way
 
 
@@ -254,13 +255,7 @@ def test_the_fast_path_imports_no_click_git_yaml_or_dataclasses(repo: Path) -> N
         " 'dataclasses', 'typing', 'subprocess'}\n"
         "print(code, sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        env=unmeasured_env(),
-    )
+    proc = run_probe(probe, cwd=repo)
     assert proc.stdout.strip() == "0 []", proc.stderr
     assert [e["type"] for e in read_events(repo)] == ["tool.requested", "tool.requested"]
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +11,8 @@ from gitflow_harness.cli import flags
 from gitflow_harness.cli.status import FLAGS
 from gitflow_harness.errors import GfhError
 from gitflow_harness.workspace import open_workspace
-from tests.helpers import CliRunner, commit, diverge, git, same_both_ways, unmeasured_env, write
+from tests.helpers import CliRunner, commit, diverge, git, same_both_ways, write
+from tests.helpers import probe as run_probe
 
 ARGS = [
     [],
@@ -151,14 +150,7 @@ def _after_main(repo: Path, args: list[str], question: str) -> str:
         "import sys\nfrom gitflow_harness.main import main\n"
         f"code = main({args!r})\nprint({question}, file=sys.stderr)\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        env=unmeasured_env(),
-    )
-    return proc.stderr.splitlines()[-1]
+    return run_probe(probe, cwd=repo).stderr.splitlines()[-1]
 
 
 @pytest.mark.parametrize("inside", [".git", ".git/refs", "nested bare"])
@@ -221,13 +213,7 @@ def test_status_after_an_edit_builds_the_tree_in_process(repo: Path) -> None:
     )
 
     def run() -> tuple[str, str]:
-        proc = subprocess.run(
-            [sys.executable, "-c", probe],
-            cwd=repo,
-            capture_output=True,
-            text=True,
-            env=unmeasured_env(),
-        )
+        proc = run_probe(probe, cwd=repo)
         return proc.stderr.splitlines()[-1], json.loads(proc.stdout)["data"]["tree"]
 
     assert run() == ("0 False", git(repo, "rev-parse", "HEAD^{tree}").strip())

@@ -251,23 +251,15 @@ def test_a_relative_cwd_is_taken_from_the_servers_directory(repo: Path, tool: st
 def test_the_server_starts_without_what_only_its_tools_need() -> None:
     """If the server is built, then nothing of gfh's domain is imported yet (git, the ways,
     the reports, GitPython, frontmatter): each call imports what its command needs."""
-    import subprocess
-    import sys
 
-    from tests.helpers import unmeasured_env
+    from tests.helpers import probe as run_probe
 
     probe = (
         "import sys, gitflow_harness.mcp.server as s; s.build(); "
         "print(' '.join(sorted(m for m in sys.modules if m.startswith('gitflow_harness') "
         "or m in ('git', 'frontmatter'))))"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=unmeasured_env(),
-    )
+    proc = run_probe(probe, check=True)
     assert proc.stdout.split() == [
         "gitflow_harness",
         "gitflow_harness.errors",

@@ -772,10 +772,7 @@ def test_an_untracked_way_with_an_alias_bomb_is_refused_and_the_others_fire(
 def test_a_session_start_fires_its_ways_without_loading_the_lane_matchers(repo: Path) -> None:
     """If a session starts, then its one lane is read off each way: the way fires without the
     matchers of the other lanes (`ways.match`, 1.7M instructions to import) being loaded."""
-    import subprocess
-    import sys
-
-    from tests.helpers import unmeasured_env
+    from tests.helpers import probe as run_probe
 
     kit.way(repo, "opening", "when:\n  session_start: true\n" + kit.EXPONENTIAL, "Opening words.")
     probe = (
@@ -787,13 +784,5 @@ def test_a_session_start_fires_its_ways_without_loading_the_lane_matchers(repo: 
         " 'gitflow_harness.ways.match' in sys.modules)))\n"
     )
     data = kit.payload("claude", "SessionStart", repo)
-    proc = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=repo,
-        input=json.dumps(data),
-        capture_output=True,
-        text=True,
-        check=True,
-        env=unmeasured_env(),
-    )
+    proc = run_probe(probe, cwd=repo, stdin=json.dumps(data), check=True)
     assert proc.stdout == "(True, False)"
