@@ -7,7 +7,8 @@ otherwise read as "not followed". Its session is unknown, so it never counts as 
 
 Whether a step brought the trunk in is decided exactly as the hook decides it
 (`workflow.trunk_steps`), with the trunk's tips as the trunk's own reflogs say they were when
-the step ran. Steps are judged lazily, only when they fall inside an episode being settled.
+the step ran, from one `git rev-list` per step. Steps are judged lazily, only when they fall
+inside an episode being settled.
 
 A reflog lives as long as its branch: `gfh accept` deletes the branch and its reflog with it.
 Where the reflog does not reach back to the firing (the branch is gone, or was deleted and made
@@ -33,7 +34,7 @@ from typing import Any, Final, Generic, Literal, TypeVar
 from gitflow_harness import git
 from gitflow_harness.errors import GfhError
 from gitflow_harness.store.events import format_at, parse_at
-from gitflow_harness.workflow.trunk_steps import ADDS_ONE_COMMIT, Step, trunk_came_in
+from gitflow_harness.workflow.trunk_steps import ADDS_ONE_COMMIT, Step, examined, trunk_came_in
 
 BRANCHES_KEPT: Final = 256  # branches whose reflog stays read; more are read again on demand
 ANCESTRY_KEPT: Final = 65_536  # ancestry answers kept before the cache starts over
@@ -322,8 +323,22 @@ class GitEvidence(Generic[Ticket]):
     def _trunk_in(self, entry: _Entry, trunk: str) -> bool:
         if entry.judged is None or entry.judged[0] != trunk:
             tips = self._trunk(trunk).tips_at(entry.when)
-            entry.judged = (trunk, trunk_came_in(entry.step, tips, self._reaches) is not None)
+            entry.judged = (trunk, self._came_in(entry.step, tips))
         return entry.judged[1]
+
+    def _came_in(self, step: Step, tips: list[str]) -> bool:
+        """Whether `trunk_came_in` finds a tip of `tips` that `step` brought in, asked of git
+        once: a tip came in when it is reachable from the step's commit and not from the one
+        before, that is when `git rev-list AFTER ^BEFORE` lists it (one process for every tip,
+        where each tip asked on its own costs two `git merge-base --is-ancestor`). Where git
+        cannot list them, each tip is asked on its own, as `trunk_came_in` does."""
+        if not examined(step) or not tips:
+            return False
+        assert step.before is not None
+        between = self._ask(["rev-list", "--stdin"], [step.after, f"^{step.before}"])
+        if between is None:
+            return trunk_came_in(step, tips, self._reaches) is not None
+        return not set(between.split()).isdisjoint(tips)
 
     def _before(self, sha: str, held: frozenset[str], head: str) -> bool:
         return head in held or (_is_sha(head) and self._reaches(sha, head))

@@ -169,6 +169,7 @@ def classify(raw: bytes, loads: Callable[[bytes], Any] = jsonio.loads) -> Event 
         type(id_) is not str
         or type(at) is not str
         or type(kind) is not str
+        or type(surface) is not str  # (a list or an object cannot be looked up in a set)
         or surface not in SURFACES
         or (session is not None and type(session) is not str)
         or (branch is not None and type(branch) is not str)

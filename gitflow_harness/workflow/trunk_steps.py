@@ -64,14 +64,25 @@ class Step:
 Reaches = Callable[[str, str], bool]  # reaches(ancestor, descendant)
 
 
+def examined(step: Step) -> bool:
+    """True when `step` could bring the trunk in, so that `trunk_came_in` looks at its tips: a
+    move from a known commit to another that is not one of `ADDS_ONE_COMMIT`."""
+    return (
+        step.before is not None
+        and step.after != step.before
+        and (step.action not in ADDS_ONE_COMMIT)
+    )
+
+
 def trunk_came_in(step: Step, tips: Iterable[str], reaches: Reaches) -> str | None:
     """Return the trunk tip `step` made reachable (the newest when several did), or None.
 
     `tips` are the trunk's tips when the step ran; `reaches(a, d)` says whether commit `a` is
     an ancestor of (or equal to) commit `d`.
     """
-    if step.before is None or step.after == step.before or step.action in ADDS_ONE_COMMIT:
+    if not examined(step):
         return None
+    assert step.before is not None
     before, after = step.before, step.after
     came_in = [
         tip for tip in dict.fromkeys(tips) if reaches(tip, after) and not reaches(tip, before)

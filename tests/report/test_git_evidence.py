@@ -395,3 +395,68 @@ def test_what_waits_for_git_is_bounded(repo: Path, monkeypatch: pytest.MonkeyPat
         assert len(found._git._waiting) < 3
     tally = found._tally["branch-update"]
     assert (tally.censored, tally.by_unreadable) == (18, 18)  # the last few still wait
+
+
+def test_one_rev_list_per_step_judges_as_trunk_came_in_does(repo: Path, remote: Path) -> None:
+    """A step's trunk tips are judged from one `git rev-list AFTER ^BEFORE`: for every step of
+    a real branch's reflog (commits, merges of the trunk and of another branch, a rebase, a
+    reset onto the trunk, a pull of the remote's copy) and every tip the repository has, the
+    answer is `trunk_came_in`'s with a `git merge-base --is-ancestor` per question; where git
+    cannot list (a commit it lacks), each tip is asked on its own, as before."""
+    from gitflow_harness.errors import GfhError
+    from gitflow_harness.git import discover, is_ancestor, reflog
+    from gitflow_harness.workflow.trunk_steps import Step, trunk_came_in
+
+    git(repo, "branch", "topic")
+    git(repo, "branch", "side")
+    git(repo, "switch", "-q", "side")
+    commit(repo, "side", {"side.txt": "s\n"})
+    git(repo, "switch", "-q", "topic")
+    commit(repo, "work", {"work.txt": "w\n"})
+    git(repo, "switch", "-q", "main")
+    trunk_moves(repo, 1)
+    git(repo, "switch", "-q", "topic")
+    git(repo, "merge", "-q", "--no-edit", "main")
+    git(repo, "merge", "-q", "--no-edit", "side")
+    commit(repo, "more", {"more.txt": "m\n"})
+    git(repo, "switch", "-q", "main")
+    trunk_moves(repo, 2)
+    git(repo, "switch", "-q", "topic")
+    git(repo, "rebase", "-q", "main")
+    git(repo, "push", "-q", "origin", "main")
+    clone = repo.parent / "clone"
+    git(repo.parent, "clone", "-q", str(remote), str(clone))
+    git(clone, "config", "user.email", "t@example.invalid")
+    git(clone, "config", "user.name", "T")
+    trunk_moves(clone, 3)
+    git(clone, "push", "-q", "origin", "main")
+    git(repo, "fetch", "-q", "origin")
+    git(repo, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+    git(repo, "reset", "-q", "--hard", "main")
+    repository = discover(repo)
+    evidence: git_evidence.GitEvidence[int] = git_evidence.GitEvidence(repository)
+    entries = reflog(repository, "refs/heads/topic")
+    steps = [
+        Step(entry.message, entries[i + 1].sha if i + 1 < len(entries) else None, entry.sha)
+        for i, entry in enumerate(entries)
+    ]
+    steps.append(Step("merge main: Merge made by the 'ort' strategy.", "0" * 40, steps[0].after))
+    commits = git(repo, "rev-list", "--all").split()
+
+    asked: dict[tuple[str, str], bool] = {}
+
+    def reaches(ancestor: str, descendant: str) -> bool:  # as the report asked before
+        if (ancestor, descendant) not in asked:
+            try:
+                asked[ancestor, descendant] = is_ancestor(repository, ancestor, descendant)
+            except GfhError:
+                asked[ancestor, descendant] = False
+        return asked[ancestor, descendant]
+
+    brought = 0
+    for step in steps:
+        for tips in [[tip] for tip in commits] + [commits, []]:
+            expected = trunk_came_in(step, tips, reaches) is not None
+            assert evidence._came_in(step, tips) is expected, (step, tips)
+            brought += expected
+    assert brought > len(steps)  # (tips did come in, in several steps)

@@ -222,6 +222,32 @@ def test_a_writer_killed_mid_loop_tears_at_most_one_line(tmp_path: Path) -> None
     assert stats2.torn == stats.torn
 
 
+def test_a_surface_that_is_a_list_or_an_object_is_foreign_not_fatal(log: EventLog) -> None:
+    log.record("verb", {"n": 1}, surface="cli", branch=None)
+    with open(log.files()[0], "ab") as fh:
+        for surface in (b"[]", b'{"a":1}', b'["cli"]'):
+            fh.write(
+                b'{"schema":1,"id":"a","at":"t","type":"verb","surface":' + surface
+                + b',"session":null,"branch":null,"data":{}}\n'
+            )  # fmt: skip
+    stats = ReadStats()
+    assert [e.data["n"] for e in log.read(stats=stats)] == [1]
+    assert (stats.events, stats.foreign, stats.torn) == (1, 3, 0)
+
+
+def test_a_reader_that_stops_early_has_the_lines_it_read_counted(log: EventLog) -> None:
+    for n in range(3):
+        log.record("verb", {"n": n}, surface="cli", branch=None)
+    with open(log.files()[0], "ab") as fh:
+        fh.write(b"torn\n")
+    stats = ReadStats()
+    reading = log.read(stats=stats)
+    assert next(reading).data["n"] == 0
+    reading.close()
+    assert (stats.events, stats.foreign, stats.torn) == (1, 0, 0)
+    assert [f.events for f in log.verify()] == [3]
+
+
 def test_deeply_nested_or_oversized_lines_are_foreign_not_fatal(log: EventLog) -> None:
     """If another tool writes a line nested deeper than the parser follows, or longer than gfh
     ever writes, then readers count it and go on."""
