@@ -321,9 +321,10 @@ def _parse_yaml(
 ) -> tuple[dict[str, Any], dict[str, Span]]:
     plain = plainyaml.read(fm_text)
     if plain is None:
-        plain = _parse_yaml_loaded(fm_text, where, first_line)
-        if plain is None:
+        loaded = _parse_yaml_loaded(fm_text, where, first_line)
+        if loaded is None:
             return {}, {}
+        plain = {str(k): v for k, v in loaded[0].items()}, loaded[1]
     data, entries = plain
     spans: dict[str, Span] = {}
     problems: list[Problem] = []
@@ -335,7 +336,7 @@ def _parse_yaml(
         spans[key] = _span(fm_text, fm_offset, key_index, value_start, value_end, line)
     if problems:
         raise DocumentError(problems)
-    return {str(k): v for k, v in data.items()}, spans
+    return data, spans  # its keys are strings: the plain reader's always, YAML's made so above
 
 
 def _parse_yaml_loaded(

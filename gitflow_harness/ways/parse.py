@@ -162,7 +162,9 @@ def check_way(
     """Check a parsed way file; return the way (None when it has errors) and every problem."""
     where = str(doc.path)
     nested = nested_redisclose(doc.meta) if _may_name_redisclose(doc) else []
-    meta = {k: without_redisclose(v) if k in nested else v for k, v in doc.meta.items()}
+    meta = doc.meta
+    if nested:
+        meta = {k: without_redisclose(v) if k in nested else v for k, v in meta.items()}
     values, problems = WAY_SCHEMA.check(
         meta,
         path=where,
