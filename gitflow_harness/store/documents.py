@@ -118,31 +118,31 @@ def read_document(path: Path, data: bytes | None = None) -> Document:
 def parse_document(text: str, path: Path, *, bom: bool = False) -> Document:
     """Parse frontmatter text (without BOM); raise DocumentError on malformed YAML."""
     where = str(path)
-    newline = "\r\n" if "\r\n" in text.split("\n", 1)[0] + "\n" else "\n"
-    lines = text.split("\n")
-    if not lines or not frontmatter.opens(lines[0]):
+    first = text.find("\n")
+    head = text if first < 0 else text[:first]
+    if not frontmatter.opens(head):
         raise DocumentError(
             [Problem(where, 1, "error", "no frontmatter: the file must start with a '---' line")]
         )
-    close = frontmatter.closing(lines)
-    if close is None:
+    fm_offset = len(head) + 1  # character index where the YAML starts
+    found = frontmatter.closing(text, fm_offset) if first >= 0 else None
+    if found is None:
         raise DocumentError(
             [Problem(where, 1, "error", "frontmatter is not closed: add a '---' line after it")]
         )
-    fm_offset = len(lines[0]) + 1  # character index where the YAML starts
-    fm_text = "\n".join(lines[1:close]) + "\n"
+    close, body_start = found
+    fm_text = text[fm_offset:close] or "\n"  # each of its lines ends with a newline
     meta, spans = _parse_yaml(fm_text, where, fm_offset, first_line=2)
-    body_start = sum(len(line) + 1 for line in lines[: close + 1])
     return Document(
         path=path,
         text=text,
         bom=bom,
-        newline=newline,
+        newline="\r\n" if head.endswith("\r") else "\n",
         meta=meta,
         spans=spans,
         frontmatter_line=1,
         body=text[body_start:],
-        body_line=close + 2,
+        body_line=text.count("\n", 0, close) + 2,
     )
 
 

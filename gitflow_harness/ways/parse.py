@@ -178,9 +178,10 @@ def check_way(
     if "redisclose" in doc.meta or nested:
         # One message pointing at the fix, not a second one about the curve it replaces.
         problems = [p for p in problems if p.message != "missing required field 'curve'"]
-    lanes = Lanes()
     when = values.get("when")
-    if isinstance(when, dict):
+    if not isinstance(when, dict):
+        lanes = Lanes()
+    else:
         lane_values, found = _check_when(doc, when, where, {})
         if found:  # rare: only then are the lanes' own lines worth finding
             lane_values, found = _check_when(doc, when, where, nested_lines(doc, "when"))
