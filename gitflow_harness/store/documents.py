@@ -118,31 +118,31 @@ def read_document(path: Path, data: bytes | None = None) -> Document:
 def parse_document(text: str, path: Path, *, bom: bool = False) -> Document:
     """Parse frontmatter text (without BOM); raise DocumentError on malformed YAML."""
     where = str(path)
-    newline = "\r\n" if "\r\n" in text.split("\n", 1)[0] + "\n" else "\n"
-    lines = text.split("\n")
-    if not lines or not frontmatter.opens(lines[0]):
+    first = text.find("\n")
+    head = text if first < 0 else text[:first]
+    if not frontmatter.opens(head):
         raise DocumentError(
             [Problem(where, 1, "error", "no frontmatter: the file must start with a '---' line")]
         )
-    close = frontmatter.closing(lines)
-    if close is None:
+    fm_offset = len(head) + 1  # character index where the YAML starts
+    found = frontmatter.closing(text, fm_offset) if first >= 0 else None
+    if found is None:
         raise DocumentError(
             [Problem(where, 1, "error", "frontmatter is not closed: add a '---' line after it")]
         )
-    fm_offset = len(lines[0]) + 1  # character index where the YAML starts
-    fm_text = "\n".join(lines[1:close]) + "\n"
+    close, body_start = found
+    fm_text = text[fm_offset:close] or "\n"  # each of its lines ends with a newline
     meta, spans = _parse_yaml(fm_text, where, fm_offset, first_line=2)
-    body_start = sum(len(line) + 1 for line in lines[: close + 1])
     return Document(
         path=path,
         text=text,
         bom=bom,
-        newline=newline,
+        newline="\r\n" if head.endswith("\r") else "\n",
         meta=meta,
         spans=spans,
         frontmatter_line=1,
         body=text[body_start:],
-        body_line=close + 2,
+        body_line=text.count("\n", 0, close) + 2,
     )
 
 
@@ -321,9 +321,10 @@ def _parse_yaml(
 ) -> tuple[dict[str, Any], dict[str, Span]]:
     plain = plainyaml.read(fm_text)
     if plain is None:
-        plain = _parse_yaml_loaded(fm_text, where, first_line)
-        if plain is None:
+        loaded = _parse_yaml_loaded(fm_text, where, first_line)
+        if loaded is None:
             return {}, {}
+        plain = {str(k): v for k, v in loaded[0].items()}, loaded[1]
     data, entries = plain
     spans: dict[str, Span] = {}
     problems: list[Problem] = []
@@ -335,7 +336,7 @@ def _parse_yaml(
         spans[key] = _span(fm_text, fm_offset, key_index, value_start, value_end, line)
     if problems:
         raise DocumentError(problems)
-    return {str(k): v for k, v in data.items()}, spans
+    return data, spans  # its keys are strings: the plain reader's always, YAML's made so above
 
 
 def _parse_yaml_loaded(

@@ -19,26 +19,43 @@ def opens(line: str) -> bool:
     return line.rstrip("\r").rstrip() == OPEN
 
 
-def closing(lines: list[str]) -> int | None:
-    """Return the index of the line closing the frontmatter `lines[0]` opens, or None."""
-    for i in range(1, len(lines)):
-        if lines[i].rstrip("\r").rstrip() in CLOSE:
-            return i
-    return None
+def closing(text: str, start: int) -> tuple[int, int] | None:
+    """Return where the line closing a frontmatter starts and where the line after it starts
+    (past the text's end when it is the last), the frontmatter's first line starting at
+    `start`; None when no line closes it. By offsets: the lines are not split."""
+    at = start - 1  # the newline before the line at `start`
+    while True:
+        # A closing line starts with one of the fences (it may end in spaces and a CR).
+        dashes, dots = text.find("\n---", at), text.find("\n...", at)
+        if dashes < 0 and dots < 0:
+            return None
+        at = dots if dashes < 0 or 0 <= dots < dashes else dashes
+        end = text.find("\n", at + 1)
+        if end < 0:
+            end = len(text)
+        if text[at + 1 : end].rstrip("\r").rstrip() in CLOSE:
+            return at + 1, end + 1
+        at = end
+
+
+def bounds(text: str) -> tuple[int, int, int] | None:
+    """Return where a text's (without BOM) frontmatter starts, where its closing line starts
+    and where the body after it starts; None when it has no closed frontmatter."""
+    first = text.find("\n")
+    if first < 0 or not opens(text[:first]):
+        return None
+    found = closing(text, first + 1)
+    return None if found is None else (first + 1, *found)
 
 
 def split(text: str) -> tuple[str, str] | None:
     """Return `(frontmatter, body)` of `text` (without BOM), or None when it has no closed
     frontmatter. The frontmatter is the text between the fences; the body all after them."""
-    lines = text.split("\n")
-    if not opens(lines[0]):
+    found = bounds(text)
+    if found is None:
         return None
-    close = closing(lines)
-    if close is None:
-        return None
-    start = len(lines[0]) + 1
-    end = sum(len(line) + 1 for line in lines[:close])
-    return text[start:end], text[end + len(lines[close]) + 1 :]
+    start, close, body = found
+    return text[start:close], text[body:]
 
 
 def body(text: str) -> str:

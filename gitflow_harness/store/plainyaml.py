@@ -24,11 +24,12 @@ if TYPE_CHECKING:
 
 # Characters YAML does not read as they are: the controls (tab and CR among them) but the
 # newline, NEL and the C1 controls, line and paragraph separators, surrogates, the BOM and the
-# two non-characters (each of which YAML treats specially or refuses).
-_UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
+# two non-characters (each of which YAML treats specially or refuses). None of them is
+# printable (`str.isprintable`): the pattern, costly to compile, is searched only in a text
+# that is not all printable but for its newlines.
+UNSAFE = "[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]"
+_UNSAFE: list[re.Pattern[str]] = []  # compiled on first use
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?= |$)")
-_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
-_FLOAT = re.compile(r"-?[0-9]+\.[0-9]+")
 # Plain scalars YAML 1.1 resolves to something other than a string, spelled as PyYAML's
 # resolver spells them (any other case is a string).
 _WORDS: dict[str, object] = {
@@ -57,12 +58,173 @@ class _Refused(Exception):
 def read(text: str) -> tuple[dict[str, Any], list[Entry]] | None:
     """Read a frontmatter (`text` ends with a newline) of the plain shapes; return its mapping
     and every top-level key's offsets (duplicates included, in order), or None."""
-    if _UNSAFE.search(text) is not None:
+    if not text.replace("\n", " ").isprintable() and _unsafe(text):
         return None
     try:
-        return _Reader(text).read()
+        return _flat(text) or _Reader(text).read()
     except _Refused:
         return None
+
+
+def _unsafe(text: str) -> bool:
+    """True when `text` holds a character of `UNSAFE`."""
+    if not _UNSAFE:
+        _UNSAFE.append(re.compile(UNSAFE))
+    return _UNSAFE[0].search(text) is not None
+
+
+def _flat(text: str) -> tuple[dict[str, Any], list[Entry]] | None:
+    """Read the commonest frontmatter in one pass, as `_Reader` reads it: `key: value` lines at
+    the margin, and keys whose value is a block of `key: value` or `- item` lines all indented
+    alike, with blank lines between, each value one `_inline` reads. None when it is anything
+    else (a comment, a space more, a nested block): `_Reader` reads it then."""
+    data: dict[str, Any] = {}
+    entries: list[Entry] = []
+    lines = text.split("\n")
+    if lines.pop():
+        return None  # not a frontmatter's text, which ends with a newline
+    at = 0  # where the line starts in the text
+    # The top-level key whose block is read (None between blocks), its line, where it and its
+    # colon's end are; the block's indentation (0 before its first line), its items or
+    # mapping, where it starts and ends.
+    key: str | None = None
+    key_line = key_at = colon = width = start = end = 0
+    items: list[Any] = []
+    mapping: dict[str, Any] = {}
+    sequence = False
+    key_match = _KEY.match
+    try:
+        for i, line in enumerate(lines):
+            if not line:
+                at += 1
+                continue
+            head = line[0]
+            if head == " ":
+                if key is None:
+                    return None  # a value going on over several lines, or an error
+                indent = len(line) - len(line.lstrip(" "))
+                if not width:
+                    width, start = indent, at + indent
+                    sequence = line.startswith("-", indent)
+                    items, mapping = [], {}
+                elif indent != width:
+                    return None
+                if sequence:
+                    offset = width + 2
+                    if not line.startswith("- ", width) or line[offset : offset + 1] in ("", " "):
+                        return None
+                    items.append(_value(line, offset)[0])
+                else:
+                    match = key_match(line, width)
+                    if match is None:
+                        return None
+                    offset = match.end() + 1
+                    if line[offset : offset + 1] in ("", " ", "#"):
+                        return None  # a nested block, a null, a comment or a space more
+                    mapping[_key(match.group(1))] = _value(line, offset)[0]
+                end = at + len(line) + 1
+            else:
+                if key is not None:
+                    if width:
+                        data[key] = items if sequence else mapping
+                        entries.append((key, key_line, key_at, start, end))
+                    else:
+                        data[key] = None
+                        entries.append((key, key_line, key_at, key_at + colon, key_at + colon))
+                    key = None
+                match = key_match(line)
+                if match is None:
+                    return None
+                name = _key(match.group(1))
+                colon = match.end()
+                if colon == len(line):
+                    key, key_line, key_at, width = name, i, at, 0
+                else:
+                    offset = colon + 1
+                    if line[offset : offset + 1] in ("", " ", "#"):
+                        return None  # a null, a comment or a space more
+                    data[name], length = _value(line, offset)
+                    entries.append((name, i, at, at + offset, at + offset + length))
+            at += len(line) + 1
+    except _Refused:
+        return None
+    if key is not None:
+        if width:
+            data[key] = items if sequence else mapping
+            entries.append((key, key_line, key_at, start, end))
+        else:
+            data[key] = None
+            entries.append((key, key_line, key_at, key_at + colon, key_at + colon))
+    return (data, entries) if entries else None
+
+
+def _value(line: str, at: int) -> tuple[Any, int]:
+    """`_inline` of a value that ends its line (no comment after it), the plain scalars, the
+    quoted ones and the flow lists and mappings of such scalars read in fewer steps."""
+    head = line[at]
+    if head == "'" or head == '"':
+        end = line.find(head, at + 1)
+        if end == len(line) - 1 and (head == "'" or "\\" not in line):
+            return line[at + 1 : end], end + 1 - at
+    elif head == "[" or head == "{":
+        if line[-1] == ("]" if head == "[" else "}"):
+            found = _flat_flow(line[at + 1 : -1], head == "[")
+            if found is not None:
+                return found, len(line) - at
+    elif line[-1] != " " and line.find(" #", at) < 0:
+        text = line[at:]
+        if ": " in text or text[-1] == ":":
+            raise _Refused
+        return _plain(text), len(text)
+    return _inline(line, at, 0)
+
+
+def _flat_flow(inner: str, is_list: bool) -> list[Any] | dict[str, Any] | None:
+    """The flow list (or mapping) of plain or quoted scalars within its brackets, `inner`, as
+    `_flow` reads it; None when it holds anything else."""
+    if "[" in inner or "]" in inner or "{" in inner or "}" in inner or "#" in inner:
+        return None
+    items: list[Any] = []
+    mapping: dict[str, Any] = {}
+    if not inner.strip(" "):
+        return items if is_list else mapping
+    for n, part in enumerate(inner.split(",")):
+        if n and not part.startswith(" "):
+            return None  # `a,b`: left to YAML
+        if is_list:
+            value = _flat_item(part.strip(" "))
+            if value is _UNSURE:
+                return None
+            items.append(value)
+        else:
+            match = _KEY.match(part.lstrip(" "))
+            text = part.lstrip(" ")
+            if match is None or not text.startswith(" ", match.end()):
+                return None
+            value = _flat_item(text[match.end() :].strip(" "))
+            if value is _UNSURE:
+                return None
+            mapping[_key(match.group(1))] = value
+    return items if is_list else mapping
+
+
+_UNSURE = object()
+
+
+def _flat_item(text: str) -> Any:
+    """A plain or quoted scalar, the whole of one item of a flow collection, or `_UNSURE`."""
+    if not text:
+        return _UNSURE  # an empty item, or a trailing comma
+    head = text[0]
+    if head == "'" or head == '"':
+        if len(text) < 2 or text[-1] != head or head in text[1:-1]:
+            return _UNSURE
+        if head == '"' and "\\" in text:
+            return _UNSURE
+        return text[1:-1]
+    if ":" in text:
+        return _UNSURE
+    return _plain(text)
 
 
 class _Reader:
@@ -295,9 +457,14 @@ def _plain(text: str) -> Any:
     head = text[0]
     if head in _STRING_START:
         return _WORDS.get(text, text)
-    if head in _NUMBER_START:
-        if _INT.fullmatch(text):
-            return int(text)
-        if _FLOAT.fullmatch(text):
-            return float(text)
+    if head in _NUMBER_START and text.isascii():
+        # `-?(?:0|[1-9][0-9]*)` (an integer) or `-?[0-9]+\.[0-9]+` (a float), spelt out.
+        digits = text[1:] if head == "-" else text
+        if digits.isdigit():
+            if digits[0] != "0" or digits == "0":
+                return int(text)
+        else:
+            whole, dot, fraction = digits.partition(".")
+            if dot and whole.isdigit() and fraction.isdigit():
+                return float(text)
     raise _Refused

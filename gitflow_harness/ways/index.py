@@ -288,14 +288,20 @@ def _refresh(
     cache when the file's content was seen before (known by its blob id, when the git index
     proved it, else by reading the file), else by parsing it."""
     racy = raw[3] >= now - RACY_NS
+    found = Found._make(*raw[:6])
+    key: str | None = None
     if blob is not None:
-        result = _reuse(entry, raw, _head(raw[0], raw[4], raw[5]) + blob, shared, racy)
+        key = _head(raw[0], raw[4], raw[5]) + blob
+        result = _reuse(entry, raw, key, shared, racy)
         if result is not None:
             return result
-    found = Found._make(*raw[:6])
     data = _read_bytes(found.file)
-    key = content_key(found, data) if data is not None else None
-    if key is not None:
+    if data is None:
+        key = None  # its parse says why: nothing to remember by content
+    elif key is None or len(data) != found.size:
+        # Not proved by the git index (or changed since it was): its bytes say what it holds.
+        # A proved file is not hashed again: its blob id is the key of the bytes just read.
+        key = content_key(found, data)
         result = _reuse(entry, raw, key, shared, racy)
         if result is not None:
             return result

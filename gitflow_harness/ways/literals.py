@@ -42,6 +42,9 @@ def checked_literals(pattern: str, flags: int = 0) -> tuple[str, ...] | None:
     if private is None:
         re.compile(pattern, flags)
         return None
+    flat = _flat_literals(pattern)
+    if flat is not _UNSURE:
+        return flat  # type: ignore[return-value]  # not `_UNSURE`: literals, or None
     c, parser = private
     try:
         tree = plainregex.parse(pattern, c, parser.CATEGORIES)
@@ -50,6 +53,110 @@ def checked_literals(pattern: str, flags: int = 0) -> tuple[str, ...] | None:
     if tree is None:
         return _parsed_literals(pattern, int(flags), c, parser)
     return _literals(tree, c)
+
+
+_UNSURE = object()
+
+
+def _flat_literals(pattern: str) -> object:
+    """The literals of a flat pattern, from its tokens: alternatives of runs of literal
+    characters (`plainregex`'s), `\\b`-like and `\\s`-like escapes, `.`, `^` and `$`, those
+    but the anchors perhaps repeated (`*`, `+`, `?`); as `plainregex` and `_literals` give
+    them, in fewer steps. `_UNSURE` for any other pattern, or alternatives that begin with the
+    same character (the parser moves it out): `plainregex` reads those."""
+    branches = []
+    for branch in pattern.split("|"):
+        tokens = _flat_tokens(branch)
+        if tokens is None:
+            return _UNSURE
+        branches.append(tokens)
+    if len(branches) == 1:
+        best = _flat_best(branches[0])
+        return (best.lower(),) if best else None
+    # As the parser does: the first items all the alternatives share are moved out (here
+    # zero-width or category marks only, which hold no literal).
+    k = 0
+    first_branch = branches[0]
+    while all(len(b) > k for b in branches):
+        first = first_branch[k]
+        if type(first) is str:
+            if all(type(b[k]) is str and b[k][0] == first[0] for b in branches):
+                return _UNSURE
+            break
+        if first[0] == "repeat" or any(b[k] != first for b in branches):
+            break
+        k += 1
+    bests = []
+    single = True  # every alternative one literal character or category: a class
+    for tokens in branches:
+        rest = tokens[k:]
+        single = single and len(rest) == 1 and _flat_in_set(rest[0])
+        best = _flat_best(rest)
+        if not best:
+            return None  # an alternative that holds no literal
+        bests.append(best.lower())
+    return None if single else tuple(sorted(set(bests)))
+
+
+def _flat_tokens(branch: str) -> list[Any] | None:
+    """A flat alternative's tokens: each run of literal characters (a string), each mark as
+    `(kind, character)` (kind "at", "in" or "any"), each repeated mark as `("repeat", mark)`;
+    None for anything else."""
+    tokens: list[Any] = []
+    run = plainregex.RUN.match
+    i, n = 0, len(branch)
+    while i < n:
+        found = run(branch, i)
+        if found is not None:
+            tokens.append(found.group())
+            i = found.end()
+            if i < n and branch[i] in "*+?{":
+                return None  # a repeated literal: the reader's
+            continue
+        char = branch[i]
+        i += 1
+        if char == "\\":
+            escape = branch[i : i + 1]
+            i += 1
+            if escape and escape in plainregex.AT_ESCAPE:
+                tokens.append(("at", escape))
+            elif escape and escape in plainregex.CATEGORY:
+                tokens.append(("in", escape))
+            else:
+                return None  # a literal escaped, or another escape: the reader's
+        elif char == "^" or char == "$":
+            tokens.append(("at", char))
+        elif char == ".":
+            tokens.append(("any", char))
+        elif (
+            char in "*+?" and tokens and type(tokens[-1]) is tuple and tokens[-1][0] in _REPEATABLE
+        ):
+            if branch.startswith("?", i):
+                i += 1  # lazy: the same literals
+            if i < n and branch[i] in "*+?{":
+                return None  # a repeat repeated: an error the parser words
+            tokens[-1] = ("repeat", tokens[-1])
+        else:
+            return None
+    return tokens
+
+
+_REPEATABLE = ("in", "any")
+
+
+def _flat_in_set(token: Any) -> bool:
+    """`plainregex._in_set` of a token that is one item: a literal character or a category."""
+    return (type(token) is str and len(token) == 1) or token[0] == "in"
+
+
+def _flat_best(tokens: list[Any]) -> str:
+    """`_must` of an alternative's tokens: its first longest run ("" for none); a mark, or a
+    repeated mark, holds no literal."""
+    best = ""
+    for token in tokens:
+        if type(token) is str and len(token) > len(best):
+            best = token
+    return best
 
 
 @functools.cache

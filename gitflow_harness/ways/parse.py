@@ -162,7 +162,9 @@ def check_way(
     """Check a parsed way file; return the way (None when it has errors) and every problem."""
     where = str(doc.path)
     nested = nested_redisclose(doc.meta) if _may_name_redisclose(doc) else []
-    meta = {k: without_redisclose(v) if k in nested else v for k, v in doc.meta.items()}
+    meta = doc.meta
+    if nested:
+        meta = {k: without_redisclose(v) if k in nested else v for k, v in meta.items()}
     values, problems = WAY_SCHEMA.check(
         meta,
         path=where,
@@ -176,9 +178,10 @@ def check_way(
     if "redisclose" in doc.meta or nested:
         # One message pointing at the fix, not a second one about the curve it replaces.
         problems = [p for p in problems if p.message != "missing required field 'curve'"]
-    lanes = Lanes()
     when = values.get("when")
-    if isinstance(when, dict):
+    if not isinstance(when, dict):
+        lanes = Lanes()
+    else:
         lane_values, found = _check_when(doc, when, where, {})
         if found:  # rare: only then are the lanes' own lines worth finding
             lane_values, found = _check_when(doc, when, where, nested_lines(doc, "when"))

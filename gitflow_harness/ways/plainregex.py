@@ -26,9 +26,10 @@ _LITERAL = _WORD | frozenset(" _-/'\",:;=<>@!%&~`#")
 # Characters that stand for themselves inside a class (no range, nested set or warning).
 _IN_CLASS = _WORD | frozenset(" _./:,'\"+*?(){}$#@!%=<>;")
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~ ")
-_CATEGORY = frozenset("dDsSwW")
-_AT_ESCAPE = frozenset("bBAZ")
-_RUN = re.compile("[" + re.escape("".join(sorted(_LITERAL))) + "]+")
+CATEGORY = frozenset("dDsSwW")
+AT_ESCAPE = frozenset("bBAZ")
+# A run of characters that stand for themselves (also `literals`' flat patterns' tokens).
+RUN = re.compile("[" + re.escape("".join(sorted(_LITERAL))) + "]+")
 MAX_COUNT = 65535
 MAX_NESTING = 20
 
@@ -105,7 +106,7 @@ class _Reader:
             if p[self.i] in "*+?{":
                 self.repeat(items)
                 continue
-            run = _RUN.match(p, self.i)
+            run = RUN.match(p, self.i)
             if run is None:
                 items.append(self.atom(depth))
                 continue
@@ -191,7 +192,7 @@ class _Reader:
             raise _Refused
         char = self.p[self.i]
         self.i += 1
-        if char in _CATEGORY or char in _AT_ESCAPE:
+        if char in CATEGORY or char in AT_ESCAPE:
             return tuple(self.categories["\\" + char])
         if char in _PUNCTUATION:
             return (self.c.LITERAL, ord(char))
@@ -212,7 +213,7 @@ class _Reader:
                 self.i += 1
                 break
             self.i += 1
-            if char == "\\" and self.i < len(p) and p[self.i] in _CATEGORY:
+            if char == "\\" and self.i < len(p) and p[self.i] in CATEGORY:
                 other = True
                 self.i += 1
             elif char == "\\" and self.i < len(p) and p[self.i] in _PUNCTUATION:

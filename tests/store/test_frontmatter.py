@@ -43,3 +43,41 @@ def test_the_body_is_what_the_document_parser_finds(text: str) -> None:
 
 def test_without_a_frontmatter_the_body_is_the_whole_text() -> None:
     assert frontmatter.body("# Title\n") == "# Title\n"
+
+
+def _by_lines(text: str) -> tuple[str, str, int] | None:
+    """The fence scan line by line, as it was written first: `(frontmatter, body, line of the
+    closing fence)`."""
+    lines = text.split("\n")
+    if not frontmatter.opens(lines[0]):
+        return None
+    for close in range(1, len(lines)):
+        if lines[close].rstrip("\r").rstrip() in frontmatter.CLOSE:
+            start = len(lines[0]) + 1
+            end = sum(len(line) + 1 for line in lines[:close])
+            return text[start:end], text[end + len(lines[close]) + 1 :], close
+    return None
+
+
+_LINES = ["---", "--- ", "---\r", "...", "... \r", "----", "--- x", "-- -", " ---", "a: 1", ""]
+_LINES += ["body", "\u2028", "---\u00a0", "..", "x---"]
+
+
+@given(st.lists(st.sampled_from(_LINES), max_size=8), st.sampled_from(["", "\n"]))
+def test_the_fences_are_found_by_offsets_as_line_by_line(lines: list[str], end: str) -> None:
+    """The offsets give the frontmatter, the body and the closing line the line-by-line scan
+    gives, and the document parser agrees."""
+    text = "\n".join(lines) + end
+    expected = _by_lines(text)
+    assert frontmatter.split(text) == (None if expected is None else expected[:2])
+    if expected is None:
+        with pytest.raises(DocumentError) as refused:
+            parse_document(text, Path("x.md"))
+        assert refused.value.problems[0].line == 1
+        return
+    try:
+        doc = parse_document(text, Path("x.md"))
+    except DocumentError:
+        return  # YAML that does not parse: the fences were found
+    assert (doc.body, doc.body_line) == (expected[1], expected[2] + 2)
+    assert doc.newline == ("\r\n" if lines[0].endswith("\r") else "\n")

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import event, example, given
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from gitflow_harness.store import documents as docs
@@ -187,3 +187,133 @@ def test_the_plain_reader_and_the_yaml_loader_agree(parts: list[tuple[str, str]]
     except docs.DocumentError:
         # YAML refuses it (a duplicate is not one: YAML reads those): the reader must have too.
         assert plainyaml.read(fm) is None
+
+
+def _general(fm: str) -> tuple[dict[str, Any], list[tuple[str, int, int, int, int]]] | None:
+    try:
+        return plainyaml._Reader(fm).read()
+    except plainyaml._Refused:
+        return None
+
+
+def _one_pass(fm: str) -> bool:
+    """Assert that the one-pass reader gives what the general one gives wherever it reads
+    `fm`; return whether it did."""
+    try:
+        flat = plainyaml._flat(fm)
+    except plainyaml._Refused:  # pragma: no cover - it must say None, never raise
+        raise AssertionError("the one-pass reader raised") from None
+    if flat is None:
+        return False
+    general = _general(fm)
+    assert general is not None
+    assert _typed(flat[0]) == _typed(general[0])
+    assert flat[1] == general[1]
+    return True
+
+
+_FLAT_SCALARS = [*_PIECES, "'a, b'", "'it''s'", "'x' y", '"a\\"b"', "'", '"', "''", '""']
+_FLAT_SCALARS += ["[a,b]", "[a ,  b]", "[ 'x' , \"y\" ]", "[a, ]", "[,]", "[a'b, c]", "['a'b']"]
+_FLAT_SCALARS += ["{a: 1, b: 'c, d'}", "{a:  b}", "{a: b: c}", "{a: }", "{on: x}", "{a b: c}"]
+_FLAT_SCALARS += ["[[0, 1.0], [5, 0.5]]", "[a] # c", "x # c", "x  ", "[a]  ", "a:b", "b:", "-0"]
+_FLAT_SCALARS += ["00", "1.", "1.5.2", "-1.25", "é", "²", "C:", "{a: [b]}", "[a: b]", "[a #b]"]
+_FLAT_GOOD = ["a", "b c", "x-y", "0", "12", "-3", "1.5", "true", "'q: #'", '"d"', "[a, b]", "[]"]
+_FLAT_GOOD += ["['x, y', 1, 2.0, true]", "{a: b}", "{type: Flat, n: 3}", "{}", "'src/**/*.py'"]
+_flat_scalar = st.one_of(*[st.sampled_from(_FLAT_GOOD)] * 3, st.sampled_from(_FLAT_SCALARS))
+_flat_space = st.sampled_from([""] * 12 + [" ", "  ", "#"])
+_flat_key = st.sampled_from(["a", "b", "key", "x-k", "_k", "k2"] * 4 + ["on", "k" * 130])
+
+
+@st.composite
+def _flat_entry(draw: st.DrawFn) -> str:
+    """A top-level key and its value: inline, or a block one level in (its lines alike, a
+    few odd ones among them), with blank lines about."""
+    key = draw(_flat_key)
+    kind = draw(st.sampled_from(["inline", "inline", "mapping", "sequence", "null"]))
+    if kind == "inline":
+        return f"{key}: {draw(_flat_space)}{draw(_flat_scalar)}\n"
+    if kind == "null":
+        return f"{key}:{draw(st.sampled_from(['', '', ' ', '  # c']))}\n"
+    width = draw(st.sampled_from([1, 2, 2, 4]))
+    lines = []
+    for _ in range(draw(st.integers(1, 4))):
+        indent = " " * (width + draw(st.sampled_from([0] * 12 + [1, -1])))
+        if kind == "sequence":
+            line = f"{indent}-{draw(st.sampled_from([' '] * 6 + ['  ', '']))}{draw(_flat_scalar)}"
+        else:
+            line = f"{indent}{draw(_flat_key)}: {draw(_flat_space)}{draw(_flat_scalar)}"
+        blank = draw(st.sampled_from(["", "", "", "", "", "\n", "\n\n", "   \n", "# c\n"]))
+        lines.append(line + "\n" + blank)
+    return f"{key}:\n" + "".join(lines)
+
+
+@settings(max_examples=500)
+@given(st.lists(_flat_entry(), min_size=0, max_size=5), st.sampled_from(["", "", "\n", " \n"]))
+@example(
+    [
+        "description: Guidance number 3\n",
+        "when:\n  prompt: '\\bx\\b'\n  keywords: [k3, phrase 3]\n  files: ['src/**', 'b']\n",
+        "curve:\n  type: ProgressiveStaircase\n  steps: [[0, 1.0], [15000, 0.5]]\n",
+    ],
+    "",
+)
+def test_the_one_pass_reader_reads_as_the_general_one(parts: list[str], tail: str) -> None:
+    """If the one-pass reader reads a frontmatter, then the general reader reads it the same:
+    the same values, the same keys' lines and offsets; else the general one reads it."""
+    fm = "".join(parts) + tail
+    one_pass = _one_pass(fm)
+    event("read in one pass" if one_pass else "left to the general reader")
+    if one_pass:
+        _agree(fm)
+
+
+@pytest.mark.parametrize("fm", ACCEPTED)
+def test_the_one_pass_reader_agrees_on_the_accepted_shapes(fm: str) -> None:
+    _one_pass(fm)
+
+
+def test_the_benchmark_ways_are_read_in_one_pass(tmp_path: Path) -> None:
+    """The shapes the ways are written in are the ones the one-pass reader reads."""
+    from bench.bench_ways import write_ways
+
+    write_ways(tmp_path, 8)
+    for file in sorted(tmp_path.rglob("*.md")):
+        fm = file.read_text(encoding="utf-8").split("---\n", 2)[1]
+        assert _one_pass(fm), file
+
+
+@given(st.text(alphabet="-0123456789.e_+ab", max_size=8))
+@example("-0")
+@example("1.")
+@example("007")
+def test_numbers_are_read_as_the_yaml_patterns_say(text: str) -> None:
+    """`_plain`'s integers and floats are those of `-?(?:0|[1-9][0-9]*)`, `-?[0-9]+\\.[0-9]+`."""
+    import re
+
+    if not text or text[0] not in "-0123456789":
+        return
+    try:
+        value: Any = plainyaml._plain(text)
+    except plainyaml._Refused:
+        value = None
+    if re.fullmatch(r"-?(?:0|[1-9][0-9]*)", text):
+        assert _typed(value) == ("int", int(text))
+    elif re.fullmatch(r"-?[0-9]+\.[0-9]+", text):
+        assert _typed(value) == ("float", float(text))
+    else:
+        assert value is None
+
+
+@given(st.text(max_size=12))
+@example("a\u00a0b\n")
+@example("a\tb\n")
+@example("\u2028")
+def test_the_unsafe_characters_are_found_whether_printable_or_not(text: str) -> None:
+    """A text all printable but for its newlines holds no unsafe character; the others are
+    searched."""
+    import re
+
+    unsafe = re.search(plainyaml.UNSAFE, text) is not None
+    if text.replace("\n", " ").isprintable():
+        assert not unsafe
+    assert plainyaml._unsafe(text) is unsafe

@@ -620,3 +620,57 @@ def test_a_blob_id_no_worktree_parsed_is_parsed_from_its_file(
     assert [w.id for w in index.ways] == ["w0", "w1", "w2"]
     blob = git(tree, "rev-parse", "HEAD:hooks/ways/w0/w0.md").strip()
     assert f"w0\0{0}{0}\0{blob}" in marshal.loads(shared.read_bytes())["ways"]
+
+
+def test_a_file_the_git_index_proved_is_parsed_under_its_blob_id_unhashed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Parsed with its key from the git index, a way is remembered (by the worktree and the
+    shared cache) under the key hashing its bytes gives, and its bytes are not hashed."""
+    monkeypatch.setattr(index_module, "INDEX_AFTER", 2)
+    repo = _repo_of_ways(tmp_path, 3)
+    _load(repo, tmp_path)
+    common = git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()
+    shared = Path(shared_module.shared_cache_file(common))
+    shared.unlink()
+    tree = _add_worktree(repo, "task", settled=True)
+    hashed: list[bytes] = []
+    real = index_module.blob_id
+    monkeypatch.setattr(index_module, "blob_id", lambda data: hashed.append(data) or real(data))
+    _load(tree, tmp_path)
+    assert hashed == []
+    root = tree / "hooks" / "ways"
+    keys = [index_module.content_key(found, Path(found.file).read_bytes()) for found in scan(root)]
+    stored = marshal.loads((tmp_path / "task.json").read_bytes())["entries"]
+    assert [stored[f"w{n}"][5][5] for n in range(3)] == keys
+    assert sorted(marshal.loads(shared.read_bytes())["ways"]) == sorted(keys)
+
+
+def test_a_file_changed_since_the_git_index_proved_it_is_hashed_from_its_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its size no longer the walk's (written between the walk and the read): its key is the
+    hash of the bytes parsed, not the blob id the index gave."""
+    monkeypatch.setattr(index_module, "INDEX_AFTER", 2)
+    repo = _repo_of_ways(tmp_path, 3)
+    _load(repo, tmp_path)
+    common = git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()
+    Path(shared_module.shared_cache_file(common)).unlink()
+    tree = _add_worktree(repo, "task", settled=True)
+    file = tree / "hooks" / "ways" / "w1" / "w1.md"
+    real = index_module._read_bytes
+
+    def racing(path: str) -> bytes | None:
+        if path == str(file):
+            file.write_text(file.read_text().replace("30000", "4500000"))
+        return real(path)
+
+    monkeypatch.setattr(index_module, "_read_bytes", racing)
+    blob = git(tree, "rev-parse", "HEAD:hooks/ways/w1/w1.md").strip()
+    index = _load(tree, tmp_path)
+    assert index.get("w1").curve.half_life == 4500000  # type: ignore[union-attr]
+    stored = marshal.loads((tmp_path / "task.json").read_bytes())["entries"]
+    assert stored["w1"][5][5] == index_module.content_key(
+        scan(tree / "hooks" / "ways")[1], file.read_bytes()
+    )
+    assert blob not in stored["w1"][5][5]

@@ -7,7 +7,7 @@ import pytest
 
 from gitflow_harness.firing import ActionPotential
 from gitflow_harness.ways.index import reparse
-from gitflow_harness.ways.model import Lanes, Way, read_body
+from gitflow_harness.ways.model import Lanes, Way, _sieve, read_body
 from gitflow_harness.ways.parse import parse_way_file
 from tests.ways.conftest import write_way
 
@@ -40,6 +40,8 @@ def test_a_way_survives_the_cache_payload_through_marshal(ways_root: Path) -> No
     assert again == way
     assert again.sieve() == way.sieve() == [["deploy", "ship"], [], [""]]
     assert way.sieve() is way.sieve()  # a parsed way works its sieve out once
+    assert way.to_payload()[2] is way.sieve()  # its payload too, and the match after it
+    assert way.sieve() == _sieve(way.lanes)
     assert again.trigger_names() == ("prompt", "files", "session_start", "postcheck", "roles")
     fresh = Way.from_payload(
         payload, id="a", file=str(path), has_macro=False, has_postcheck=True, repair=reparse

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -7,6 +9,7 @@ import pytest
 from gitflow_harness.firing import Exponential, ProgressiveStaircase
 from gitflow_harness.ways.model import Lanes
 from gitflow_harness.ways.parse import parse_way_file
+from tests.helpers import unmeasured_env
 from tests.ways.conftest import EXP, write_way
 
 
@@ -228,3 +231,35 @@ def test_a_nested_redisclose_is_an_error_however_it_is_spelled(
     assert _problems(path) == [
         f"{line}: when.redisclose is retired: run `gfh ways migrate` to turn it into a curve"
     ]
+
+
+COUNT_COMPILES = """
+import re._compiler, sys
+seen = []
+real = re._compiler.compile
+re._compiler.compile = lambda p, flags=0: seen.append(p) or real(p, flags)
+from gitflow_harness.store.plainyaml import UNSAFE
+from gitflow_harness.ways.parse import parse_way_file
+way, problems = parse_way_file(sys.argv[1], "w")
+assert way is not None and not problems, problems
+print(UNSAFE in seen)
+"""
+
+
+def test_parsing_a_way_of_printable_text_does_not_compile_the_unsafe_characters_pattern(
+    ways_root: Path,
+) -> None:
+    """It costs more to compile than parsing a way: a text all printable holds none of them."""
+    path = write_way(
+        ways_root,
+        "w",
+        "description: D\nwhen:\n  prompt: '\\bship\\b'\n  files: ['src/*.py']\n" + EXP,
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", COUNT_COMPILES, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=unmeasured_env(),
+    ).stdout
+    assert out.split() == ["False"]

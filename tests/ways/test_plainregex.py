@@ -130,3 +130,52 @@ def _pattern(draw: st.DrawFn, depth: int = 0) -> str:
 def test_the_plain_reader_and_the_parser_agree(pattern: str) -> None:
     """If the reader reads a pattern, then it compiles and has the parser's literals."""
     event("read plainly" if _agree(pattern) else "left to the parser")
+
+
+_FLAT_ATOMS = ["a", "b", "ab", "topic12", "Make", "x-y", " ", "#", "'", "\\b", "\\B", "\\A"]
+_FLAT_ATOMS += ["\\Z", "\\s", "\\S", "\\d", "\\D", "\\w", "\\W", ".", "^", "$", "\\s+", "\\d*"]
+_FLAT_ATOMS += [".*", ".+?", "\\w?", "\\s*?"]
+_FLAT_ODD = ["\\.", "a?", "b+", "(a)", "[a]", "{2}", "é", "\\", "\\b+", "**", "\\s+*", "\\q", "\\|"]
+
+
+@st.composite
+def _flat_pattern(draw: st.DrawFn) -> str:
+    branches = []
+    for _ in range(draw(st.integers(1, 4))):
+        parts = []
+        for _ in range(draw(st.integers(0, 5))):
+            odd = draw(st.integers(0, 12)) == 0
+            parts.append(draw(st.sampled_from(_FLAT_ODD if odd else _FLAT_ATOMS)))
+        branches.append("".join(parts))
+    return "|".join(branches)
+
+
+@given(_flat_pattern())
+@example(r"\btopic0003\b|\brelease0003\b")
+@example(r"\bmake\s+target3\b")
+@example(r"\bab|\bac")
+@example(r"\ba|\bb")
+@example(r"\s|a")
+@example(r"a|")
+@example("")
+def test_the_flat_prefilter_gives_the_readers_literals(pattern: str) -> None:
+    """If the token-based prefilter reads a pattern, then the plain reader reads it too and
+    their literals are the same (and so the parser's)."""
+    flat = literals._flat_literals(pattern)
+    if flat is literals._UNSURE:
+        event("left to the plain reader")
+        return
+    event("read flat")
+    assert _plain(pattern) == flat
+    assert _agree(pattern)
+
+
+@pytest.mark.parametrize("pattern", READ)
+def test_the_flat_prefilter_agrees_on_the_plain_patterns(pattern: str) -> None:
+    flat = literals._flat_literals(pattern)
+    assert flat is literals._UNSURE or flat == _plain(pattern)
+
+
+def test_the_benchmark_ways_regexes_are_flat() -> None:
+    for pattern in (r"\btopic0001\b|\brelease0001\b", r"\bmake\s+target1\b", r"deploy|ship"):
+        assert literals._flat_literals(pattern) == _plain(pattern) != ()
