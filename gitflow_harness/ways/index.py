@@ -288,13 +288,13 @@ def _refresh(
     cache when the file's content was seen before (known by its blob id, when the git index
     proved it, else by reading the file), else by parsing it."""
     racy = raw[3] >= now - RACY_NS
-    found = Found._make(*raw[:6])
     key: str | None = None
     if blob is not None:
         key = _head(raw[0], raw[4], raw[5]) + blob
         result = _reuse(entry, raw, key, shared, racy)
         if result is not None:
             return result
+    found = Found._make(*raw[:6])  # not before: a new worktree takes 500 ways by their blob
     data = _read_bytes(found.file)
     if data is None:
         key = None  # its parse says why: nothing to remember by content
