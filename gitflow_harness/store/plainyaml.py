@@ -125,12 +125,8 @@ def _flat(text: str) -> tuple[dict[str, Any], list[Entry]] | None:
                 end = at + len(line) + 1
             else:
                 if key is not None:
-                    if width:
-                        data[key] = items if sequence else mapping
-                        entries.append((key, key_line, key_at, start, end))
-                    else:
-                        data[key] = None
-                        entries.append((key, key_line, key_at, key_at + colon, key_at + colon))
+                    value = items if sequence else mapping
+                    _close(data, entries, key, key_line, key_at, colon, width, value, start, end)
                     key = None
                 match = key_match(line)
                 if match is None:
@@ -149,13 +145,30 @@ def _flat(text: str) -> tuple[dict[str, Any], list[Entry]] | None:
     except _Refused:
         return None
     if key is not None:
-        if width:
-            data[key] = items if sequence else mapping
-            entries.append((key, key_line, key_at, start, end))
-        else:
-            data[key] = None
-            entries.append((key, key_line, key_at, key_at + colon, key_at + colon))
+        value = items if sequence else mapping
+        _close(data, entries, key, key_line, key_at, colon, width, value, start, end)
     return (data, entries) if entries else None
+
+
+def _close(
+    data: dict[str, Any],
+    entries: list[Entry],
+    key: str,
+    line: int,
+    at: int,
+    colon: int,
+    width: int,
+    value: object,
+    start: int,
+    end: int,
+) -> None:
+    """Put a key whose value was a block (or nothing: a null) into `data` and `entries`."""
+    if width:
+        data[key] = value
+        entries.append((key, line, at, start, end))
+    else:
+        data[key] = None
+        entries.append((key, line, at, at + colon, at + colon))
 
 
 def _value(line: str, at: int) -> tuple[Any, int]:

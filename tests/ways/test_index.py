@@ -601,18 +601,24 @@ def test_a_few_stale_ways_are_read_rather_than_the_git_index(
     assert (sorted(reads), looked_up) == (["w0.md", "w1.md", "w2.md"], [])
 
 
-def test_a_blob_id_no_worktree_parsed_is_parsed_from_its_file(
-    tmp_path: Path, reads: list[str], parses: list[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The git index gives the key, the shared cache has nothing for it: the file is read and
-    parsed, and what it gave is shared under that key."""
+def _new_worktree_unshared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A new worktree of three ways another worktree loaded, the git index read for their blob
+    ids, and the repository's shared cache gone: return the worktree and that cache's file."""
     monkeypatch.setattr(index_module, "INDEX_AFTER", 2)
     repo = _repo_of_ways(tmp_path, 3)
     _load(repo, tmp_path)
     common = git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()
     shared = Path(shared_module.shared_cache_file(common))
     shared.unlink()
-    tree = _add_worktree(repo, "task", settled=True)
+    return _add_worktree(repo, "task", settled=True), shared
+
+
+def test_a_blob_id_no_worktree_parsed_is_parsed_from_its_file(
+    tmp_path: Path, reads: list[str], parses: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The git index gives the key, the shared cache has nothing for it: the file is read and
+    parsed, and what it gave is shared under that key."""
+    tree, shared = _new_worktree_unshared(tmp_path, monkeypatch)
     reads.clear()
     parses.clear()
     index = _load(tree, tmp_path)
@@ -627,13 +633,7 @@ def test_a_file_the_git_index_proved_is_parsed_under_its_blob_id_unhashed(
 ) -> None:
     """Parsed with its key from the git index, a way is remembered (by the worktree and the
     shared cache) under the key hashing its bytes gives, and its bytes are not hashed."""
-    monkeypatch.setattr(index_module, "INDEX_AFTER", 2)
-    repo = _repo_of_ways(tmp_path, 3)
-    _load(repo, tmp_path)
-    common = git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()
-    shared = Path(shared_module.shared_cache_file(common))
-    shared.unlink()
-    tree = _add_worktree(repo, "task", settled=True)
+    tree, shared = _new_worktree_unshared(tmp_path, monkeypatch)
     hashed: list[bytes] = []
     real = index_module.blob_id
     monkeypatch.setattr(index_module, "blob_id", lambda data: hashed.append(data) or real(data))
@@ -651,12 +651,7 @@ def test_a_file_changed_since_the_git_index_proved_it_is_hashed_from_its_bytes(
 ) -> None:
     """Its size no longer the walk's (written between the walk and the read): its key is the
     hash of the bytes parsed, not the blob id the index gave."""
-    monkeypatch.setattr(index_module, "INDEX_AFTER", 2)
-    repo = _repo_of_ways(tmp_path, 3)
-    _load(repo, tmp_path)
-    common = git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()
-    Path(shared_module.shared_cache_file(common)).unlink()
-    tree = _add_worktree(repo, "task", settled=True)
+    tree, _ = _new_worktree_unshared(tmp_path, monkeypatch)
     file = tree / "hooks" / "ways" / "w1" / "w1.md"
     real = index_module._read_bytes
 
