@@ -9,16 +9,16 @@ The agent hook loads the index on every tool call, so a warm load does as little
 - one read of the cache (in `marshal`, in the user's private state dir; it is this Python's
   own format, and one it cannot read is rebuilt), rewritten only when something changed.
 
-A way file whose stat changed is never parsed again for a content already seen. Its content
-key is its blob id: the worktree's own entry remembers it, and the repository's shared cache (in
-its git common dir, so every worktree of it, and `gfh start` makes one per task, finds what
-another parsed) maps it to the parsed way. Many such files at once (a new worktree, a checkout
-of another branch) take their blob ids from the worktree's git index where it proves a file
-unchanged since git wrote it (`blobs`), the others are read and hashed. A file or directory
-modified within the last two seconds is "racy": a change within the filesystem's timestamp
-granularity could leave its time as it was, so its key is found again on every load until it
-has settled. Warm loads import the standard library, `firing` and `ways.model` only: check
-with `python -X importtime`.
+A way file whose stat changed is never parsed again for a content already seen. Its content key
+is its blob id: the worktree's own entry remembers it, and the repository's shared cache (one
+per git common dir, in the state dir, so every worktree of it, and `gfh start` makes one per
+task, finds what another parsed) maps it to the parsed way. Many such files at once (a new
+worktree, a checkout of another branch) take their blob ids from the worktree's git index where
+it proves a file unchanged since git wrote it (`blobs`), the others are read and hashed. A file
+or directory modified within the last two seconds is "racy": a change within the filesystem's
+timestamp granularity could leave its time as it was, so its key is found again on every load
+until it has settled. Warm loads import the standard library, `firing` and `ways.model` only:
+check with `python -X importtime`.
 """
 
 from __future__ import annotations
