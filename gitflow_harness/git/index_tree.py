@@ -37,8 +37,9 @@ import stat
 
 from gitflow_harness import jsonio
 from gitflow_harness.git.core import Repo, run, split_z
+from gitflow_harness.git.tree import _read_regular
 from gitflow_harness.store import git_index
-from gitflow_harness.store.digest import sha1_digest, sha256_hex
+from gitflow_harness.store.digest import blob_digest, sha1_digest, sha256_hex
 
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
@@ -178,17 +179,15 @@ def _blob(path: bytes) -> tuple[int, bytes] | None:
         if stat.S_ISLNK(st.st_mode):
             content, mode = os.readlink(path), SYMLINK
         elif stat.S_ISREG(st.st_mode):
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-            with open(fd, "rb") as file:
-                if not stat.S_ISREG(os.fstat(fd).st_mode):
-                    return None
-                content = file.read()
-            mode = EXECUTABLE if st.st_mode & stat.S_IXUSR else FILE
+            read = _read_regular(path)  # never through a symlink, nor blocked by a FIFO
+            if read is None:
+                return None
+            content, mode = read, EXECUTABLE if st.st_mode & stat.S_IXUSR else FILE
         else:
             return None
     except OSError:
         return None
-    return mode, sha1_digest(b"blob %d\0" % len(content) + content)
+    return mode, blob_digest(content)
 
 
 def _attributes_beside(top: bytes, paths: Iterable[bytes]) -> bool:

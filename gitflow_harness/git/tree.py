@@ -301,7 +301,7 @@ def blob_id(content: bytes, width: int = 40) -> str:
     return digest.hexdigest()
 
 
-def _read_regular(path: Path) -> bytes | None:
+def _read_regular(path: Path | bytes) -> bytes | None:
     """Return the content of a regular file, never through a symlink or a FIFO; else None."""
     import stat
 

@@ -56,4 +56,9 @@ def sha1_digest(data: bytes) -> bytes:
 
 def blob_id(data: bytes) -> str:
     """Return the id git gives a file of these bytes: the SHA-1 of `blob <size>\\0` and them."""
-    return str(_loaded("sha1")(b"blob %d\0" % len(data) + data).hexdigest())
+    return blob_digest(data).hex()
+
+
+def blob_digest(data: bytes) -> bytes:
+    """Return `blob_id` as the 20 bytes a tree object holds."""
+    return sha1_digest(b"blob %d\0" % len(data) + data)
