@@ -37,6 +37,7 @@ from gitflow_harness.ways.shared import Shared, write_cache
 
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
     from typing import Any
 
@@ -130,11 +131,12 @@ def load_index(
     cached_results = [_from_entry(raw[6][5], raw) for raw in found]
     stale = [raw for raw, result in zip(found, cached_results, strict=True) if result is None]
     blobs = _blobs(stale, checkout) if use_cache and checkout is not None else {}
+    refreshed = _refresh_all(stale, now, shared, blobs) if stale else {}
     ways: list[Way] = []
     problems: list[LoadProblem] = []
     for raw, result in zip(found, cached_results, strict=True):
         if result is None:
-            result = _refresh(raw[6], raw, now, shared, blobs.get(raw[1]))
+            result = refreshed[id(raw)]
             changed = True
         if isinstance(result, list):
             problems.extend(result)
@@ -281,17 +283,87 @@ def _build(payload: object, problems: object, raw: Raw) -> Way | list[LoadProble
         return None
 
 
+def _refresh_all(
+    stale: list[Raw], now: int, shared: Shared | None, blobs: dict[str, str]
+) -> dict[int, Way | list[LoadProblem]]:
+    """Bring every stale way up to date (`_refresh`); return each one's result by `id` of its
+    raw tuple. Those a proved blob id finds parsed before are taken first; when many are left to
+    read and parse (the first load of a tree), a forked child does half of them (`halves`)."""
+    results: dict[int, Way | list[LoadProblem]] = {}
+    left: list[tuple[Raw, str | None]] = []
+    for raw in stale:
+        blob = blobs.get(raw[1])
+        if blob is not None:
+            key = _head(raw[0], raw[4], raw[5]) + blob
+            result = _reuse(raw[6], raw, key, shared, raw[3] >= now - RACY_NS)
+            if result is not None:
+                results[id(raw)] = result
+                continue
+        left.append((raw, blob))
+
+    def mine(part: Sequence[tuple[Raw, str | None]]) -> None:
+        for raw, blob in part:
+            results[id(raw)] = _refresh(raw[6], raw, now, shared, blob, tried=True)
+
+    def theirs(part: Sequence[tuple[Raw, str | None]]) -> list[object]:
+        mine(part)
+        return [raw[6][5] for raw, _ in part]
+
+    def take(part: Sequence[tuple[Raw, str | None]], answer: object) -> bool:
+        if type(answer) is not list or len(answer) != len(part):
+            return False
+        for (raw, _), way_entry in zip(part, answer, strict=True):
+            result = _from_parsed(raw, way_entry, shared)
+            if result is None:
+                return False  # damaged on the way: this process parses them itself
+            results[id(raw)] = result
+        return True
+
+    if left:
+        import gitflow_harness.ways.parse  # noqa: F401 - before a fork, that both have it
+        from gitflow_harness.ways.halves import in_halves
+
+        in_halves(left, mine, theirs, take)
+    return results
+
+
+def _from_parsed(
+    raw: Raw, way_entry: object, shared: Shared | None
+) -> Way | list[LoadProblem] | None:
+    """Return the way (or its problems) a child parsed into `way_entry` (as `_refresh` fills
+    it) and remember it in the directory's entry and the shared cache; None if unusable."""
+    if type(way_entry) is not list or len(way_entry) != 6:
+        return None
+    size, mtime_ns, _, payload, problems, key = way_entry
+    if size != raw[2] or mtime_ns != raw[3]:
+        return None
+    result = _build(payload, problems, raw)
+    if result is None:
+        return None
+    raw[6][5] = way_entry
+    if shared is not None and type(key) is str:
+        shared.put(key, [payload, problems])
+    return result
+
+
 def _refresh(
-    entry: Entry, raw: Raw, now: int, shared: Shared | None, blob: str | None
+    entry: Entry,
+    raw: Raw,
+    now: int,
+    shared: Shared | None,
+    blob: str | None,
+    *,
+    tried: bool = False,
 ) -> Way | list[LoadProblem]:
     """Bring the way of a directory's entry up to date: from the content it held or the shared
     cache when the file's content was seen before (known by its blob id, when the git index
-    proved it, else by reading the file), else by parsing it."""
+    proved it, else by reading the file), else by parsing it. `tried`: the blob id's reuse was
+    tried already."""
     racy = raw[3] >= now - RACY_NS
     key: str | None = None
     if blob is not None:
         key = _head(raw[0], raw[4], raw[5]) + blob
-        result = _reuse(entry, raw, key, shared, racy)
+        result = None if tried else _reuse(entry, raw, key, shared, racy)
         if result is not None:
             return result
     found = Found._make(*raw[:6])  # not before: a new worktree takes 500 ways by their blob

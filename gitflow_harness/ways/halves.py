@@ -1,0 +1,133 @@
+"""Parse many way files in two processes: a forked child does the second half.
+
+A load that finds hundreds of way files no cache knows (the first load of a ways tree on a
+machine) is all CPU: reading and checking each file's frontmatter, about 0.3 ms a way. The
+files are independent, so the call forks once and the child works through the second half
+while the parent works through the first, as `git` spreads its own work over the cores
+(`index.threads`, `checkout.workers`). The child sends what it made back through a pipe in
+`marshal` and ends with `os._exit`: it writes no file, flushes no stream of the parent's and
+runs no exit handler. It lives as long as its half takes and no longer.
+
+It forks only where that is sound and pays: on Linux (macOS's system libraries may start
+threads of their own, which makes a fork without exec unsafe there, and Windows has no fork),
+with a second CPU to run on, and in a process with no other thread (a thread holding a lock at
+the fork would leave the child's copy of it held for ever). Anything that goes wrong with the
+child (it cannot be started, it dies, it sends something unreadable) costs only time: the
+parent does the child's half itself.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+
+TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import TypeVar
+
+    T = TypeVar("T")
+
+MIN_ITEMS = 64  # fewer are done in one process: a fork and its pipe cost about 40 ways' work
+
+
+def available() -> bool:
+    """True when this process may fork a child to share its work with."""
+    if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
+        return False  # pragma: no cover - the suite runs on Linux
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        return False
+    try:
+        return len(os.sched_getaffinity(0)) > 1
+    except (AttributeError, OSError):  # pragma: no cover - Linux has it
+        return (os.cpu_count() or 1) > 1
+
+
+def in_halves(
+    items: Sequence[T],
+    mine: Callable[[Sequence[T]], None],
+    theirs: Callable[[Sequence[T]], object],
+    take: Callable[[Sequence[T], object], bool],
+) -> None:
+    """Work through `items`: `mine` does a part in this process; `theirs` does a part in a
+    child and returns what `take` is given back in this process (a value `marshal` writes),
+    `take` returning False when what came back cannot be used. Where no child can be used,
+    `mine` does all of it."""
+    if len(items) < MIN_ITEMS or not available():
+        mine(items)
+        return
+    half = len(items) // 2
+    first, second = items[:half], items[half:]
+    child = _start(second, theirs)
+    if child is None:
+        mine(items)
+        return
+    pid, reader = child
+    try:
+        mine(first)
+        answer = _collect(pid, reader)
+    except BaseException:
+        _stop(pid, reader)  # this process is going (its budget, an error): the child goes too
+        raise
+    if answer is _NOTHING or not take(second, answer):
+        mine(second)
+
+
+_NOTHING = object()
+
+
+def _start(items: Sequence[T], theirs: Callable[[Sequence[T]], object]) -> tuple[int, int] | None:
+    """Fork the child that runs `theirs(items)`; return its pid and the pipe's read end."""
+    try:
+        reader, writer = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(reader)
+        os.close(writer)
+        return None
+    if pid == 0:  # pragma: no cover - the child: coverage sees the same calls in the parent
+        code = 1
+        try:
+            os.close(reader)
+            data = marshal.dumps(theirs(items))  # type: ignore[arg-type]
+            with open(writer, "wb", closefd=True) as out:
+                out.write(data)
+            code = 0
+        except BaseException:  # whatever it was, the parent does this half itself
+            pass
+        os._exit(code)
+    os.close(writer)
+    return pid, reader
+
+
+def _collect(pid: int, reader: int) -> object:
+    """Read the child's answer to its end and wait for it; `_NOTHING` when it failed."""
+    chunks = []
+    with open(reader, "rb", closefd=True) as pipe:
+        while chunk := pipe.read(1 << 16):
+            chunks.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+        return _NOTHING
+    try:
+        return marshal.loads(b"".join(chunks))
+    except (EOFError, ValueError, TypeError):
+        return _NOTHING
+
+
+def _stop(pid: int, reader: int) -> None:
+    """Kill the child and reap it."""
+    import contextlib
+    import signal
+
+    with contextlib.suppress(OSError):
+        os.close(reader)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        os.waitpid(pid, 0)
