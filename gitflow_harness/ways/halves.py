@@ -50,14 +50,17 @@ def in_halves(
     mine: Callable[[Sequence[T]], None],
     theirs: Callable[[Sequence[T]], object],
     take: Callable[[Sequence[T], object], bool],
+    ready: Callable[[], object] | None = None,
 ) -> None:
     """Work through `items`: `mine` does a part in this process; `theirs` does a part in a
     child and returns what `take` is given back in this process (a value `marshal` writes),
-    `take` returning False when what came back cannot be used. Where no child can be used,
-    `mine` does all of it."""
+    `take` returning False when what came back cannot be used. `ready` runs before the fork
+    (what both processes need, done once). Where no child can be used, `mine` does all of it."""
     if len(items) < MIN_ITEMS or not available():
         mine(items)
         return
+    if ready is not None:
+        ready()
     half = len(items) // 2
     first, second = items[:half], items[half:]
     child = _start(second, theirs)

@@ -320,11 +320,15 @@ def _refresh_all(
         return True
 
     if left:
-        import gitflow_harness.ways.parse  # noqa: F401 - before a fork, that both have it
         from gitflow_harness.ways.halves import in_halves
 
-        in_halves(left, mine, theirs, take)
+        in_halves(left, mine, theirs, take, ready=_import_parser)
     return results
+
+
+def _import_parser() -> None:
+    """Import the parser before a fork, so that both processes have it from one import."""
+    import gitflow_harness.ways.parse  # noqa: F401
 
 
 def _from_parsed(
