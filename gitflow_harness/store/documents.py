@@ -55,7 +55,7 @@ class Span(NamedTuple):
 class Document(NamedTuple):
     """A parsed markdown-with-frontmatter file."""
 
-    path: Path
+    path: Path | str  # as the caller named it (the ways index: a `str`, 28,000 instructions less)
     text: str  # the file's text without its BOM
     bom: bool
     newline: str
@@ -71,7 +71,7 @@ class Document(NamedTuple):
         return span.line if span else self.frontmatter_line
 
 
-def read_text(path: Path, data: bytes | None = None) -> tuple[str, bool]:
+def read_text(path: Path | str, data: bytes | None = None) -> tuple[str, bool]:
     """Read a UTF-8 file; return its text without BOM and whether it had one.
 
     `data` is the file's bytes when the caller has read them already (the ways index hashes
@@ -108,14 +108,14 @@ def read_text(path: Path, data: bytes | None = None) -> tuple[str, bool]:
     return text, False
 
 
-def read_document(path: Path, data: bytes | None = None) -> Document:
+def read_document(path: Path | str, data: bytes | None = None) -> Document:
     """Read and parse `path` (or its bytes, `data`); raise DocumentError when it has no usable
     frontmatter."""
     text, bom = read_text(path, data)
     return parse_document(text, path, bom=bom)
 
 
-def parse_document(text: str, path: Path, *, bom: bool = False) -> Document:
+def parse_document(text: str, path: Path | str, *, bom: bool = False) -> Document:
     """Parse frontmatter text (without BOM); raise DocumentError on malformed YAML."""
     where = str(path)
     first = text.find("\n")
@@ -582,7 +582,9 @@ def write_text(path: Path, text: str, *, bom: bool = False) -> None:
 
 def save(doc: Document, text: str) -> None:
     """Atomically write an edited version of `doc`."""
-    write_text(doc.path, text, bom=doc.bom)
+    from pathlib import Path
+
+    write_text(Path(doc.path), text, bom=doc.bom)
 
 
 def render(meta: dict[str, Any], body: str) -> str:

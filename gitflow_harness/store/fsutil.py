@@ -125,7 +125,7 @@ class TooLarge(OSError):
     """A file past the size its reader accepts."""
 
 
-def read_bounded(path: Path, limit: int) -> bytes:
+def read_bounded(path: Path | str, limit: int) -> bytes:
     """Return the bytes of `path`, or raise TooLarge when it holds more than `limit`."""
     data, _ = read_within(os.fspath(path), limit)
     if data is None:

@@ -241,7 +241,7 @@ def parse_way_file(
     """Read and check one way file (`data`: its bytes, when read already); the problems are its
     errors (warnings need the repo)."""
     try:
-        doc = read_document(Path(file), data)
+        doc = read_document(file, data)
     except DocumentError as exc:
         return None, list(exc.problems)
     way, problems = check_way(doc, way_id, has_macro=has_macro, has_postcheck=has_postcheck)
