@@ -73,16 +73,22 @@ def _one_run(needle: str) -> bool:
 
 def fold(text: str) -> str:
     """Fold text as the prefilter literals are (`literals.py`): lowercase, ASCII look-alikes."""
+    if text.isascii():
+        return text.lower()  # no look-alike to map (a 20 KB prompt: 60,000 instructions less)
     return text.translate(_FOLD).lower()
 
 
 class Text:
     """A prompt or command as every way's lanes search it, worked out once per hook call.
 
-    Folded for the literals a regex needs (as `fold` folds them), normalised for the
-    keywords, and, when first asked, the set of its normalised words — a keyword found as a
-    word has each of its runs of word characters among them — and for a long text the grams of
-    its folded words: a literal of word characters lies inside one word.
+    Folded for the literals a regex needs (as `fold` folds them), and, when first asked,
+    normalised for the keywords, the set of its normalised words — a keyword found as a word
+    has each of its runs of word characters among them — and for a long text the grams of its
+    folded words: a literal of word characters lies inside one word. An ASCII text's folded
+    and normalised words are the same set (`casefold` is `lower` there, and spacing does not
+    change what splits into words): it is made once, from the folded text, and the text is
+    normalised only for a keyword all of whose runs are among them (for a 20 KB prompt, 2.8M
+    instructions to make the set, 1.7M to normalise).
     """
 
     __slots__ = ("_grams", "_normalised", "_words", "folded", "text")
@@ -90,7 +96,7 @@ class Text:
     def __init__(self, text: str) -> None:
         self.text = text
         self.folded = fold(text)
-        self._normalised = ""
+        self._normalised: str | None = None
         self._words: set[str] | None = None
         self._grams: set[str] | None = None
 
@@ -110,12 +116,13 @@ class Text:
             if len(literal) < GRAM:
                 if literal in folded:
                     return True
-            elif not _one_run(literal):
+            elif not (literal.isalnum() or _one_run(literal)):  # most are words: no call
                 if contains(folded, literal):
                     return True
             else:
                 if grams is None:
-                    grams = self._grams = {g for word in _words(folded) for g in _grams(word)}
+                    folded_words = self.words() if self.text.isascii() else _words(folded)
+                    grams = self._grams = {g for word in folded_words for g in _grams(word)}
                 if literal[:GRAM] in grams and literal[-GRAM:] in grams and literal in folded:
                     return True
         return False
@@ -137,14 +144,21 @@ class Text:
         for run in _runs(needle):
             if run not in words:
                 return False
-        return _as_word(needle, self._normalised)
+        return _as_word(needle, self.normalised())
+
+    def normalised(self) -> str:
+        """The text casefolded, its whitespace runs one space each (`sieve.normalise`)."""
+        normalised = self._normalised
+        if normalised is None:
+            normalised = self._normalised = _normalise(self.text)
+        return normalised
 
     def words(self) -> set[str]:
         """The set of the normalised text's words (a keyword's runs are each among them)."""
         words = self._words
         if words is None:
-            self._normalised = _normalise(self.text)
-            words = self._words = _words(self._normalised)
+            text = self.text
+            words = self._words = _words(self.folded if text.isascii() else self.normalised())
         return words
 
 
@@ -403,10 +417,7 @@ def prompt_possible(way: Way, prompt: Text) -> bool:
     if needles:
         words = prompt.words()
         for needle in needles:
-            for i in range(1, len(needle)):
-                if needle[i] not in words:
-                    break
-            else:
+            if words.issuperset(needle[1:]):  # every run of a needle, `[normalised, *runs]`
                 return True
     return False
 

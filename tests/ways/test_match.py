@@ -283,6 +283,26 @@ def test_a_texts_words_are_its_runs_of_word_characters(text: str) -> None:
     assert _runs(text) == (re.findall(r"\w+", text) if not text.isalnum() else [text])
 
 
+@settings(max_examples=300)
+@given(
+    st.text(max_size=60)
+    | st.text(alphabet=st.characters(max_codepoint=127), max_size=60)
+    | st.lists(
+        st.sampled_from(["Ab", "C_d", "\u017f", "\u0130", " \t ", "-", "\n", "SS", "ß"])
+    ).map("".join)
+)
+def test_a_texts_words_and_folding_are_those_of_its_normalised_text(text: str) -> None:
+    """If a text is ASCII, its words are taken from its folded text instead of from its
+    normalised one: the same set; any text folds as `translate` then `lower` fold it."""
+    from gitflow_harness.ways.match import _FOLD, _words, fold
+    from gitflow_harness.ways.sieve import normalise
+
+    searched = Text(text)
+    assert searched.words() == _words(normalise(text))
+    assert searched.normalised() == normalise(text)
+    assert fold(text) == text.translate(_FOLD).lower()
+
+
 def _cached(way: Way) -> Way:
     """`way` as the index reads it back from its cache payload."""
     from gitflow_harness.ways.index import reparse
