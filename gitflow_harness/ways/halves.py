@@ -61,7 +61,7 @@ def in_halves(
         return
     if ready is not None:
         ready()
-    half = len(items) // 2
+    half = split_at(len(items))
     first, second = items[:half], items[half:]
     child = _start(second, theirs)
     if child is None:
@@ -79,6 +79,13 @@ def in_halves(
 
 
 _NOTHING = object()
+
+
+def split_at(count: int) -> int:
+    """How many of `count` items this process does: a little under half, for it has the
+    work's end to do after its own part (the child's results to take, the caches to write),
+    about a tenth of a half's work."""
+    return count * 47 // 100
 
 
 def _start(items: Sequence[T], theirs: Callable[[Sequence[T]], object]) -> tuple[int, int] | None:

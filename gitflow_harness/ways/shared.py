@@ -56,6 +56,10 @@ class Shared:
             return value[0], value[1]
         return None
 
+    def holds_any(self) -> bool:
+        """True when the cache holds some parsed way."""
+        return bool(self._load())
+
     def put(self, key: str, value: list[object]) -> None:
         entries = self._load()
         entries.pop(key, None)  # newest last: the oldest are dropped first

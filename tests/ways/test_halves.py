@@ -50,7 +50,8 @@ def test_a_child_process_does_the_second_half() -> None:
     work = Work()
     work.run()
     assert sorted(work.done) == ITEMS
-    half = len(ITEMS) // 2
+    half = halves.split_at(len(ITEMS))
+    assert 0 < half < len(ITEMS) - half
     assert {work.done[i] for i in ITEMS[:half]} == {os.getpid()}
     (child,) = {work.done[i] for i in ITEMS[half:]}
     assert child != os.getpid()
@@ -168,10 +169,10 @@ def test_a_load_in_two_processes_is_the_load_in_one(
 
     monkeypatch.setattr(index_module, "_parse", counted)
     parallel = load_index(root, cache_file=tmp_path / "a.marshal", shared_file=shared)
-    assert len(here) == (count + 1) // 2  # the child parsed the other half
+    assert len(here) == halves.split_at(count + 1)  # the child parsed the rest
     monkeypatch.setattr(halves, "MIN_ITEMS", 10**9)
     serial = load_index(root, cache_file=tmp_path / "b.marshal", use_cache=True)
-    assert len(here) == (count + 1) // 2 + count + 1
+    assert len(here) == halves.split_at(count + 1) + count + 1
     assert parallel.ways == serial.ways
     assert [w.lanes for w in parallel.ways] == [w.lanes for w in serial.ways]
     assert parallel.problems == serial.problems

@@ -603,14 +603,37 @@ def test_a_few_stale_ways_are_read_rather_than_the_git_index(
 
 def _new_worktree_unshared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     """A new worktree of three ways another worktree loaded, the git index read for their blob
-    ids, and the repository's shared cache gone: return the worktree and that cache's file."""
+    ids, and the repository's shared cache holding none of them (only another way): return the
+    worktree and that cache's file."""
     monkeypatch.setattr(index_module, "INDEX_AFTER", 2)
     repo = _repo_of_ways(tmp_path, 3)
     _load(repo, tmp_path)
     common = git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()
     shared = Path(shared_module.shared_cache_file(common))
-    shared.unlink()
+    other = {
+        "format": shared_module.SHARED_FORMAT,
+        "ways": {"another\x0000\x00" + "0" * 40: [None, []]},
+    }
+    shared.write_bytes(marshal.dumps(other))
     return _add_worktree(repo, "task", settled=True), shared
+
+
+def test_a_first_load_hashes_the_files_it_reads_and_reads_no_git_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If nothing was parsed before (no shared cache, no entry), then no content can be looked
+    up: the git index is not read, and each way is remembered under the blob id of its bytes,
+    the key the git index would have given."""
+    monkeypatch.setattr(index_module, "INDEX_AFTER", 2)
+    repo = _repo_of_ways(tmp_path, 3)
+    monkeypatch.setattr(blobs, "blob_ids", pytest.fail)
+    _load(repo, tmp_path)
+    root = repo / "hooks" / "ways"
+    keys = [index_module.content_key(found, Path(found.file).read_bytes()) for found in scan(root)]
+    stored = marshal.loads((tmp_path / "repo.json").read_bytes())["entries"]
+    assert [stored[f"w{n}"][5][5] for n in range(3)] == keys
+    tracked = git(repo, "ls-files", "-s", "hooks/ways").split()
+    assert [key.rsplit("\0", 1)[1] for key in keys] == tracked[1::4]  # git's own blob ids
 
 
 def test_a_blob_id_no_worktree_parsed_is_parsed_from_its_file(
@@ -643,7 +666,8 @@ def test_a_file_the_git_index_proved_is_parsed_under_its_blob_id_unhashed(
     keys = [index_module.content_key(found, Path(found.file).read_bytes()) for found in scan(root)]
     stored = marshal.loads((tmp_path / "task.json").read_bytes())["entries"]
     assert [stored[f"w{n}"][5][5] for n in range(3)] == keys
-    assert sorted(marshal.loads(shared.read_bytes())["ways"]) == sorted(keys)
+    shared_keys = set(marshal.loads(shared.read_bytes())["ways"])
+    assert shared_keys >= set(keys) and len(shared_keys) == len(keys) + 1  # and the other way
 
 
 def test_a_file_changed_since_the_git_index_proved_it_is_hashed_from_its_bytes(
