@@ -130,11 +130,7 @@ def load_index(
     found, entries, changed = _walk(root_s, cached, now)
     cached_results = [_from_entry(raw[6][5], raw) for raw in found]
     stale = [raw for raw, result in zip(found, cached_results, strict=True) if result is None]
-    blobs = (
-        _blobs(stale, checkout)
-        if use_cache and checkout is not None and _reusable(stale, shared)
-        else {}
-    )
+    blobs = _blobs(stale, checkout, shared) if use_cache and checkout is not None else {}
     refreshed = _refresh_all(stale, now, shared, blobs) if stale else {}
     ways: list[Way] = []
     problems: list[LoadProblem] = []
@@ -163,10 +159,13 @@ def _reusable(stale: list[Raw], shared: Shared | None) -> bool:
     return any(type(raw[6][5]) is list and len(raw[6][5]) == 6 for raw in stale)
 
 
-def _blobs(stale: list[Raw], checkout: tuple[StrPath, StrPath]) -> dict[str, str]:
+def _blobs(
+    stale: list[Raw], checkout: tuple[StrPath, StrPath], shared: Shared | None
+) -> dict[str, str]:
     """Return file -> blob id of the stale way files the worktree's git index proves unchanged;
-    {} for none or a few (reading them costs less than reading the index)."""
-    if len(stale) < INDEX_AFTER:
+    {} for none or a few (reading them costs less than reading the index), or when none of them
+    can have been parsed before (`_reusable`)."""
+    if len(stale) < INDEX_AFTER or not _reusable(stale, shared):
         return {}
     from gitflow_harness.ways.blobs import blob_ids
 
