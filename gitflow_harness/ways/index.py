@@ -175,6 +175,41 @@ def _blobs(
     )
 
 
+KEEP_CACHE_S = 30 * 86400  # a worktree's cache unwritten this long is removed (`prune_caches`)
+
+
+def forget_cache(root: StrPath) -> None:
+    """Remove the cache of a ways root whose worktree is gone (`gfh accept` removed it)."""
+    with contextlib.suppress(OSError, GfhError):
+        os.unlink(default_cache_file(root))
+
+
+def prune_caches(now: float | None = None) -> int:
+    """Remove the worktrees' caches not written for `KEEP_CACHE_S`, and return how many.
+
+    `gfh start` makes a worktree, and so a cache, per task; a worktree removed by hand leaves
+    its cache behind. One still in use but unwritten that long (its ways unchanged) costs only
+    its rebuild, from the repository's shared cache."""
+    from gitflow_harness.store.state import user_dir
+
+    try:
+        directory = user_dir("ways-index")
+        names = os.listdir(directory)
+    except (OSError, GfhError):
+        return 0
+    cutoff = (time.time() if now is None else now) - KEEP_CACHE_S
+    removed = 0
+    for name in names:
+        if not name.endswith((".marshal", ".json")):
+            continue
+        path = os.path.join(directory, name)
+        with contextlib.suppress(OSError):
+            if os.stat(path).st_mtime < cutoff:
+                os.unlink(path)
+                removed += 1
+    return removed
+
+
 def default_cache_file(root: StrPath) -> Path:
     """Return the cache file for a ways root: `<state>/ways-index/<hash of the root>.marshal`."""
     from gitflow_harness.store.state import user_dir

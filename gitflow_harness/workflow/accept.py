@@ -255,6 +255,11 @@ def _tidy(c: Candidate, trees: Sequence[git.Worktree]) -> Tidy:
     branch_tree = next((w for w in trees if w.branch == c.branch), None)
     if branch_tree is not None and branch_tree.path != main_path:
         _remove_worktree(main, branch_tree.path, tidy)
+        if tidy.removed is not None:  # its ways cache goes with it
+            from gitflow_harness.ways import ways_root
+            from gitflow_harness.ways.index import forget_cache
+
+            forget_cache(ways_root(branch_tree.path, c.ws.config.paths.ways))
     elif branch_tree is not None:
         _switch_main(c, trees, tidy)
     if tidy.left:

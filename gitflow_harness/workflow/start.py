@@ -103,6 +103,9 @@ def start(ws: Workspace, name: str, *, base: str | None = None) -> VerbResult:
     if path.exists():
         return _path_taken(facts, path, data)
     git.worktree_add(repo, path, name, start_point)
+    from gitflow_harness.ways.index import prune_caches
+
+    prune_caches()  # one more worktree, one more ways cache: the long unused ones go
     return VerbResult(
         "start",
         "ok",

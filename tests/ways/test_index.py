@@ -694,3 +694,29 @@ def test_a_file_changed_since_the_git_index_proved_it_is_hashed_from_its_bytes(
         scan(tree / "hooks" / "ways")[1], file.read_bytes()
     )
     assert blob not in stored["w1"][5][5]
+
+
+def test_prune_removes_only_old_caches_and_forget_only_its_own(tmp_path: Path) -> None:
+    """`prune_caches` counts what it removed; a cache already gone is forgotten quietly."""
+    old = index_module.default_cache_file(tmp_path / "a")
+    new = index_module.default_cache_file(tmp_path / "b")
+    old.parent.mkdir(parents=True, exist_ok=True)
+    old.write_bytes(b"x")
+    new.write_bytes(b"x")
+    now = old.stat().st_mtime
+    assert index_module.prune_caches(now + index_module.KEEP_CACHE_S - 60) == 0
+    os.utime(old, (now - 60, now - 60))
+    assert index_module.prune_caches(now + index_module.KEEP_CACHE_S - 30) == 1
+    assert not old.exists()
+    assert new.exists()
+    index_module.forget_cache(tmp_path / "a")  # gone already: nothing to say
+    index_module.forget_cache(tmp_path / "b")
+    assert not new.exists()
+
+
+def test_prune_without_a_state_dir_removes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("GFH_STATE_HOME", str(tmp_path / "file" / "state"))  # under a file
+    assert index_module.prune_caches() == 0

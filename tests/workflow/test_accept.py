@@ -47,6 +47,23 @@ def test_accept_fast_forwards_the_trunk_and_tidies_up(
     assert event["data"]["outcome"] == "ok"
 
 
+def test_accept_removes_the_ways_cache_of_the_worktree_it_removes(
+    repo: Path, feature: Path, gfh: CliRunner
+) -> None:
+    from gitflow_harness.ways import ways_root
+    from gitflow_harness.ways.index import default_cache_file
+
+    cache = default_cache_file(ways_root(feature, "hooks/ways"))
+    main = default_cache_file(ways_root(repo, "hooks/ways"))
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_bytes(b"x")
+    main.write_bytes(b"x")
+    green(feature, gfh)
+    assert gfh("accept").code == 0
+    assert not cache.exists()
+    assert main.exists()
+
+
 def test_commands_run_from_the_worktree_accept_removed_say_where_to_go(
     repo: Path, feature: Path, gfh: CliRunner, session: str
 ) -> None:

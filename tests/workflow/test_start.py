@@ -210,3 +210,25 @@ def test_every_verb_needing_the_trunk_names_the_missing_trunk_key(
     assert result.err == MISSING_TRUNK
     [event] = verb_events(repo, verb)
     assert event["data"]["outcome"] == "refused"
+
+
+def test_start_removes_the_ways_caches_unwritten_for_a_month(repo: Path, gfh: CliRunner) -> None:
+    """Each worktree has its own ways cache; `start`, making one more, removes those not
+    written for `KEEP_CACHE_S` (their worktrees gone by hand, or only ever rebuilt) and keeps
+    the rest."""
+    import os
+
+    from gitflow_harness.ways.index import KEEP_CACHE_S, default_cache_file
+
+    old, recent = default_cache_file(repo / "gone"), default_cache_file(repo / "kept")
+    old.parent.mkdir(parents=True, exist_ok=True)
+    old.write_bytes(b"x")
+    recent.write_bytes(b"x")
+    (old.parent / "notes.txt").write_text("not a cache\n")
+    long_ago = old.stat().st_mtime - KEEP_CACHE_S - 60
+    os.utime(old, (long_ago, long_ago))
+    os.utime(old.parent / "notes.txt", (long_ago, long_ago))
+    assert gfh("start", "feature/parser").code == 0
+    assert not old.exists()
+    assert recent.exists()
+    assert (old.parent / "notes.txt").exists()
