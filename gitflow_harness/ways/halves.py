@@ -25,7 +25,7 @@ import sys
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-    from typing import TypeVar
+    from typing import BinaryIO, TypeVar
 
     T = TypeVar("T")
 
@@ -68,12 +68,13 @@ def in_halves(
         mine(items)
         return
     pid, reader = child
-    try:
-        mine(first)
-        answer = _collect(pid, reader)
-    except BaseException:
-        _stop(pid, reader)  # this process is going (its budget, an error): the child goes too
-        raise
+    with open(reader, "rb") as pipe:
+        try:
+            mine(first)
+            answer = _collect(pid, pipe)
+        except BaseException:
+            _stop(pid)  # this process is going (its budget, an error): the child goes too
+            raise
     if answer is _NOTHING or not take(second, answer):
         mine(second)
 
@@ -115,12 +116,11 @@ def _start(items: Sequence[T], theirs: Callable[[Sequence[T]], object]) -> tuple
     return pid, reader
 
 
-def _collect(pid: int, reader: int) -> object:
+def _collect(pid: int, pipe: BinaryIO) -> object:
     """Read the child's answer to its end and wait for it; `_NOTHING` when it failed."""
     chunks = []
-    with open(reader, "rb", closefd=True) as pipe:
-        while chunk := pipe.read(1 << 16):
-            chunks.append(chunk)
+    while chunk := pipe.read(1 << 16):
+        chunks.append(chunk)
     _, status = os.waitpid(pid, 0)
     if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
         return _NOTHING
@@ -130,13 +130,11 @@ def _collect(pid: int, reader: int) -> object:
         return _NOTHING
 
 
-def _stop(pid: int, reader: int) -> None:
+def _stop(pid: int) -> None:
     """Kill the child and reap it."""
     import contextlib
     import signal
 
-    with contextlib.suppress(OSError):
-        os.close(reader)
     with contextlib.suppress(OSError):
         os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(OSError):
