@@ -6,14 +6,14 @@ says, in words a user can act on, what is wrong. Every problem carries `path:lin
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
+# Nor `collections.abc` or `math` (a library to load) where a first load parses 500 ways.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import datetime as dt
+    from collections.abc import Callable, Mapping
     from typing import Any, Final, NamedTuple
 else:
     from gitflow_harness.records import NamedTuple
@@ -81,11 +81,17 @@ class _Number(Converter):
         if not self._accepts(value):
             raise Invalid(f"expected {self.description}, got {_kind(value)}")
         if (
-            (isinstance(value, float) and not math.isfinite(value))
+            (isinstance(value, float) and not _finite(value))
             or (self.min is not None and value < self.min)
             or (self.max is not None and value > self.max)
         ):
             raise Invalid(f"expected {self.description}, got {value}")
+
+
+def _finite(value: float) -> bool:
+    import math
+
+    return math.isfinite(value)
 
 
 class Int(_Number):
