@@ -187,7 +187,13 @@ class _Hook:
             shutil.rmtree(state / "ways-shared", ignore_errors=True)
             return self.call(repo, "PostToolUse.Write", session_id=SESSION)
 
-        return self.measure("500 ways, nothing cached", timed, COLD, runs=11)
+        measured = self.measure("500 ways, nothing cached", timed, COLD, runs=11)
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        measured.notes.append(
+            f"{cpus} CPUs for the call; with two or more (on Linux) a forked child parses part of "
+            "the ways (`ways/halves.py`), so a busy machine makes this case slower"
+        )
+        return measured
 
 
 def git(repo: Path, *args: str) -> None:
