@@ -8,7 +8,6 @@ asking whether the tree it is about to push was judged red.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 from pathlib import Path
@@ -119,8 +118,10 @@ def write_gate(
             record = GateRecord(tree, gate, verb, now_at(), branch, head, receipt)
             path = directory / f"{tree}.json"
             write_private(path, jsonio.dumps(record.to_dict(), separators=(",", ":")) + "\n")
-            with contextlib.suppress(OSError):  # housekeeping: the judgement is written
+            try:
                 _prune(directory)
+            except OSError:  # housekeeping: the judgement is written
+                pass
     except OSError as exc:
         where_ = exc.filename or directory
         raise GateIndexError(
@@ -159,5 +160,7 @@ def _prune(directory: Path) -> None:
         return
     entries.sort(key=lambda e: e.stat().st_mtime)
     for entry in entries[: len(entries) - KEEP // 2]:
-        with contextlib.suppress(FileNotFoundError):
+        try:
             os.unlink(entry.path)
+        except FileNotFoundError:
+            pass
