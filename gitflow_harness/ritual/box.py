@@ -11,7 +11,6 @@ same display width, at most 100 columns; long values wrap onto continuation rows
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Sequence
 
@@ -22,7 +21,8 @@ if TYPE_CHECKING:
 
 MAX_WIDTH: Final = 100
 GAP: Final = 2  # spaces between the key column and the values
-_CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]")
+# An escape sequence, or a control character: compiled only for a text that has one.
+_CONTROL: Final = r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]"
 
 
 def display_width(text: str) -> int:
@@ -39,7 +39,11 @@ def display_width(text: str) -> int:
 
 def clean_text(text: str) -> str:
     """Return `text` on one line: escape sequences and control characters become spaces."""
-    return " ".join(_CONTROL.sub(" ", text).split())
+    if not text.isprintable():  # a printable text has neither (both start with a Cc character)
+        import re
+
+        text = re.sub(_CONTROL, " ", text)
+    return " ".join(text.split())
 
 
 def wrap(text: str, width: int) -> list[str]:
