@@ -11,7 +11,6 @@ same display width, at most 100 columns; long values wrap onto continuation rows
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 
 # Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
@@ -21,6 +20,9 @@ if TYPE_CHECKING:
 
 MAX_WIDTH: Final = 100
 GAP: Final = 2  # spaces between the key column and the values
+# The characters the box draws itself (separators, the frame, an elision): one column each, as
+# `unicodedata` says (neither combining nor wide).
+NARROW: Final = frozenset("·─│┌┐└┘…")
 # An escape sequence, or a control character: compiled only for a text that has one.
 _CONTROL: Final = r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]"
 
@@ -29,6 +31,10 @@ def display_width(text: str) -> int:
     """Return the columns `text` takes in a terminal (wide East Asian characters take two)."""
     if text.isascii():
         return len(text)  # every ASCII character takes one column
+    if all(ch.isascii() or ch in NARROW for ch in text):
+        return len(text)  # the box's own separators and frame: `unicodedata` not loaded
+    import unicodedata
+
     total = 0
     for ch in text:
         if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
