@@ -23,6 +23,7 @@ GAP: Final = 2  # spaces between the key column and the values
 # The characters the box draws itself (separators, the frame, an elision): one column each, as
 # `unicodedata` says (neither combining nor wide).
 NARROW: Final = frozenset("·─│┌┐└┘…")
+ONE_COLUMN: Final = NARROW.union(map(chr, range(128)))  # and every ASCII character
 # An escape sequence, or a control character: compiled only for a text that has one.
 _CONTROL: Final = r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]"
 
@@ -31,7 +32,7 @@ def display_width(text: str) -> int:
     """Return the columns `text` takes in a terminal (wide East Asian characters take two)."""
     if text.isascii():
         return len(text)  # every ASCII character takes one column
-    if all(ch.isascii() or ch in NARROW for ch in text):
+    if ONE_COLUMN.issuperset(text):
         return len(text)  # the box's own separators and frame: `unicodedata` not loaded
     import unicodedata
 
