@@ -15,14 +15,15 @@ delivered in its event. A long-lived server gives every call its own accumulator
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from contextvars import ContextVar
 from types import MappingProxyType
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from contextvars import Token
+    from types import TracebackType
     from typing import Any, Final, Literal, NamedTuple
 
     Category = Literal["next-step", "guardrail", "notice"]
@@ -363,12 +364,18 @@ def drain() -> tuple[Hint, ...]:
     return items
 
 
-@contextlib.contextmanager
-def isolated() -> Iterator[None]:
+class isolated:  # lower case: used as a function: `with hints.isolated():`
     """Give the code inside its own accumulator: it drains only what it queued itself, and
-    what it leaves behind is dropped with it, never delivered by a later call."""
-    token = _SCOPED.set([])
-    try:
-        yield
-    finally:
-        _SCOPED.reset(token)
+    what it leaves behind is dropped with it, never delivered by a later call. (A class, not
+    `contextlib.contextmanager`: every verb imports this module, and `gfh status` no
+    `contextlib`.)"""
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> None:
+        self._token: Token[list[Hint] | None] = _SCOPED.set([])
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        _SCOPED.reset(self._token)

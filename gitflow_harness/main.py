@@ -34,8 +34,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         code = hook(*args[1:])
         return code if argv is not None else end(code)
+    collecting = True
     if argv is None and args[:1] == ["status"]:
-        # Its own process: its `git status` runs while its modules load (`early.py`).
+        # Its own process: no collector while its modules load either (each of the imports'
+        # passes finds nothing to free: ~1M instructions), and its `git status` runs meanwhile
+        # (`early.py`).
+        quick()
+        collecting = False
         from gitflow_harness import early
 
         early.start()
@@ -43,6 +48,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     command = _without_click(args)
     if command is None:
+        if not collecting:  # Click's run of it, as of every other command
+            import gc
+
+            gc.enable()
         return run(args)
     if argv is not None:
         return guarded(command, args)
@@ -71,12 +80,13 @@ def end(code: int) -> NoReturn:
     the process, the threads it may start are daemons, and it registers no exit handler. A
     stream that cannot be flushed any more (a reader gone) has nothing left to say.
     """
-    import contextlib
     import os
 
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
+        try:  # not `contextlib.suppress`: `gfh status` imports no contextlib
             stream.flush()
+        except (OSError, ValueError):
+            pass
     os._exit(code)
 
 

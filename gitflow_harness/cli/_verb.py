@@ -11,8 +11,13 @@ from collections.abc import Callable, Iterable
 from gitflow_harness.cli.output import echo, echo_json
 from gitflow_harness.hints import Hint
 from gitflow_harness.workflow.result import VerbResult
-from gitflow_harness.workflow.run import Action, Console, Guard, Opener
+from gitflow_harness.workflow.run import Console
 from gitflow_harness.workflow.run import run_verb as workflow_run
+
+# Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitflow_harness.workflow.run import Action, Guard, Opener
 
 Render = Callable[[VerbResult], list[str]]
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 
@@ -14,6 +13,7 @@ from gitflow_harness.errors import GfhError, RepoStateError, UsageError
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import TracebackType
     from typing import Final, NamedTuple
 else:
     from gitflow_harness.records import NamedTuple
@@ -97,17 +97,29 @@ class Pending:
         return cwd is not None and not os.path.isdir(cwd) and not _vanished_while_running(stderr)
 
 
-@contextlib.contextmanager
-def reaped(waiting: Callable[[], object]) -> Iterator[None]:
+class reaped:  # lower case: used as a function: `with git.reaped(started.result):`
     """Run the block; if it fails, wait for the started command `waiting` reads (ignoring how
     that one ended) before the failure goes on, so a long-lived caller (`gfh mcp`) keeps no
-    process or pipe of it."""
-    try:
-        yield
-    except BaseException:
-        with contextlib.suppress(Exception):
-            waiting()
-        raise
+    process or pipe of it. (A class, not `contextlib.contextmanager`: every verb imports this
+    module, and `gfh status` no `contextlib`.)"""
+
+    __slots__ = ("_waiting",)
+
+    def __init__(self, waiting: Callable[[], object]) -> None:
+        self._waiting = waiting
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if exc is None:
+            return
+        try:
+            self._waiting()
+        except Exception:  # how that one ended is not this failure's story
+            pass
 
 
 def start(

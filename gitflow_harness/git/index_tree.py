@@ -30,7 +30,6 @@ instead of git's 13M and two process starts.
 
 from __future__ import annotations
 
-import contextlib
 import marshal
 import os
 import stat
@@ -241,8 +240,10 @@ def index_trees(repo: Repo) -> tuple[dict[bytes, dict[bytes, bytes]], bytes] | N
     if data is not None:
         from gitflow_harness.store.fsutil import write_private
 
-        with contextlib.suppress(OSError):
+        try:
             write_private(kept, marshal.dumps((data[-git_index.HASH :], snapshot)), sync=False)
+        except OSError:
+            pass
     return snapshot
 
 
@@ -322,8 +323,10 @@ def plain(repo: Repo, *, settled_before: int) -> bool:
         from gitflow_harness.store.fsutil import write_private
 
         document = {"paths": paths, "key": key, "plain": answer}
-        with contextlib.suppress(OSError):
+        try:
             write_private(path, jsonio.dumps(document, ensure_ascii=False))
+        except OSError:
+            pass
     return answer
 
 

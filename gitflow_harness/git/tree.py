@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -95,8 +94,10 @@ def tree_identity(repo: Repo) -> str:
         run(["add", "-A", "--", "."], cwd=top, env=env)
         return run(["write-tree"], cwd=top, env=env).stdout.strip()
     finally:
-        with contextlib.suppress(FileNotFoundError):
+        try:
             os.unlink(index)
+        except FileNotFoundError:
+            pass
 
 
 def _index_copy(git_dir: Path) -> str:

@@ -11,8 +11,6 @@ same display width, at most 100 columns; long values wrap onto continuation rows
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Sequence
 
 # Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
@@ -22,13 +20,22 @@ if TYPE_CHECKING:
 
 MAX_WIDTH: Final = 100
 GAP: Final = 2  # spaces between the key column and the values
-_CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]")
+# The characters the box draws itself (separators, the frame, an elision): one column each, as
+# `unicodedata` says (neither combining nor wide).
+NARROW: Final = frozenset("·─│┌┐└┘…")
+ONE_COLUMN: Final = NARROW.union(map(chr, range(128)))  # and every ASCII character
+# An escape sequence, or a control character: compiled only for a text that has one.
+_CONTROL: Final = r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]"
 
 
 def display_width(text: str) -> int:
     """Return the columns `text` takes in a terminal (wide East Asian characters take two)."""
     if text.isascii():
         return len(text)  # every ASCII character takes one column
+    if ONE_COLUMN.issuperset(text):
+        return len(text)  # the box's own separators and frame: `unicodedata` not loaded
+    import unicodedata
+
     total = 0
     for ch in text:
         if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
@@ -39,7 +46,11 @@ def display_width(text: str) -> int:
 
 def clean_text(text: str) -> str:
     """Return `text` on one line: escape sequences and control characters become spaces."""
-    return " ".join(_CONTROL.sub(" ", text).split())
+    if not text.isprintable():  # a printable text has neither (both start with a Cc character)
+        import re
+
+        text = re.sub(_CONTROL, " ", text)
+    return " ".join(text.split())
 
 
 def wrap(text: str, width: int) -> list[str]:

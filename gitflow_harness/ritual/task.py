@@ -7,8 +7,6 @@ once per user under the state directory, owner-only.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from pathlib import Path
 
 from gitflow_harness import jsonio
@@ -27,6 +25,7 @@ from gitflow_harness.store.state import session_dir, state_home
 # Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import TracebackType
     from typing import Any, Final, NamedTuple
 
     from gitflow_harness.workspace import Workspace
@@ -156,22 +155,34 @@ def declare_cleared(ws: Workspace) -> Declaration:
     return Declaration(session, "cleared", None, had)
 
 
-@contextlib.contextmanager
-def _undone_unless_recorded(session: str, verb: str) -> Iterator[None]:
-    path = _path(session)
-    try:
-        before: bytes | None = path.read_bytes()
-    except FileNotFoundError:
-        before = None
-    try:
-        yield
-    except GfhError as exc:
-        if before is None:
-            path.unlink(missing_ok=True)
+class _undone_unless_recorded:  # lower case: used as a function: `with _undone_...(...)`
+    """The task file as it was before the block, put back when the block fails: a class, not
+    `contextlib.contextmanager`, which `gfh status` (it imports this module) would load."""
+
+    __slots__ = ("_before", "_path", "_verb")
+
+    def __init__(self, session: str, verb: str) -> None:
+        self._path = _path(session)
+        self._verb = verb
+        self._before: bytes | None = None
+
+    def __enter__(self) -> None:
+        try:
+            self._before = self._path.read_bytes()
+        except FileNotFoundError:
+            self._before = None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if not isinstance(exc, GfhError):
+            return
+        if self._before is None:
+            self._path.unlink(missing_ok=True)
         else:
-            write_private(path, before)
+            write_private(self._path, self._before)
         raise GfhError(
-            f"{exc.message}; the task was left as it was: retry `gfh task {verb}`"
+            f"{exc.message}; the task was left as it was: retry `gfh task {self._verb}`"
         ) from None
 
 
@@ -194,10 +205,12 @@ def _key() -> bytes:
     except FileNotFoundError:
         ensure_private_dir(path.parent)
         # Another process may make it first: then use theirs.
-        with contextlib.suppress(FileExistsGfhError):
-            import secrets
+        import secrets
 
+        try:
             create_exclusive(path, secrets.token_bytes(32), mode=PRIVATE_FILE)
+        except FileExistsGfhError:
+            pass
         key = path.read_bytes()
     if len(key) < 32:
         raise TaskStateError(f"{path}: the task key is damaged; delete the file to make a new one")

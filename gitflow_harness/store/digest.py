@@ -8,8 +8,6 @@ missing.
 
 from __future__ import annotations
 
-import importlib
-
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -34,7 +32,10 @@ _LOADED: dict[str, Callable[[bytes], Any]] = {}
 def _constructor(algorithm: str) -> Callable[[bytes], Any]:
     for name in BUILTIN[algorithm]:
         try:
-            function: Callable[[bytes], Any] = getattr(importlib.import_module(name), algorithm)
+            # `__import__`, not `importlib.import_module`: a top-level module's name gives the
+            # module itself, and `importlib` is 2M instructions to import where the interpreter
+            # has not loaded it (an installed gfh: no editable-install finder loads it).
+            function: Callable[[bytes], Any] = getattr(__import__(name), algorithm)
         except (ImportError, AttributeError):
             continue
         return function

@@ -8,7 +8,6 @@ one encoder and one appender.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import time
@@ -172,8 +171,10 @@ def _append_line(directory: Path, at: str, line: bytes) -> int:
 
 def _restore(fd: int, size: int) -> None:
     """Cut the file back to `size`, its length before this append (under the lock)."""
-    with contextlib.suppress(OSError):
+    try:
         os.ftruncate(fd, size)
+    except OSError:
+        pass
 
 
 def append_event(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat
@@ -263,5 +262,7 @@ def _umask() -> int:
 
 
 def _unlink_quietly(path: str) -> None:
-    with contextlib.suppress(FileNotFoundError):
+    try:
         os.unlink(path)
+    except FileNotFoundError:
+        pass

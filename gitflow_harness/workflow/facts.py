@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 from functools import cached_property
 
@@ -137,16 +136,21 @@ class Facts:
                 return
             known["changes"] = read.changes
             if head is None:
-                with contextlib.suppress(GfhError, OSError):
-                    self.ws.learn_head(git.Head(branch=git.head_branch(self.repo), sha=read.head))
+                try:
+                    branch = git.head_branch(self.repo)
+                except (GfhError, OSError):
+                    return
+                self.ws.learn_head(git.Head(branch=branch, sha=read.head))
 
         return read
 
     def _take_trunk(self, configured: str, started: git.Pending | git.TrunkRefs) -> None:
         """Read the trunk from its refs (or their started `for-each-ref`); a failure leaves it
         unread."""
-        with contextlib.suppress(GfhError, OSError):
+        try:
             self.__dict__["_trunk"] = git.read_local_trunk(self.repo, configured, started)
+        except (GfhError, OSError):
+            pass
 
 
 def _read() -> None:

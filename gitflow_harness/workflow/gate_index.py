@@ -8,9 +8,7 @@ asking whether the tree it is about to push was judged red.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import re
 from pathlib import Path
 
 from gitflow_harness import git, jsonio
@@ -34,7 +32,12 @@ GATES_DIR: Final = ("gitflow-harness", "gates")
 # directory is scanned and pruned once per KEEP // 2 new trees, not on every write. Forgotten
 # trees keep their `verb` events; they are only judged again.
 KEEP: Final = 512
-_TREE: Final = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
+
+
+def _tree_id(tree: str) -> bool:
+    """True for a tree's id: 40 lower-case hex digits (SHA-1), or 64 (SHA-256). (Not a regex:
+    `gfh status` would compile it on every call.)"""
+    return len(tree) in (40, 64) and not tree.strip("0123456789abcdef")
 
 
 class GateIndexError(GfhError):
@@ -74,7 +77,7 @@ def gates_dir(where: Workspace | git.Repo) -> Path:
 
 def read_gate(where: Workspace | git.Repo, tree: str) -> GateRecord | None:
     """Return the latest judgement of `tree`, or None if it was never judged (or is unreadable)."""
-    if not _TREE.match(tree):
+    if not _tree_id(tree):
         raise ValueError(f"not a tree id: {tree!r}")
     path = gates_dir(where) / f"{tree}.json"
     try:
@@ -106,7 +109,7 @@ def write_gate(
     A green `done` writes the receipt; a green `test` keeps an earlier receipt for the same
     tree; anything red removes it.
     """
-    if not _TREE.match(tree):
+    if not _tree_id(tree):
         raise ValueError(f"not a tree id: {tree!r}")
     directory = gates_dir(where)
     try:
@@ -119,8 +122,10 @@ def write_gate(
             record = GateRecord(tree, gate, verb, now_at(), branch, head, receipt)
             path = directory / f"{tree}.json"
             write_private(path, jsonio.dumps(record.to_dict(), separators=(",", ":")) + "\n")
-            with contextlib.suppress(OSError):  # housekeeping: the judgement is written
+            try:
                 _prune(directory)
+            except OSError:  # housekeeping: the judgement is written
+                pass
     except OSError as exc:
         where_ = exc.filename or directory
         raise GateIndexError(
@@ -159,5 +164,7 @@ def _prune(directory: Path) -> None:
         return
     entries.sort(key=lambda e: e.stat().st_mtime)
     for entry in entries[: len(entries) - KEEP // 2]:
-        with contextlib.suppress(FileNotFoundError):
+        try:
             os.unlink(entry.path)
+        except FileNotFoundError:
+            pass

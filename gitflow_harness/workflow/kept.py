@@ -7,7 +7,6 @@ answer that cannot be kept costs the next command its computation, nothing else.
 
 from __future__ import annotations
 
-import contextlib
 import os
 
 from gitflow_harness import git, jsonio
@@ -39,8 +38,10 @@ def keep(path: Path, known: dict[str, str], key: str, answer: str) -> None:
 
     known.pop(key, None)
     known[key] = answer
-    with contextlib.suppress(OSError):
+    try:
         write_private(path, jsonio.dumps(dict(list(known.items())[-KEEP:])))
+    except OSError:
+        pass
 
 
 def ahead_behind(repo: git.Repo, head: str, trunk: str, trunk_sha: str) -> git.AheadBehind | None:
@@ -67,9 +68,12 @@ def ahead_behind(repo: git.Repo, head: str, trunk: str, trunk_sha: str) -> git.A
 def _history_rewritable(common_dir: Path) -> bool:
     if (common_dir / "info" / "grafts").exists():
         return True
-    with contextlib.suppress(OSError), os.scandir(common_dir / "refs" / "replace") as entries:
-        if any(entries):
-            return True
+    try:
+        with os.scandir(common_dir / "refs" / "replace") as entries:
+            if any(entries):
+                return True
+    except OSError:
+        pass
     try:
         packed = (common_dir / "packed-refs").read_bytes()
     except OSError:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from gitflow_harness import hints
@@ -21,6 +20,7 @@ from gitflow_harness.workspace import Workspace
 # Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
     from typing import IO, Any, NamedTuple
 else:
     from gitflow_harness.records import NamedTuple
@@ -41,12 +41,15 @@ class Console(NamedTuple):
     note: Callable[[str], None]
 
 
-Action = Callable[[Workspace, Console], VerbResult]
-# A lock the whole run holds (accept's), entered before anything else; given the run's directory.
-Guard = Callable[[Path | None], AbstractContextManager[None]]
-# How a surface opens the workspace of a run in a directory for itself, when not by
-# `open_workspace` (which it takes the place of: same arguments, same refusals).
-Opener = Callable[[Path | None, str], Workspace]
+# Type aliases only: `Guard`'s `AbstractContextManager` would import `contextlib` at run time.
+if TYPE_CHECKING:
+    Action = Callable[[Workspace, Console], VerbResult]
+    # A lock the whole run holds (accept's), entered before anything else; given the run's
+    # directory.
+    Guard = Callable[[Path | None], AbstractContextManager[None]]
+    # How a surface opens the workspace of a run in a directory for itself, when not by
+    # `open_workspace` (which it takes the place of: same arguments, same refusals).
+    Opener = Callable[[Path | None, str], Workspace]
 
 
 class VerbRun(NamedTuple):
@@ -83,9 +86,10 @@ def run_verb(
     A refusal before there is a workspace (no repository, a broken configuration, the guard's
     lock) is not recorded; a refusal by the verb itself is, as every run is.
     """
-    held = guard(directory) if guard is not None else nullcontext()
     try:
-        with held:
+        if guard is None:  # no `contextlib.nullcontext`: `gfh status` imports no contextlib
+            return _run(verb, action, console, list(flags), surface, directory, opener)
+        with guard(directory):
             return _run(verb, action, console, list(flags), surface, directory, opener)
     except GfhError as exc:
         return VerbRun(VerbResult(verb, "refused", Refused(exc.message)), error=exc)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,7 @@ from gitflow_harness.cli import flags
 from gitflow_harness.cli.status import FLAGS
 from gitflow_harness.errors import GfhError
 from gitflow_harness.workspace import open_workspace
-from tests.helpers import CliRunner, commit, diverge, git, same_both_ways, write
+from tests.helpers import CliRunner, commit, diverge, git, same_both_ways, unmeasured_env, write
 from tests.helpers import probe as run_probe
 
 ARGS = [
@@ -141,6 +143,29 @@ def test_status_without_a_task_loads_no_openssl(repo: Path) -> None:
     write(repo, "edit.txt", "an edit\n")
     said = _after_main(repo, ["status"], "code, '_hashlib' in sys.modules")
     assert said == "0 False"
+
+
+def test_status_as_installed_loads_only_what_it_uses(repo: Path) -> None:
+    """If `gfh status` runs as an install runs it (no editable-install finder loading modules at
+    the interpreter's start: `-S`), then it loads no `contextlib`, `importlib`, `unicodedata`
+    (the box's own characters are known narrow) nor git's reflog module."""
+    write(repo, "edit.txt", "an edit\n")
+    root = Path(__file__).resolve().parents[2]
+    unused = ("contextlib", "importlib", "unicodedata", "gitflow_harness.git.history")
+    code = (
+        f"import sys\nsys.path.insert(0, {str(root)!r})\nfrom gitflow_harness.main import main\n"
+        f"code = main(['status'])\n"
+        f"print(code, [m for m in {unused!r} if m in sys.modules], file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=unmeasured_env(),
+    )
+    assert "┌─ gfh" in proc.stdout
+    assert proc.stderr.splitlines()[-1] == "0 []"
 
 
 def _after_main(repo: Path, args: list[str], question: str) -> str:

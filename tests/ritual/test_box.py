@@ -6,6 +6,7 @@ import pytest
 
 from gitflow_harness.ritual.box import (
     MAX_WIDTH,
+    NARROW,
     clean_text,
     display_width,
     render_box,
@@ -70,6 +71,20 @@ def test_long_values_wrap_within_100_columns_keeping_every_word() -> None:
     assert " ".join(found["task"]) == task
     assert len(found["where"]) > 1
     assert "".join(found["where"]) == path
+
+
+def test_the_box_s_own_characters_take_the_columns_unicodedata_gives_them() -> None:
+    """If a character the box measures without `unicodedata` were combining, invisible or
+    wide, then its lines would not line up."""
+    import unicodedata
+
+    for ch in NARROW:
+        assert not ch.isascii()
+        assert not unicodedata.combining(ch)
+        assert unicodedata.category(ch) not in ("Mn", "Me", "Cf")
+        assert unicodedata.east_asian_width(ch) not in ("W", "F")
+    assert display_width("a · b") == 5
+    assert display_width("· 漢") == 4  # a wide character among them still counts two
 
 
 def test_wide_characters_count_two_columns() -> None:
