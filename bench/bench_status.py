@@ -19,12 +19,11 @@ from __future__ import annotations
 import itertools
 import os
 import subprocess
-import sysconfig
 import time
 from pathlib import Path
 
-from bench.bench_hook import _gfh_argv
-from bench.runner import PYTHON, Measurement, compare, time_once
+from bench.bench_hook import _gfh_argv, installed
+from bench.runner import Measurement, compare, time_once
 from gitflow_harness.workflow.tree_identity import SETTLED_NS
 
 COMMITS = 20_000
@@ -92,30 +91,6 @@ def run(work: Path) -> list[Measurement]:
         "start here, gfh or not: what a contributor's checkout pays on top of an install"
     )
     return [steady, first, checkout]
-
-
-def installed(venv: Path, *args: str) -> list[str]:
-    """Lay gfh out in a new venv at `venv` as an install lays it out, and return the argv that
-    runs it with `args`: the package in the venv's site-packages (a link to this checkout's, so
-    the bytecode `python -m bench` compiled is the one run), this venv's packages as its
-    dependencies through a `.pth` line, and the console script pip wrote for this checkout's
-    venv, started by the new venv's interpreter."""
-    subprocess.run([PYTHON, "-m", "venv", "--without-pip", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    where = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
-    purelib = Path(subprocess.run([python, "-c", where], check=True, capture_output=True,
-                                  text=True).stdout.strip())  # fmt: skip
-    (purelib / "gitflow_harness").symlink_to(ROOT / "gitflow_harness", target_is_directory=True)
-    dependencies = sysconfig.get_paths()["purelib"]
-    (purelib / "gfh-dependencies.pth").write_text(f"{dependencies}\n", encoding="utf-8")
-    script = Path(_gfh_argv()[0])
-    if script == Path(PYTHON):  # no console script in this venv: the module, as `-m` runs it
-        return [str(python), "-m", "gitflow_harness", *args]
-    _, body = script.read_text(encoding="utf-8").split("\n", 1)
-    console = venv / "bin" / "gfh"
-    console.write_text(f"#!{python}\n{body}", encoding="utf-8")
-    console.chmod(0o755)
-    return [str(console), *args]
 
 
 def feature_worktree(work: Path) -> Path:
