@@ -6,7 +6,6 @@ transcript or the configuration, so a PostToolUse that fires nothing stays cheap
 
 from __future__ import annotations
 
-import contextlib
 import os
 
 from gitflow_harness.agent.repo import append_hook_event
@@ -284,9 +283,11 @@ def repo_relative(
 
     tops = {str(repo.top)}
     common = None
-    with contextlib.suppress(OSError, ValueError):
+    try:
         tops.add(os.path.realpath(repo.top))
         common = os.path.realpath(repo.common_dir)
+    except (OSError, ValueError):
+        pass
     base = cwd if cwd and os.path.isabs(cwd) else str(repo.top)
     out: list[str] = []
     for raw in paths:

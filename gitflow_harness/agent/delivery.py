@@ -14,8 +14,6 @@ for the next event that can.
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager, nullcontext
-
 from gitflow_harness.hookcall.model import CONTEXT_SEPARATOR
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
@@ -61,9 +59,7 @@ def emit(
     if not offers and not ctx.observed and not _has_pending(ctx):
         return _write(ctx, outcome, write)
     store = ctx.store
-    lock: AbstractContextManager[RuntimeState] = (
-        store.update() if store is not None else nullcontext({})
-    )
+    lock = store.update() if store is not None else _Unlocked()
     with lock as state:
         ctx.replay(state)
         live = []
@@ -137,3 +133,13 @@ def _consume_pending(ctx: HookContext, state: RuntimeState) -> None:
     current = state.get("pending")
     if isinstance(current, list):
         state["pending"] = [item for item in current if item not in seen]
+
+
+class _Unlocked:
+    """A call with no session: the state it works on is its own, fresh and unsaved."""
+
+    def __enter__(self) -> RuntimeState:
+        return {}
+
+    def __exit__(self, *exc: object) -> None:
+        return None

@@ -10,7 +10,6 @@ message, which could quote the payload.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 
@@ -452,5 +451,7 @@ def _silence(stream: IO[str]) -> None:
 
 
 def _quietly(action: Any) -> None:
-    with contextlib.suppress(Exception):
+    try:
         action()
+    except Exception:
+        pass
