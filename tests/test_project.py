@@ -46,6 +46,7 @@ _DISTRIBUTIONS = {
     "mcp": "mcp",
     "mcp_types": "mcp-types",
     "orjson": "orjson",
+    "msgspec": "msgspec",
     "anyio": "anyio",
     "platformdirs": "platformdirs",
     "yaml": "PyYAML",

@@ -76,7 +76,9 @@ class Detector(Protocol):
     """A streaming detector.
 
     A detector may also set `types`, a frozenset of the event types it reads: the report then
-    calls its `observe` only for those (without it, for every event).
+    calls its `observe` only for those (without it, for every event); and `data_types`, those
+    whose `data` it reads: the others reach it with an empty `data` (without it, it reads the
+    `data` of every type it reads).
     """
 
     id: str

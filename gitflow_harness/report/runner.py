@@ -142,6 +142,27 @@ def _reads(detector: Detector, kind: str) -> bool:
     return types is None or kind in types
 
 
+class _DataRead(dict[str, bool]):
+    """Event type -> whether a detector that reads it reads its `data` too.
+
+    A detector reads the `data` of every type it reads, unless it names the few it does (in
+    `data_types`): the follow-through detector sees every event for its time and session,
+    and the data of `verb` and `git.update` alone. The report leaves the rest unparsed.
+    """
+
+    def __init__(self, running: Sequence[Detector]) -> None:
+        super().__init__()
+        self._running = running
+
+    def __missing__(self, kind: str) -> bool:
+        found = any(
+            _reads(d, kind) and kind in getattr(d, "data_types", (kind,)) for d in self._running
+        )
+        if len(self) < ROUTES_KEPT:
+            self[kind] = found
+        return found
+
+
 def run_report(
     ws: Workspace,
     *,
@@ -156,13 +177,17 @@ def run_report(
     ctx = ReportContext(workspace=ws, stats=stats, since=since)
     running = [make(ctx) for make in (factories() if detectors is None else detectors)]
     routes = _Routes(running)
+    reads_data = _DataRead(running).__getitem__
+    from gitflow_harness.store.eventscan import scan
+
     # What is loaded now (modules, the detectors) outlives the pass: frozen, the collector's
     # full passes over a long log need not walk it (about 3.5% of a report's CPU time).
     gc.freeze()
     try:
-        for event in ws.log.read(since=since, stats=stats):
-            for observe in routes[event.type]:
-                observe(event)
+        for events in scan(ws.log, since=since, stats=stats, reads_data=reads_data):
+            for event in events:
+                for observe in routes[event.type]:
+                    observe(event)
     finally:
         gc.unfreeze()
     return Report(tuple(d.finish(ctx) for d in running), stats, since)

@@ -9,6 +9,7 @@ from gitflow_harness.report.detectors import DETECTORS, factories
 from gitflow_harness.report.model import DetectorResult, ReportContext
 from gitflow_harness.report.repos import open_repositories
 from gitflow_harness.report.runner import ROUTES_KEPT, run_report, run_reports
+from gitflow_harness.store import eventscan
 from gitflow_harness.store.events import Event, EventLog
 from gitflow_harness.workspace import open_workspace
 from tests.helpers import CliRunner, make_repo
@@ -63,13 +64,14 @@ def test_the_log_is_streamed_once_for_all_detectors(
     for _ in range(5):
         seed.verb("status")
     reads = []
-    original = EventLog.read
+    original = eventscan.scan
 
-    def counting_read(self: EventLog, **kwargs: Any) -> Any:
+    def counting_scan(log: EventLog, **kwargs: Any) -> Any:
         reads.append(kwargs)
-        return original(self, **kwargs)
+        return original(log, **kwargs)
 
-    monkeypatch.setattr(EventLog, "read", counting_read)
+    monkeypatch.setattr(eventscan, "scan", counting_scan)
+    monkeypatch.setattr(EventLog, "read", None)  # the report's one pass is the scan
     result = run_report(open_workspace(), detectors=[Counter, Counter, *factories()])
     assert len(reads) == 1
     assert [r.considered for r in result.results[:2]] == [5, 5]

@@ -61,6 +61,8 @@ class HintFollowThrough:
     """Measure, per hint family, how often the advice was followed."""
 
     id = "hint-follow-through"
+    # It reads every event (a session shows itself by any), the `data` of these alone.
+    data_types = frozenset({"verb", "git.update"})
     # It sees every event of the log: slots keep each attribute read on that path cheap.
     __slots__ = (
         "_ahead", "_ahead_of", "_at_risk", "_ends", "_families", "_follows", "_git",
