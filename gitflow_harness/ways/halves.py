@@ -10,8 +10,9 @@ runs no exit handler. It lives as long as its half takes and no longer.
 
 It forks only where that is sound and pays: on Linux (macOS's system libraries may start
 threads of their own, which makes a fork without exec unsafe there, and Windows has no fork),
-with a second CPU to run on, and in a process with no other thread (a thread holding a lock at
-the fork would leave the child's copy of it held for ever). Anything that goes wrong with the
+with a second CPU to run on and not taken (the load average under the CPUs but half of one),
+and in a process with no other thread (a thread holding a lock at the fork would leave the
+child's copy of it held for ever). Anything that goes wrong with the
 child (it cannot be started, it dies, it sends something unreadable) costs only time: the
 parent does the child's half itself.
 """
@@ -40,9 +41,18 @@ def available() -> bool:
     if threading is not None and threading.active_count() > 1:
         return False
     try:
-        return len(os.sched_getaffinity(0)) > 1
+        cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - Linux has it
-        return (os.cpu_count() or 1) > 1
+        cpus = os.cpu_count() or 1
+    if cpus < 2:
+        return False
+    try:
+        busy = os.getloadavg()[0]
+    except OSError:  # pragma: no cover - Linux has it
+        return True
+    # A child pays only where a CPU is idle for it: on a machine already that busy, the fork's
+    # own cost and the child's copied pages made the load slower (measured on two cores).
+    return busy < cpus - 0.5
 
 
 def in_halves(

@@ -12,7 +12,17 @@ from gitflow_harness.ways import index as index_module
 from gitflow_harness.ways.index import Found, load_index
 from tests.ways.conftest import EXP, settle_tree, write_way
 
-pytestmark = pytest.mark.skipif(not halves.available(), reason="needs Linux and a second CPU")
+pytestmark = pytest.mark.skipif(
+    not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
+    reason="needs Linux and a second CPU",
+)
+
+
+@pytest.fixture(autouse=True)
+def idle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The machine's load as if idle (the suite's own workers load it)."""
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+
 
 ITEMS = list(range(halves.MIN_ITEMS * 2))
 
@@ -186,3 +196,12 @@ def test_a_load_in_two_processes_is_the_load_in_one(
     other = load_index(root, cache_file=tmp_path / "c.marshal", shared_file=shared)
     assert other.ways == parallel.ways
     assert other.problems == parallel.problems
+
+
+def test_no_fork_on_a_machine_already_busy(monkeypatch: pytest.MonkeyPatch) -> None:
+    cpus = len(os.sched_getaffinity(0))
+    monkeypatch.setattr(os, "getloadavg", lambda: (cpus - 0.5, 0.0, 0.0))
+    assert not halves.available()
+    work = Work()
+    work.run()
+    assert set(work.done.values()) == {os.getpid()}
