@@ -57,7 +57,7 @@ def main(
     if problem is not None:
         return misconfigured(args, problem, source, out, err)
     adapter_name, event_name = args
-    import importlib
+    from gitflow_harness import import_module
 
     if _isatty(source):
         err.write(
@@ -65,7 +65,7 @@ def main(
             "it is run by the agent (see `gfh init`), not by hand\n"
         )
         return EXIT_USAGE
-    call = HookCall(importlib.import_module(ADAPTERS[adapter_name]), event_name, out, err)
+    call = HookCall(import_module(ADAPTERS[adapter_name]), event_name, out, err)
     from gitflow_harness.hookcall.budget import BudgetExceeded, arm
 
     disarm = arm()
@@ -116,9 +116,9 @@ def misconfigured(
     _quietly(lambda: err.write(f"gfh hook: {problem}; {FIX}\n"))
     guess = ADAPTERS.get((args[0] if args else "").lower())
     if guess is not None:
-        import importlib
+        from gitflow_harness import import_module
 
-        _quietly(lambda: out.write(importlib.import_module(guess).neutral()))
+        _quietly(lambda: out.write(import_module(guess).neutral()))
         _quietly(out.flush)
 
     def record() -> None:

@@ -20,8 +20,6 @@ What plugs in here (docs/hooks.md, docs/ritual.md, docs/learning.md):
 
 from __future__ import annotations
 
-import importlib
-
 from gitflow_harness.hookcall import model as ev
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
@@ -67,7 +65,9 @@ STOP_CHECKS: dict[str, tuple[str, ...]] = {
 def resolve(spec: str) -> Callable[..., Any]:
     """Import `"module:function"` and return the function."""
     module_name, _, attr = spec.partition(":")
-    function = getattr(importlib.import_module(module_name), attr)
+    from gitflow_harness import import_module
+
+    function = getattr(import_module(module_name), attr)
     if not callable(function):
         raise TypeError(f"{spec} is not callable")
     return function  # type: ignore[no-any-return]

@@ -23,7 +23,6 @@ check with `python -X importtime`.
 
 from __future__ import annotations
 
-import contextlib
 import marshal
 import os
 import time
@@ -180,8 +179,10 @@ KEEP_CACHE_S = 30 * 86400  # a worktree's cache unwritten this long is removed (
 
 def forget_cache(root: StrPath) -> None:
     """Remove the cache of a ways root whose worktree is gone (`gfh accept` removed it)."""
-    with contextlib.suppress(OSError, GfhError):
+    try:
         os.unlink(default_cache_file(root))
+    except (OSError, GfhError):
+        pass
 
 
 def prune_caches(now: float | None = None) -> int:
@@ -203,10 +204,12 @@ def prune_caches(now: float | None = None) -> int:
         if not name.endswith((".marshal", ".json")):
             continue
         path = os.path.join(directory, name)
-        with contextlib.suppress(OSError):
+        try:
             if os.stat(path).st_mtime < cutoff:
                 os.unlink(path)
                 removed += 1
+        except OSError:
+            pass
     return removed
 
 
@@ -534,5 +537,7 @@ def _write_cache(cache_file: str, root: str, entries: dict[str, Entry]) -> None:
     )
     stem, ext = os.path.splitext(cache_file)
     if ext == ".marshal":  # the JSON cache an earlier gfh kept for this root goes with it
-        with contextlib.suppress(OSError):
+        try:
             os.unlink(f"{stem}.json")
+        except OSError:
+            pass
