@@ -60,15 +60,7 @@ def run(work: Path) -> list[Measurement]:
     _write_transcript(transcript)
     hook = _Hook(env)
     results = [
-        hook.warm("SessionStart of a new session, 200 ways", repo, "SessionStart", fresh=True),
-        hook.warm("UserPromptSubmit, 500 ways, 20 KB prompt", big, "UserPromptSubmit", _prompt),
-        hook.warm("PreToolUse (Bash), 200 ways", repo, "PreToolUse.Bash"),
-        hook.warm(
-            "PostToolUse firing a way, 50 MB transcript ending in subagent lines",
-            repo,
-            "PostToolUse.Write",
-            transcript=transcript,
-        ),
+        *_warm_events(hook, repo, big, transcript),
         _stop(hook, work / "stop"),
         hook.first_of_session(repo),
         hook.new_worktree(repo, 200),
@@ -79,18 +71,23 @@ def run(work: Path) -> list[Measurement]:
     # The same warm events as a user's install runs them, against its own interpreter's start.
     gfh = installed(work / "installed")
     mine = _Hook(env, gfh, str(work / "installed" / "bin" / "python"))
-    results += [
-        mine.warm("SessionStart of a new session, 200 ways", repo, "SessionStart", fresh=True),
-        mine.warm("UserPromptSubmit, 500 ways, 20 KB prompt", big, "UserPromptSubmit", _prompt),
-        mine.warm("PreToolUse (Bash), 200 ways", repo, "PreToolUse.Bash"),
-        mine.warm(
+    results += _warm_events(mine, repo, big, transcript)
+    return results
+
+
+def _warm_events(hook: _Hook, repo: Path, big: Path, transcript: Path) -> list[Measurement]:
+    """SessionStart, UserPromptSubmit, PreToolUse and a firing PostToolUse, warm."""
+    return [
+        hook.warm("SessionStart of a new session, 200 ways", repo, "SessionStart", fresh=True),
+        hook.warm("UserPromptSubmit, 500 ways, 20 KB prompt", big, "UserPromptSubmit", _prompt),
+        hook.warm("PreToolUse (Bash), 200 ways", repo, "PreToolUse.Bash"),
+        hook.warm(
             "PostToolUse firing a way, 50 MB transcript ending in subagent lines",
             repo,
             "PostToolUse.Write",
             transcript=transcript,
         ),
     ]
-    return results
 
 
 class _Hook:
