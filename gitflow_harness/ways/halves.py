@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-MIN_ITEMS = 64  # fewer are done in one process: a fork and its pipe cost about 40 ways' work
+MIN_ITEMS = 64  # fewer are done in one process: the fork and the pages it copies cost ms
 
 
 def available() -> bool:
