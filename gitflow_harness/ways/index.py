@@ -180,9 +180,10 @@ KEEP_CACHE_S = 30 * 86400  # a worktree's cache unwritten this long is removed (
 def forget_cache(root: StrPath) -> None:
     """Remove the cache of a ways root whose worktree is gone (`gfh accept` removed it)."""
     try:
-        os.unlink(default_cache_file(root))
+        cache = default_cache_file(root)
     except (OSError, GfhError):
-        pass
+        return
+    _remove(str(cache))
 
 
 def prune_caches(now: float | None = None) -> int:
@@ -205,11 +206,11 @@ def prune_caches(now: float | None = None) -> int:
             continue
         path = os.path.join(directory, name)
         try:
-            if os.stat(path).st_mtime < cutoff:
-                os.unlink(path)
-                removed += 1
+            old = os.stat(path).st_mtime < cutoff
         except OSError:
-            pass
+            continue
+        if old and _remove(path):
+            removed += 1
     return removed
 
 
@@ -341,20 +342,20 @@ def _refresh_all(
     raw tuple. Those a proved blob id finds parsed before are taken first; when many are left to
     read and parse (the first load of a tree), a forked child does half of them (`halves`)."""
     results: dict[int, Way | list[LoadProblem]] = {}
-    left: list[tuple[Raw, str | None]] = []
+    left: list[tuple[Raw, str | None]] = []  # each with its proved content key, if any
     for raw in stale:
         blob = blobs.get(raw[1])
-        if blob is not None:
-            key = _head(raw[0], raw[4], raw[5]) + blob
+        key = None if blob is None else _head(raw[0], raw[4], raw[5]) + blob
+        if key is not None:
             result = _reuse(raw[6], raw, key, shared, raw[3] >= now - RACY_NS)
             if result is not None:
                 results[id(raw)] = result
                 continue
-        left.append((raw, blob))
+        left.append((raw, key))
 
     def mine(part: Sequence[tuple[Raw, str | None]]) -> None:
-        for raw, blob in part:
-            results[id(raw)] = _refresh(raw[6], raw, now, shared, blob, tried=True)
+        for raw, key in part:
+            results[id(raw)] = _refresh(raw[6], raw, now, shared, key)
 
     def theirs(part: Sequence[tuple[Raw, str | None]]) -> list[object]:
         mine(part)
@@ -402,26 +403,13 @@ def _from_parsed(
 
 
 def _refresh(
-    entry: Entry,
-    raw: Raw,
-    now: int,
-    shared: Shared | None,
-    blob: str | None,
-    *,
-    tried: bool = False,
+    entry: Entry, raw: Raw, now: int, shared: Shared | None, key: str | None
 ) -> Way | list[LoadProblem]:
-    """Bring the way of a directory's entry up to date: from the content it held or the shared
-    cache when the file's content was seen before (known by its blob id, when the git index
-    proved it, else by reading the file), else by parsing it. `tried`: the blob id's reuse was
-    tried already."""
+    """Bring the way of a directory's entry up to date, `key` its content key when the git index
+    proved its blob id (whose reuse `_refresh_all` tried): from the content it held or the
+    shared cache when its bytes were seen before, else by parsing it."""
     racy = raw[3] >= now - RACY_NS
-    key: str | None = None
-    if blob is not None:
-        key = _head(raw[0], raw[4], raw[5]) + blob
-        result = None if tried else _reuse(entry, raw, key, shared, racy)
-        if result is not None:
-            return result
-    found = Found._make(*raw[:6])  # not before: a new worktree takes 500 ways by their blob
+    found = Found._make(*raw[:6])
     data = _read_bytes(found.file)
     if data is None:
         key = None  # its parse says why: nothing to remember by content
@@ -537,7 +525,13 @@ def _write_cache(cache_file: str, root: str, entries: dict[str, Entry]) -> None:
     )
     stem, ext = os.path.splitext(cache_file)
     if ext == ".marshal":  # the JSON cache an earlier gfh kept for this root goes with it
-        try:
-            os.unlink(f"{stem}.json")
-        except OSError:
-            pass
+        _remove(f"{stem}.json")
+
+
+def _remove(path: str) -> bool:
+    """Remove a cache file; False when it could not be (gone already, say): only speed."""
+    try:
+        os.unlink(path)
+    except OSError:
+        return False
+    return True
