@@ -78,7 +78,9 @@ class Detector(Protocol):
     A detector may also set `types`, a frozenset of the event types it reads: the report then
     calls its `observe` only for those (without it, for every event); and `data_types`, those
     whose `data` it reads: the others reach it with an empty `data` (without it, it reads the
-    `data` of every type it reads).
+    `data` of every type it reads). One that defines `observe_chunk(events)` is handed the
+    log's events a list at a time, in order, instead (every event, whatever its `types`): a
+    detector that reads most events saves a call per event.
     """
 
     id: str

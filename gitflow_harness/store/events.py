@@ -51,6 +51,7 @@ __all__ = [
     "SCHEMA",
     "SURFACES",
     "TORN",
+    "TYPES",
     "Event",
     "EventLog",
     "EventTooLarge",
@@ -65,6 +66,16 @@ __all__ = [
     "session_from_env",
     "unreadable_log",
 ]
+
+
+# The event types gfh writes (DESIGN.md lists their `data`). A reader must still take any
+# other type: a log outlives versions, and another version may write types this one does not
+# know.
+TYPES: Final = (
+    "verb", "git.update", "turn.started", "turn.completed", "coord.task_changed",
+    "coord.status_observed", "tool.requested", "way.fired", "way.suppressed",
+    "subagent.started", "subagent.stopped", "stop.verdict", "hook.error", "session.ended",
+)  # fmt: skip
 
 
 class Event(NamedTuple):

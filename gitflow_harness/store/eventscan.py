@@ -1,23 +1,27 @@
 """The report's one pass over the event log: each line's envelope decoded and checked in C, its
 `data` parsed only for the event types a reader asks for.
 
-`events.classify` stays the judge: a line this pass cannot vouch for (not ASCII, long enough to
-nest deeper than orjson follows, or refused by the decoder for any reason) is handed to it, so
-every line is counted as an event, a foreign or a torn line exactly as `EventLog.read` counts
-it. (The decoder checks the syntax of what it skips, but not that its strings are UTF-8: an
-ASCII line needs no such check.)
+The lines of a chunk are decoded with no step of Python between them, each into the structure
+of its event type (the types gfh writes), whose `data` is parsed where a reader reads it and
+otherwise only checked to be an object. A chunk that cannot be taken so (a line of another
+type, a line that is not an envelope, not ASCII, or long enough to nest deeper than orjson
+follows) is read again a line at a time, and `events.classify` stays the judge of every line
+this pass cannot vouch for: each line is counted as an event, a foreign or a torn line exactly as
+`EventLog.read` counts it. (The decoder checks the syntax of what it skips, but not that its
+strings are UTF-8: an ASCII line needs no such check.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Final, Literal
+from typing import Any, Final, Literal, Union
 
 import msgspec
 
 from gitflow_harness.store.events import (
     SCHEMA,
     TORN,
+    TYPES,
     Event,
     EventLog,
     FileCounts,
@@ -45,6 +49,34 @@ class _Envelope(msgspec.Struct):
     data: msgspec.Raw
 
 
+class _Object(msgspec.Struct):
+    """Any JSON object, its members skipped: the `data` of a type no reader reads."""
+
+
+Decode = Callable[[bytes], Any]
+
+
+def _typed_decoder(reads_data: Callable[[str], bool]) -> Decode:
+    """Decode one envelope into the structure of its type: `data` a dict where `reads_data`
+    asks for it, else an `_Object`. The type is the tag that picks the structure (so a line of
+    a type not listed fails), and each structure's `kind`."""
+    rest = [(f.name, f.type) for f in msgspec.structs.fields(_Envelope) if f.name != "type"]
+    structures = tuple(
+        msgspec.defstruct(
+            f"_Envelope_{kind}",
+            [
+                (name, (dict[str, Any] if reads_data(kind) else _Object) if name == "data" else t)
+                for name, t in rest
+            ],
+            tag=kind,
+            tag_field="type",
+            namespace={"kind": kind},
+        )
+        for kind in TYPES
+    )
+    return msgspec.json.Decoder(Union[structures]).decode  # noqa: UP007 (built at run time)
+
+
 _decode: Final = msgspec.json.Decoder(_Envelope).decode
 _decode_data: Final = msgspec.json.Decoder().decode
 _new_tuple: Final = tuple.__new__
@@ -58,6 +90,7 @@ def scan(
     into `stats`. An event whose type `reads_data` refuses has an empty `data`: no reader looks
     at it, though it was checked to be a JSON object."""
     assert SCHEMA == 1  # what `_Envelope.schema` accepts
+    decode_line = _typed_decoder(reads_data)
     try:
         for path in log.files():
             if since is not None and path.stem < since[:7]:
@@ -66,12 +99,34 @@ def scan(
             stats.files.append(counts)
             with open(path, "rb") as fh:
                 while lines := fh.readlines(CHUNK):
-                    events = _events(lines, counts, reads_data)
+                    events = _whole(lines, decode_line)
+                    if events is None:
+                        events = _events(lines, counts, reads_data)
+                    else:
+                        counts.events += len(events)
                     if since is not None:
                         events = [ev for ev in events if ev.at >= since]
                     yield events
     except OSError as exc:
         raise unreadable_log(exc, log.directory) from None
+
+
+def _whole(lines: list[bytes], decode_line: Decode) -> list[Event] | None:
+    """The events of `lines`, each decoded in C with no step of Python between them; or None
+    where the lines must be judged one at a time: a line that is not ASCII or is longer than
+    `DEEP`, or that is not an envelope of a listed type."""
+    if max(map(len, lines)) > DEEP or not all(map(bytes.isascii, lines)):
+        return None
+    try:
+        envelopes = list(map(decode_line, lines))
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    new = _new_tuple
+    return [
+        new(Event, (e.id, e.at, e.kind, e.surface, e.session, e.branch,
+                    e.data if type(e.data) is dict else {}))
+        for e in envelopes
+    ]  # fmt: skip
 
 
 def _events(

@@ -1,9 +1,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from gitflow_harness.store import eventscan
-from gitflow_harness.store.events import Event, EventLog, ReadStats
+from gitflow_harness.store.events import TYPES, Event, EventLog, ReadStats
 
 ENVELOPE = (
     b'{"schema":1,"id":"i","at":"2026-01-02T03:04:05.006Z","type":"%s","surface":"cli",'
@@ -68,6 +71,55 @@ def test_the_scan_counts_every_line_as_the_reader_does(tmp_path: Path) -> None:
     ]
     assert scanned[1].data == {}  # left unparsed: no reader asked for it
     assert all(type(ev) is Event for ev in scanned)
+
+
+@pytest.mark.parametrize("odd", range(len(LINES)))
+def test_a_chunk_with_one_odd_line_is_counted_as_the_reader_does(tmp_path: Path, odd: int) -> None:
+    """If one line a chunk's decoding in C might misjudge sits among well-formed lines of every
+    type, then the chunk's events and counts are still those of `EventLog.read`."""
+    log = EventLog(tmp_path)
+    log.directory.mkdir(parents=True)
+    good = [ENVELOPE % (kind.encode(), b'{"n":[1,{"k":null}]}') for kind in TYPES]
+    body = b"".join(good) + LINES[odd] + (b"" if LINES[odd].endswith(b"\n") else b"\n")
+    (log.directory / "2026-01.jsonl").write_bytes(body + b"".join(good))
+    read_stats, scan_stats = ReadStats(), ReadStats()
+    read = list(log.read(stats=read_stats))
+    reads = {"verb", "way.fired"}
+    chunks = eventscan.scan(log, stats=scan_stats, reads_data=reads.__contains__)
+    scanned = [ev for chunk in chunks for ev in chunk]
+    assert [(f.events, f.foreign, f.torn) for f in scan_stats.files] == [
+        (f.events, f.foreign, f.torn) for f in read_stats.files
+    ]
+    assert [ev[:6] for ev in scanned] == [ev[:6] for ev in read]
+    # Data is parsed where it is read (NaN compares unequal to itself: compared as text).
+    assert [repr(ev.data) for ev in scanned if ev.type in reads] == [
+        repr(ev.data) for ev in read if ev.type in reads
+    ]
+
+
+def test_well_formed_lines_of_every_type_are_decoded_a_chunk_at_a_time(tmp_path: Path) -> None:
+    """If every line is an ASCII envelope of a listed type, the chunk is decoded whole: the
+    line-at-a-time reading is never needed."""
+    log = EventLog(tmp_path)
+    log.directory.mkdir(parents=True)
+    lines = [ENVELOPE % (kind.encode(), b'{"n":[1,{"k":null}]}') for kind in TYPES] * 50
+    (log.directory / "2026-01.jsonl").write_bytes(b"".join(lines))
+    calls = []
+    real = eventscan._events
+
+    def one_at_a_time(*args: Any) -> Any:
+        calls.append(args)
+        return real(*args)
+
+    stats = ReadStats()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(eventscan, "_events", one_at_a_time)
+        scanned = [
+            ev for chunk in eventscan.scan(log, stats=stats, reads_data=bool) for ev in chunk
+        ]
+    assert calls == []
+    assert [ev[:6] for ev in scanned] == [ev[:6] for ev in log.read()]
+    assert all(ev.data == {"n": [1, {"k": None}]} for ev in scanned)
 
 
 def test_the_scan_skips_months_before_since_and_events_before_it(tmp_path: Path) -> None:

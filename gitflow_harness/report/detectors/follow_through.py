@@ -23,7 +23,7 @@ length of the log.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -122,36 +122,43 @@ class HintFollowThrough:
     # -- streaming -------------------------------------------------------------------------
 
     def observe(self, event: Event) -> None:
-        # Every event is seen (a session shows itself by any event), so this path is lean.
-        _id, at, kind, _surface, session, _branch, _data = event
-        now = self._now
-        if at >= self._next_sweep:
-            self._clock(at, session)
-            now = self._now
-            if at > now:
-                now = at  # a line ahead of the log's time: it counts in its session's own time
-        elif at > now:
-            self._now = now = at
-        if session is not None:
-            # Present at `now`: the log's time, or the session's own for a line ahead of it.
-            last = self._present.get(session)
-            if last is not None:
-                if (last < self._at_risk or now >= self._look) and _quiet_for_the_horizon(
-                    last, now
-                ):
-                    # Quiet for longer than the horizon, and back before a sweep noticed.
-                    self._present = self._censor({session})
-                elif now > last:
-                    self._present[session] = now
-        if kind == "verb":
-            self._verb(event, _branch, _data)
-        elif kind == "git.update":
-            self._note_update(event)
-            for rule, followed, by_scope in self._plan(GIT_UPDATE):
-                scope = _branch if rule.same_branch else None
-                by_surface = by_scope.get(scope)
-                if by_surface:
-                    self._candidate(rule, event, followed, scope, by_surface)
+        self.observe_chunk((event,))
+
+    def observe_chunk(self, events: Sequence[Event]) -> None:
+        # Every event is seen (a session shows itself by any event), so this loop is lean: what
+        # it reads of the detector is held in locals, read again after a call that changes it
+        # (only `_clock` and a censor change them; `_verb` adds to `_present` in place).
+        now, next_sweep, present = self._now, self._next_sweep, self._present
+        at_risk, look = self._at_risk, self._look
+        for event in events:
+            _id, at, kind, _surface, session, branch, data = event
+            # `seen`: the log's time, or the session's own for a line ahead of it
+            if at >= next_sweep:
+                self._clock(at, session)
+                now, next_sweep, present = self._now, self._next_sweep, self._present
+                at_risk, look = self._at_risk, self._look
+                seen = at if at > now else now
+            elif at > now:
+                self._now = now = seen = at
+            else:
+                seen = now
+            if session is not None:
+                last = present.get(session)
+                if last is not None:
+                    if (last < at_risk or seen >= look) and _quiet_for_the_horizon(last, seen):
+                        # Quiet for longer than the horizon, and back before a sweep noticed.
+                        self._present = present = self._censor({session})
+                    elif seen > last:
+                        present[session] = seen
+            if kind == "verb":
+                self._verb(event, branch, data)
+            elif kind == "git.update":
+                self._note_update(event)
+                for rule, followed, by_scope in self._plan(GIT_UPDATE):
+                    scope = branch if rule.same_branch else None
+                    by_surface = by_scope.get(scope)
+                    if by_surface:
+                        self._candidate(rule, event, followed, scope, by_surface)
 
     def _verb(self, event: Event, branch: str | None, data: dict[str, Any]) -> None:
         verb = data.get("verb")

@@ -472,3 +472,41 @@ def test_the_breakdown_says_why_each_censored_episode_was(seed: Seeder, gfh: Cli
     assert families["red-gate-remedy"]["fired"] == 1  # below the threshold, still drawn
     assert doc["breakdown"]["threshold"] == 3
     assert "main-worktree-first" not in families  # it never fired
+
+
+def test_a_chunk_of_events_is_judged_as_the_same_events_one_by_one(repo: Path) -> None:
+    """If the report hands the detector its events a chunk at a time, the verdict is the one
+    the same events give one at a time: sweeps, a leap of the log's time, a session back after
+    the horizon and ahead lines fall inside one chunk."""
+    from gitflow_harness.report.detectors.follow_through import HintFollowThrough
+    from gitflow_harness.report.model import ReportContext
+    from gitflow_harness.store.events import ReadStats, make_event
+    from gitflow_harness.workspace import open_workspace
+
+    start = datetime(2026, 11, 2, tzinfo=UTC)
+    events = []
+    for i in range(400):
+        who = f"claude:{i % 7}" if i % 11 else None
+        hours = i * 1.5 + (72 if i % 37 == 0 else 0)  # now and then a line days ahead
+        at = format_at(start + timedelta(hours=hours))
+        if i % 3 == 0:
+            data = {"verb": "status", "hint_ids": list(BEHIND), "head": f"{i:040x}"}
+        elif i % 3 == 1:
+            data = {"verb": "update", "hint_ids": [], "outcome": "ok", "head": f"{i:040x}"}
+        else:
+            kind = "turn.started"
+            turn = {"turn": i}
+            events.append(make_event(kind, turn, surface="hook", session=who, branch=None, at=at))
+            continue
+        branch = f"feature/{i % 5}"
+        events.append(make_event("verb", data, surface="cli", session=who, branch=branch, at=at))
+    ctx = ReportContext(open_workspace(), ReadStats())
+    one_by_one, chunked = HintFollowThrough(ctx), HintFollowThrough(ctx)
+    for event in events:
+        one_by_one.observe(event)
+    for first in range(0, len(events), 64):
+        chunked.observe_chunk(events[first : first + 64])
+    assert chunked._present == one_by_one._present
+    expected = one_by_one.finish(ctx)
+    assert expected.considered > 0
+    assert chunked.finish(ctx) == expected
