@@ -216,7 +216,7 @@ class _Hook:
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         measured.notes.append(
             f"{cpus} CPUs for the call; with two or more (on Linux) a forked child parses part of "
-            "the ways (`ways/halves.py`), so a busy machine makes this case slower"
+            "the ways (`gitflow_harness/halves.py`), so a busy machine makes this case slower"
         )
         return measured
 

@@ -172,11 +172,73 @@ def run_report(
 ) -> Report:
     """Stream the log once, feeding every event to every detector, and collect their results.
 
-    Memory follows what the detectors keep, never the length of the log.
+    Memory follows what the detectors keep, never the length of the log. Over a long log, on
+    a machine with a CPU idle for it, a forked child streams the log beside this process for
+    the detectors that read a few types of event, while this process does those that read
+    every event (`_sides`); each side's results are the same as one pass would give.
     """
     stats = ReadStats()
     ctx = ReportContext(workspace=ws, stats=stats, since=since)
     running = [make(ctx) for make in (factories() if detectors is None else detectors)]
+    results: dict[int, DetectorResult] = {}
+    here, apart = _sides(ws, running)
+    if not apart:
+        _pass(ws, running, stats, since)
+    else:
+        from gitflow_harness import halves
+
+        passes: list[Sequence[Detector]] = []
+
+        def mine(part: Sequence[Detector]) -> None:
+            # The first pass counts the log's lines; one run again for the child's part does not.
+            _pass(ws, part, ReadStats() if passes else stats, since)
+            passes.append(part)
+
+        def theirs(part: Sequence[Detector]) -> list[DetectorResult]:
+            seen = ReadStats()
+            _pass(ws, part, seen, since)
+            return [d.finish(replace(ctx, stats=seen)) for d in part]
+
+        def take(part: Sequence[Detector], answer: object) -> bool:
+            if type(answer) is not list or len(answer) != len(part):
+                return False
+            results.update((id(d), result) for d, result in zip(part, answer, strict=True))
+            return True
+
+        import pickle
+
+        halves.share(here, apart, mine, theirs, take, dumps=pickle.dumps, loads=pickle.loads)
+    return Report(
+        tuple(results[id(d)] if id(d) in results else d.finish(ctx) for d in running),
+        stats,
+        since,
+    )
+
+
+SPLIT_BYTES: Final = 8 << 20  # a shorter log is streamed in one process: a fork costs ms
+
+
+def _sides(ws: Workspace, running: Sequence[Detector]) -> tuple[list[Detector], list[Detector]]:
+    """The detectors this process runs, and those a child may run beside it: the ones that
+    read a few types of event (`types`), when others read every event, the log is long and a
+    child may be used. Else all run here."""
+    few = [d for d in running if getattr(d, "types", None) is not None]
+    every = [d for d in running if getattr(d, "types", None) is None]
+    if not few or not every:
+        return list(running), []
+    from gitflow_harness import halves
+
+    try:
+        size = sum(path.stat().st_size for path in ws.log.files())
+    except OSError:
+        return list(running), []
+    if size < SPLIT_BYTES or not halves.available():
+        return list(running), []
+    return every, few
+
+
+def _pass(ws: Workspace, running: Sequence[Detector], stats: ReadStats, since: str | None) -> None:
+    """One pass over the log, each event to the detectors of `running` that read it."""
     # A detector that takes a chunk of events at a time is handed each chunk whole; the others
     # are handed, one by one, the events of the types they read.
     whole = [chunk for d in running if (chunk := getattr(d, "observe_chunk", None)) is not None]
@@ -202,4 +264,3 @@ def run_report(
     finally:
         gc.unfreeze()
         gc.set_threshold(*thresholds)
-    return Report(tuple(d.finish(ctx) for d in running), stats, since)

@@ -372,7 +372,7 @@ def _refresh_all(
         return True
 
     if left:
-        from gitflow_harness.ways.halves import in_halves
+        from gitflow_harness.halves import in_halves
 
         in_halves(left, mine, theirs, take, ready=_import_parser)
     return results

@@ -1,19 +1,23 @@
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gitflow_harness.report import render
+import pytest
+
+from gitflow_harness import halves
+from gitflow_harness.report import render, runner
 from gitflow_harness.report.detectors import DETECTORS, factories
 from gitflow_harness.report.model import DetectorResult, ReportContext
 from gitflow_harness.report.repos import open_repositories
-from gitflow_harness.report.runner import ROUTES_KEPT, run_report, run_reports
+from gitflow_harness.report.runner import ROUTES_KEPT, Report, run_report, run_reports
 from gitflow_harness.store import eventscan
 from gitflow_harness.store.events import Event, EventLog
 from gitflow_harness.workspace import open_workspace
 from tests.helpers import CliRunner, make_repo
-from tests.report.conftest import Seeder, detector, family, report
+from tests.report.conftest import Seeder, detector, family, report, seed_every_detector
 
 
 def test_registry_lists_the_detectors_in_order() -> None:
@@ -277,3 +281,63 @@ def test_repositories_that_share_a_name_are_labelled_by_their_path(tmp_path: Pat
     result = run_reports(open_repositories([str(first), str(second)]))
     assert [p.label for p in result.repositories] == [str(first), str(second)]
     assert [p.repo.name for p in result.repositories] == ["app", "app"]
+
+
+class Where(VerbCounter):
+    """Reads a few types, and says which process finished it."""
+
+    id = "where"
+
+    def finish(self, ctx: ReportContext) -> DetectorResult:
+        if os.getpid() != PARENT and os.environ.get("GFH_TEST_CHILD_FAILS"):
+            raise RuntimeError("the child fails")
+        return DetectorResult(self.id, "quiet", self.seen, notes=(str(os.getpid()),))
+
+
+PARENT = os.getpid()
+
+
+def _split(monkeypatch: pytest.MonkeyPatch, *, may: bool) -> None:
+    monkeypatch.setattr(runner, "SPLIT_BYTES", 0)
+    monkeypatch.setattr(halves, "available", lambda: may)
+
+
+def _without_where(report: Report) -> tuple[dict[str, Any], list[int]]:
+    doc = report.to_dict()
+    doc["detectors"] = [d for d in doc["detectors"] if d["id"] != "where"]
+    return doc, [f.events for f in report.stats.files]
+
+
+def test_a_long_log_is_streamed_beside_a_child_with_the_same_results(
+    repo: Path, seed: Seeder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the log is long and a CPU is idle, a child runs the detectors that read a few types
+    of event while this process runs those that read every event; the report is the one a
+    single pass gives."""
+    seed_every_detector(repo, seed)
+    detectors = [*factories(), Where, Counter]
+    _split(monkeypatch, may=False)
+    alone = run_report(open_workspace(), detectors=detectors)
+    _split(monkeypatch, may=True)
+    split = run_report(open_workspace(), detectors=detectors)
+    assert _without_where(split) == _without_where(alone)
+    assert alone.results[-2].notes == (str(PARENT),)
+    [child] = split.results[-2].notes
+    assert int(child) != PARENT
+    assert split.results[-2].considered == alone.results[-2].considered > 0
+
+
+def test_when_the_child_fails_this_process_runs_its_part_after_its_own(
+    repo: Path, seed: Seeder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the child fails, this process runs the child's detectors over the log again: the
+    results are the same, and the log's lines are counted once."""
+    seed_every_detector(repo, seed)
+    detectors = [*factories(), Where, Counter]
+    _split(monkeypatch, may=False)
+    alone = run_report(open_workspace(), detectors=detectors)
+    _split(monkeypatch, may=True)
+    monkeypatch.setenv("GFH_TEST_CHILD_FAILS", "1")
+    rerun = run_report(open_workspace(), detectors=detectors)
+    assert _without_where(rerun) == _without_where(alone)
+    assert rerun.results[-2].notes == (str(PARENT),)

@@ -1,12 +1,14 @@
-"""Parse many way files in two processes: a forked child does the second half.
+"""Work in two processes: a forked child does one part while this process does the other.
 
 A load that finds hundreds of way files no cache knows (the first load of a ways tree on a
 machine) is all CPU: reading and checking each file's frontmatter, about 0.3 ms a way. The
 files are independent, so the call forks once and the child works through the second half
 while the parent works through the first, as `git` spreads its own work over the cores
-(`index.threads`, `checkout.workers`). The child sends what it made back through a pipe in
-`marshal` and ends with `os._exit`: it writes no file, flushes no stream of the parent's and
-runs no exit handler. It lives as long as its half takes and no longer.
+(`index.threads`, `checkout.workers`). A report over a long log does the same with its
+detectors (`report/runner.py`). The child sends what it made back through a pipe (in `marshal`
+unless the caller names another codec) and ends with `os._exit`: it writes no file, flushes no
+stream of the parent's and runs no exit handler. It lives as long as its part takes and no
+longer.
 
 It forks only where that is sound and pays: on Linux (macOS's system libraries may start
 threads of their own, which makes a fork without exec unsafe there, and Windows has no fork),
@@ -26,7 +28,7 @@ import sys
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-    from typing import BinaryIO, TypeVar
+    from typing import Any, BinaryIO, TypeVar
 
     T = TypeVar("T")
 
@@ -69,19 +71,36 @@ def in_halves(
     if len(items) < MIN_ITEMS or not available():
         mine(items)
         return
+    half = split_at(len(items))
+    share(items[:half], items[half:], mine, theirs, take, ready=ready)
+
+
+def share(
+    first: Sequence[T],
+    second: Sequence[T],
+    mine: Callable[[Sequence[T]], None],
+    theirs: Callable[[Sequence[T]], object],
+    take: Callable[[Sequence[T], object], bool],
+    *,
+    ready: Callable[[], object] | None = None,
+    dumps: Callable[[Any], bytes] = marshal.dumps,
+    loads: Callable[[bytes], object] = marshal.loads,
+) -> None:
+    """`mine(first)` here while a child runs `theirs(second)`, whose answer (written with
+    `dumps`, read with `loads`) `take` is given; where the child cannot be started `mine` does
+    both parts at once, and where it fails or `take` refuses its answer, `mine(second)` after.
+    The caller has checked that a child may be used (`available`)."""
     if ready is not None:
         ready()
-    half = split_at(len(items))
-    first, second = items[:half], items[half:]
-    child = _start(second, theirs)
+    child = _start(second, theirs, dumps)
     if child is None:
-        mine(items)
+        mine([*first, *second])
         return
     pid, reader = child
     with open(reader, "rb") as pipe:
         try:
             mine(first)
-            answer = _collect(pid, pipe)
+            answer = _collect(pid, pipe, loads)
         except BaseException:
             _stop(pid)  # this process is going (its budget, an error): the child goes too
             raise
@@ -99,7 +118,9 @@ def split_at(count: int) -> int:
     return count * 47 // 100
 
 
-def _start(items: Sequence[T], theirs: Callable[[Sequence[T]], object]) -> tuple[int, int] | None:
+def _start(
+    items: Sequence[T], theirs: Callable[[Sequence[T]], object], dumps: Callable[[object], bytes]
+) -> tuple[int, int] | None:
     """Fork the child that runs `theirs(items)`; return its pid and the pipe's read end."""
     try:
         reader, writer = os.pipe()
@@ -115,7 +136,7 @@ def _start(items: Sequence[T], theirs: Callable[[Sequence[T]], object]) -> tuple
         code = 1
         try:
             os.close(reader)
-            data = marshal.dumps(theirs(items))  # type: ignore[arg-type]
+            data = dumps(theirs(items))
             with open(writer, "wb", closefd=True) as out:
                 out.write(data)
             code = 0
@@ -126,7 +147,7 @@ def _start(items: Sequence[T], theirs: Callable[[Sequence[T]], object]) -> tuple
     return pid, reader
 
 
-def _collect(pid: int, pipe: BinaryIO) -> object:
+def _collect(pid: int, pipe: BinaryIO, loads: Callable[[bytes], object]) -> object:
     """Read the child's answer to its end and wait for it; `_NOTHING` when it failed."""
     chunks = []
     while chunk := pipe.read(1 << 16):
@@ -135,8 +156,8 @@ def _collect(pid: int, pipe: BinaryIO) -> object:
     if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
         return _NOTHING
     try:
-        return marshal.loads(b"".join(chunks))
-    except (EOFError, ValueError, TypeError):
+        return loads(b"".join(chunks))
+    except Exception:  # (marshal: EOFError, ValueError, TypeError; pickle: more)
         return _NOTHING
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gitflow_harness.ways import halves
+from gitflow_harness import halves
 from gitflow_harness.ways import index as index_module
 from gitflow_harness.ways.index import Found, load_index
 from tests.ways.conftest import EXP, settle_tree, write_way
@@ -106,8 +106,8 @@ def test_when_this_process_fails_the_child_is_killed_and_reaped(
     started: list[int] = []
     real = halves._start
 
-    def start(items: Sequence[int], theirs: object) -> tuple[int, int] | None:
-        child = real(items, theirs)  # type: ignore[arg-type]
+    def start(items: Sequence[int], theirs: object, dumps: object) -> tuple[int, int] | None:
+        child = real(items, theirs, dumps)  # type: ignore[arg-type]
         assert child is not None
         started.append(child[0])
         return child
