@@ -11,7 +11,9 @@ without a session work on the trunk, MCP sessions and `git.update` events are ra
 report keeps must be bounded by the sessions still active, not by every session the log saw.
 The repository holds real branches whose reflogs have commits, merges of the trunk and rebases
 spread over the same year, so the report's git evidence is read and judged as it would be;
-most branch names in the log are long deleted.
+most branch names in the log are long deleted. On a machine with a CPU idle for it, the report
+forks a child for the detectors that read a few types of event (docs/report.md): the table is
+wall time, and the CPU-time note counts the child's too.
 """
 
 from __future__ import annotations

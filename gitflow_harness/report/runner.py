@@ -181,7 +181,7 @@ def run_report(
     ctx = ReportContext(workspace=ws, stats=stats, since=since)
     running = [make(ctx) for make in (factories() if detectors is None else detectors)]
     results: dict[int, DetectorResult] = {}
-    here, apart = _sides(ws, running)
+    here, apart = _sides(ws, running, since)
     if not apart:
         _pass(ws, running, stats, since)
     else:
@@ -218,10 +218,12 @@ def run_report(
 SPLIT_BYTES: Final = 8 << 20  # a shorter log is streamed in one process: a fork costs ms
 
 
-def _sides(ws: Workspace, running: Sequence[Detector]) -> tuple[list[Detector], list[Detector]]:
+def _sides(
+    ws: Workspace, running: Sequence[Detector], since: str | None
+) -> tuple[list[Detector], list[Detector]]:
     """The detectors this process runs, and those a child may run beside it: the ones that
-    read a few types of event (`types`), when others read every event, the log is long and a
-    child may be used. Else all run here."""
+    read a few types of event (`types`), when others read every event, the files to read
+    (from `since` on) are long and a child may be used. Else all run here."""
     few = [d for d in running if getattr(d, "types", None) is not None]
     every = [d for d in running if getattr(d, "types", None) is None]
     if not few or not every:
@@ -229,7 +231,8 @@ def _sides(ws: Workspace, running: Sequence[Detector]) -> tuple[list[Detector], 
     from gitflow_harness import halves
 
     try:
-        size = sum(path.stat().st_size for path in ws.log.files())
+        month = "" if since is None else since[:7]
+        size = sum(path.stat().st_size for path in ws.log.files() if path.stem >= month)
     except OSError:
         return list(running), []
     if size < SPLIT_BYTES or not halves.available():

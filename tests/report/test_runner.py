@@ -14,7 +14,7 @@ from gitflow_harness.report.model import DetectorResult, ReportContext
 from gitflow_harness.report.repos import open_repositories
 from gitflow_harness.report.runner import ROUTES_KEPT, Report, run_report, run_reports
 from gitflow_harness.store import eventscan
-from gitflow_harness.store.events import Event, EventLog
+from gitflow_harness.store.events import Event, EventLog, ReadStats
 from gitflow_harness.workspace import open_workspace
 from tests.helpers import CliRunner, make_repo
 from tests.report.conftest import Seeder, detector, family, report, seed_every_detector
@@ -341,3 +341,22 @@ def test_when_the_child_fails_this_process_runs_its_part_after_its_own(
     rerun = run_report(open_workspace(), detectors=detectors)
     assert _without_where(rerun) == _without_where(alone)
     assert rerun.results[-2].notes == (str(PARENT),)
+
+
+def test_only_the_months_read_count_toward_the_fork(
+    repo: Path, seed: Seeder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If `--since` skips the months that make the log long, the report streams the rest in
+    one process: what counts is what will be read."""
+    seed_every_detector(repo, seed)
+    ws = open_workspace()
+    [path] = ws.log.files()
+    path.rename(path.with_name("2020-01.jsonl"))
+    (ws.log.directory / "2030-01.jsonl").write_bytes(b"")
+    running = [make(ReportContext(ws, ReadStats())) for make in factories()]
+    monkeypatch.setattr(halves, "available", lambda: True)
+    monkeypatch.setattr(runner, "SPLIT_BYTES", 1)
+    here, apart = runner._sides(ws, running, None)
+    assert [d.id for d in here] == ["hint-follow-through"]
+    assert len(apart) == len(running) - 1
+    assert runner._sides(ws, running, "2025-06-01") == (running, [])
