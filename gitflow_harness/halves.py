@@ -119,7 +119,7 @@ def split_at(count: int) -> int:
 
 
 def _start(
-    items: Sequence[T], theirs: Callable[[Sequence[T]], object], dumps: Callable[[object], bytes]
+    items: Sequence[T], theirs: Callable[[Sequence[T]], object], dumps: Callable[[Any], bytes]
 ) -> tuple[int, int] | None:
     """Fork the child that runs `theirs(items)`; return its pid and the pipe's read end."""
     try:

@@ -187,12 +187,13 @@ def run_report(
     else:
         from gitflow_harness import halves
 
-        passes: list[Sequence[Detector]] = []
+        counted = False
 
         def mine(part: Sequence[Detector]) -> None:
             # The first pass counts the log's lines; one run again for the child's part does not.
-            _pass(ws, part, ReadStats() if passes else stats, since)
-            passes.append(part)
+            nonlocal counted
+            _pass(ws, part, ReadStats() if counted else stats, since)
+            counted = True
 
         def theirs(part: Sequence[Detector]) -> list[DetectorResult]:
             seen = ReadStats()
