@@ -24,13 +24,13 @@ def test_the_tripwire_watches_the_directories_gfh_uses_for_the_real_user(
     tripwire watches; the test's own home is not watched."""
     from gitflow_harness.store.state import state_home
 
-    assert state_home() == hermetic / "gfh-state"
+    assert Path(state_home()) == hermetic / "gfh-state"
     for name in ("HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "GFH_STATE_HOME"):
         if name in conftest.REAL_ENV:
             monkeypatch.setenv(name, conftest.REAL_ENV[name])
         else:
             monkeypatch.delenv(name, raising=False)
-    assert state_home() in conftest.REAL_DIRS
+    assert Path(state_home()) in conftest.REAL_DIRS
     assert conftest.gfh_user_dirs() == conftest.REAL_DIRS
     assert not any(d.is_relative_to(hermetic) for d in conftest.REAL_DIRS)
 

@@ -141,10 +141,8 @@ class HookContext:
         path = self.event.transcript
         if host not in LINES or not path or not os.path.isfile(path):
             return None  # absent, or not a regular file (a FIFO would block the hook)
-        from pathlib import Path
-
         try:
-            position, self._cursor = read_position(Path(path), host, state.get(CURSOR))
+            position, self._cursor = read_position(path, host, state.get(CURSOR))
         except (OSError, ValueError):
             return None  # not there yet, or not a file: the host writes it asynchronously
         return position

@@ -9,8 +9,6 @@ session state keeps that one (learning compares rounds on the same model).
 
 from __future__ import annotations
 
-import re
-
 from gitflow_harness.hookcall import model as ev
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
@@ -28,8 +26,11 @@ MODEL: Final = "model"  # the session state's key for the model named at session
 AFFIRMATIVE = frozenset({"PASS", "PASSED", "APPROVED", "ACCEPTED", "OK", "DONE"})
 
 # The token is `store.config.VERDICT_TOKEN`'s grammar, written out here so the hook path does not
-# import the configuration schema (a test keeps the two equal).
+# import the configuration schema (a test keeps the two equal). `verdict_token` reads a first line
+# by it without `re` (tests compare the two on generated lines).
 _VERDICT = r"VERDICT:[ \t]*([A-Za-z][A-Za-z_-]{0,31})[ \t]*\.?[ \t]*"
+_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_TOKEN = _LETTERS | frozenset("_-")
 
 
 def record(ctx: HookContext) -> None:
@@ -128,8 +129,14 @@ def verdict_token(message: str | None) -> str | None:
     if not message:
         return None
     first = message.lstrip("\ufeff \t\r\n").split("\n", 1)[0].rstrip("\r")
-    match = re.fullmatch(_VERDICT, first)  # compiled on first use, then cached by `re`
-    return match.group(1).upper() if match else None
+    if not first.startswith("VERDICT:"):
+        return None
+    token = first[len("VERDICT:") :].strip(" \t")
+    if token.endswith("."):
+        token = token[:-1].rstrip(" \t")
+    if 0 < len(token) <= 32 and token[0] in _LETTERS and _TOKEN.issuperset(token):
+        return token.upper()
+    return None
 
 
 def declared_verdicts(config: HookConfig) -> frozenset[str]:

@@ -5,17 +5,19 @@ hook runs on every tool call, and `git rev-parse` (~5 ms) plus importing the gat
 would double its cost to learn three facts git keeps in plain files — the `.git` entry (a directory,
 or a `gitdir:` file in linked worktrees and submodules), the `commondir` file, and `HEAD`.
 Anything unusual (`$GIT_DIR` set, a reftable HEAD) is handed to the `git` gateway. The same
-reading finds which worktree of the repository holds a file the agent touched.
+reading finds which worktree of the repository holds a file the agent touched. Its paths are
+`str`, as `os.path` gives them: `pathlib` and the `re` it imports would cost a hook call as much
+again as the rest of its imports.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 # Not `typing.TYPE_CHECKING`: the hook path does not import typing (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 
@@ -24,7 +26,7 @@ class RepoInfo:
 
     __slots__ = ("branch", "common_dir", "git_dir", "top")
 
-    def __init__(self, top: Path, git_dir: Path, common_dir: Path, branch: str | None) -> None:
+    def __init__(self, top: str, git_dir: str, common_dir: str, branch: str | None) -> None:
         self.top = top
         self.git_dir = git_dir
         self.common_dir = common_dir
@@ -77,13 +79,12 @@ def locate(start: str | os.PathLike[str] | None) -> RepoInfo | None:
     if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):
         return _ask_git(start)
     try:
-        here = Path(os.path.abspath(start))
+        here = os.path.abspath(start)
     except (OSError, ValueError):
         return None
     ceilings = _ceilings()
-    for directory in (here, *here.parents):
-        dot_git = directory / ".git"
-        git_dir = _git_dir(dot_git)
+    for directory in _upwards(here):
+        git_dir = _git_dir(os.path.join(directory, ".git"))
         if git_dir is not None:
             common = _common_dir(git_dir)
             branch = _branch(git_dir)
@@ -104,12 +105,11 @@ def worktree_top(path: str, common_dir: str) -> str | None:
     the same repository shares its common dir; a nested or neighbouring repository does not.
     """
     ceilings = _ceilings()
-    here = Path(path).parent
-    for directory in (here, *here.parents):
-        git_dir = _git_dir(directory / ".git")
+    for directory in _upwards(os.path.dirname(path)):
+        git_dir = _git_dir(os.path.join(directory, ".git"))
         if git_dir is not None:
             if os.path.realpath(_common_dir(git_dir)) == common_dir:
-                return str(directory)
+                return directory
             return None
         if directory in ceilings:
             return None
@@ -119,39 +119,46 @@ def worktree_top(path: str, common_dir: str) -> str | None:
 _ASK = object()
 
 
-def _git_dir(dot_git: Path) -> Path | None:
+def _upwards(directory: str) -> Iterator[str]:
+    """`directory` and each directory above it, up to the root."""
+    while True:
+        yield directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return
+        directory = parent
+
+
+def _git_dir(dot_git: str) -> str | None:
     try:
-        if dot_git.is_dir():
-            return dot_git if (dot_git / "HEAD").is_file() else None
-        if dot_git.is_file():
-            text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+        if os.path.isdir(dot_git):
+            return dot_git if os.path.isfile(os.path.join(dot_git, "HEAD")) else None
+        if os.path.isfile(dot_git):
+            text = _read(dot_git, "replace").strip()
             if text.startswith("gitdir:"):
-                target = Path(text.removeprefix("gitdir:").strip())
-                if not target.is_absolute():
-                    target = dot_git.parent / target
-                target = Path(os.path.normpath(target))
-                return target if (target / "HEAD").is_file() else None
+                target = os.path.join(
+                    os.path.dirname(dot_git), text.removeprefix("gitdir:").strip()
+                )
+                target = os.path.normpath(target)
+                return target if os.path.isfile(os.path.join(target, "HEAD")) else None
     except OSError:
         return None
     return None
 
 
-def _common_dir(git_dir: Path) -> Path:
+def _common_dir(git_dir: str) -> str:
     try:
-        text = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+        text = _read(os.path.join(git_dir, "commondir"), "strict").strip()
     except OSError:
         return git_dir
-    common = Path(text)
-    if not common.is_absolute():
-        common = git_dir / common
-    return Path(os.path.normpath(common))
+    return os.path.normpath(os.path.join(git_dir, text))
 
 
-def _branch(git_dir: Path) -> str | object | None:
+def _branch(git_dir: str) -> str | object | None:
     try:
         # A branch name is bytes to git: one that is not UTF-8 reads as the gateway's `git`
         # output does (surrogate escapes), and the event log writes those as U+FFFD.
-        head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="surrogateescape").strip()
+        head = _read(os.path.join(git_dir, "HEAD"), "surrogateescape").strip()
     except OSError:
         return _ASK
     if head.startswith("ref: refs/heads/") and not head.endswith("/.invalid"):
@@ -161,9 +168,14 @@ def _branch(git_dir: Path) -> str | object | None:
     return _ASK
 
 
-def _ceilings() -> set[Path]:
+def _read(path: str, errors: str) -> str:
+    with open(path, encoding="utf-8", errors=errors) as file:
+        return file.read()
+
+
+def _ceilings() -> set[str]:
     value = os.environ.get("GIT_CEILING_DIRECTORIES", "")
-    return {Path(os.path.abspath(p)) for p in value.split(os.pathsep) if p}
+    return {os.path.abspath(p) for p in value.split(os.pathsep) if p}
 
 
 def _ask_git(start: str | os.PathLike[str]) -> RepoInfo | None:
@@ -174,6 +186,7 @@ def _ask_git(start: str | os.PathLike[str]) -> RepoInfo | None:
         repo = git.discover(os.fspath(start))
         if repo.top is None:
             return None
-        return RepoInfo(repo.top, repo.git_dir, repo.common_dir, git.head(repo).label)
+        label = git.head(repo).label
+        return RepoInfo(str(repo.top), str(repo.git_dir), str(repo.common_dir), label)
     except GfhError:
         return None

@@ -392,11 +392,13 @@ def _bookkeeping(ctx: HookContext) -> None:
             sessions.signal_compaction(state, opens=opens)
         ctx.forget_snapshot()
     if event.kind == ev.SESSION_START and event.source in (None, "startup"):
+        import os
         import time
 
+        directory, name = os.path.split(ctx.store.directory)
         sessions.prune_sessions(
-            ctx.store.directory.parent,
-            keep=ctx.store.directory.name,
+            directory,
+            keep=name,
             max_age_s=SESSION_MAX_AGE_S,
             now=time.time(),
         )

@@ -26,10 +26,10 @@ from gitflow_harness.hookcall.session import COMPACTING
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any, Final
 
     from gitflow_harness.hookcall.session import RuntimeState
+    from gitflow_harness.store.fsutil import StrPath
 
 TOKENS: Final = "tokens"
 TURNS = "turns"
@@ -63,12 +63,12 @@ class Position:
         return f"Position({self.tokens}, message={self.message!r}, boundary={self.boundary!r})"
 
 
-def claude_position(path: Path, *, max_bytes: int = MAX_SCAN_BYTES) -> Position:
+def claude_position(path: StrPath, *, max_bytes: int = MAX_SCAN_BYTES) -> Position:
     """Return the context position of a Claude Code transcript, read back from its end."""
     return read_position(path, "claude", None, max_bytes=max_bytes)[0]
 
 
-def codex_position(path: Path, *, max_bytes: int = MAX_SCAN_BYTES) -> Position:
+def codex_position(path: StrPath, *, max_bytes: int = MAX_SCAN_BYTES) -> Position:
     """Return the context position of a Codex rollout file, read back from its end."""
     return read_position(path, "codex", None, max_bytes=max_bytes)[0]
 
@@ -140,7 +140,7 @@ CURSOR: Final = "transcript"
 
 
 def read_position(
-    path: Path, host: str, cursor: object, *, max_bytes: int = MAX_SCAN_BYTES
+    path: StrPath, host: str, cursor: object, *, max_bytes: int = MAX_SCAN_BYTES
 ) -> tuple[Position, dict[str, Any] | None]:
     """Return the transcript's context position and the cursor to remember for the next call.
 

@@ -15,13 +15,14 @@ see `postcheck`).
 
 from __future__ import annotations
 
+import os
+
 from gitflow_harness import jsonio
 from gitflow_harness.store.locks import exclusive
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any, Final, TypedDict
 
     class RuntimeState(TypedDict, total=False):
@@ -63,10 +64,10 @@ class SessionState:
 
     def __init__(self, session: str) -> None:
         self.session = session
-        self._dir: Path | None = None
+        self._dir: str | None = None
 
     @property
-    def directory(self) -> Path:
+    def directory(self) -> str:
         """The session's owner-only directory (created on first use)."""
         if self._dir is None:
             from gitflow_harness.store.state import session_dir
@@ -76,7 +77,7 @@ class SessionState:
 
     def read(self) -> RuntimeState:
         """Return a snapshot of the state, without the lock (it is replaced atomically)."""
-        return _load(self.directory / STATE_FILE)
+        return _load(os.path.join(self.directory, STATE_FILE))
 
     def update(self) -> Update:
         """Hold the session lock; give the freshest state; save it if the block changed it."""
@@ -91,16 +92,16 @@ class Update:
 
     __slots__ = ("_before", "_directory", "_lock", "_state")
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: str) -> None:
         self._directory = directory
-        self._lock = exclusive(directory / LOCK_FILE)
+        self._lock = exclusive(os.path.join(directory, LOCK_FILE))
         self._state: RuntimeState = {}
         self._before = ""
 
     def __enter__(self) -> RuntimeState:
         self._lock.__enter__()
         try:
-            self._state = _load(self._directory / STATE_FILE)
+            self._state = _load(os.path.join(self._directory, STATE_FILE))
             self._before = _dump(self._state)
         except BaseException:
             self._lock.__exit__(None, None, None)
@@ -118,14 +119,15 @@ class Update:
                     # way would wait on the disk for bookkeeping the event log (itself never
                     # flushed) already records. After a system crash a damaged file reads as a
                     # fresh start.
-                    write_private(self._directory / STATE_FILE, after, sync=False)
+                    write_private(os.path.join(self._directory, STATE_FILE), after, sync=False)
         finally:
             self._lock.__exit__(None, None, None)
 
 
-def _load(path: Path) -> RuntimeState:
+def _load(path: str) -> RuntimeState:
     try:
-        data = jsonio.loads(path.read_bytes())
+        with open(path, "rb") as file:
+            data = jsonio.loads(file.read())
     except FileNotFoundError:
         return {"v": VERSION}
     except (OSError, ValueError):
@@ -222,16 +224,14 @@ PRUNED = ".pruned"  # in the sessions directory: its time is when that last happ
 
 
 def prune_sessions(
-    root: Path, *, keep: str, max_age_s: float, now: float, every_s: float = PRUNE_EVERY_S
+    root: str, *, keep: str, max_age_s: float, now: float, every_s: float = PRUNE_EVERY_S
 ) -> int:
     """Remove session directories untouched for `max_age_s`; return how many went.
 
     `root` is looked through at most once per `every_s`, which its `.pruned` file's time says:
     a session start otherwise pays one `stat`, not two system calls and a `stat` per file for
     each of a month's sessions (hundreds, for someone who starts many a day)."""
-    import os
-
-    marker = root / PRUNED
+    marker = os.path.join(root, PRUNED)
     try:
         # A time ahead of the clock (set back since) counts as long ago.
         if 0 <= now - os.stat(marker, follow_symlinks=False).st_mtime < every_s:

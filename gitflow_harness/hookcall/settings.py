@@ -16,10 +16,10 @@ from gitflow_harness import __version__, jsonio
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any, TypedDict
 
     from gitflow_harness.hookcall.session import SessionState
+    from gitflow_harness.store.fsutil import StrPath
 
     # The configuration as the hook holds it: `Config.as_dict()` of `store/config.py`, section
     # by section, in JSON's types (lists for tuples). Type checkers read these; at run time it
@@ -83,7 +83,7 @@ CACHE_DIR = "config"  # in the user state dir: <hash of what the configuration i
 MAX_READ = 1024 * 1024  # past the parser's own bound: parsed (and refused), never cached
 
 
-def hook_config(top: Path | None, store: SessionState | None) -> HookConfig:
+def hook_config(top: StrPath | None, store: SessionState | None) -> HookConfig:
     """Return the effective configuration of the repository at `top`, section by section.
 
     A call with a session caches it in the user state dir, in a file named by what the
@@ -98,26 +98,29 @@ def hook_config(top: Path | None, store: SessionState | None) -> HookConfig:
     return _read(top, keep=store is not None)
 
 
-def cached_config(top: Path) -> HookConfig:
+def cached_config(top: StrPath) -> HookConfig:
     """`hook_config` of the repository at `top` as a call with a session reads it: from the
     cache every session shares while the configuration is unchanged. `gfh status`, asked at the
     end of every turn, reads it so too."""
     return _read(top, keep=True)
 
 
-def _read(top: Path, *, keep: bool) -> HookConfig:
+def _read(top: StrPath, *, keep: bool) -> HookConfig:
     cache = cache_file(top) if keep else None
     if cache is not None:
         try:
-            cached = jsonio.loads(cache.read_bytes())
+            with open(cache, "rb") as file:
+                cached = jsonio.loads(file.read())
         except (OSError, ValueError):
             cached = None
         values = cached.get("values") if isinstance(cached, dict) else None
         if isinstance(values, dict):
             return _typed(values)
+    from pathlib import Path
+
     from gitflow_harness.store.config import load_config
 
-    values = load_config(top).as_dict()
+    values = load_config(Path(top)).as_dict()
     if cache is not None:
         from gitflow_harness.store.fsutil import write_private
 
@@ -130,7 +133,7 @@ def _typed(values: dict[str, Any]) -> HookConfig:
     return values  # type: ignore[return-value]
 
 
-def cache_file(top: Path) -> Path | None:
+def cache_file(top: StrPath) -> str | None:
     """Return the configuration cache for the worktree at `top`, named by a hash of gfh's
     version, the configuration file's bytes and whether `.pre-commit-config.yaml` exists (it
     changes a default); None when there is no state dir or the file is not plainly readable
@@ -141,7 +144,7 @@ def cache_file(top: Path) -> Path | None:
     from gitflow_harness.store.state import user_dir
 
     try:
-        data, _ = read_within(os.fspath(top / CONFIG_FILE), MAX_READ)
+        data, _ = read_within(os.path.join(top, CONFIG_FILE), MAX_READ)
     except FileNotFoundError:
         data = b""
         present = b"-"
@@ -151,13 +154,13 @@ def cache_file(top: Path) -> Path | None:
         present = b"+"
     if data is None:  # past MAX_READ
         return None
-    pre_commit = b"+" if os.path.exists(top / ".pre-commit-config.yaml") else b"-"
+    pre_commit = b"+" if os.path.exists(os.path.join(top, ".pre-commit-config.yaml")) else b"-"
     made_of = __version__.encode("utf-8") + b"\0" + pre_commit + present + data
     try:
         directory = user_dir(CACHE_DIR)
     except (OSError, GfhError):
         return None
-    return directory / f"{sha256_hex(made_of)[:24]}.json"
+    return os.path.join(directory, f"{sha256_hex(made_of)[:24]}.json")
 
 
 def setting(config: HookConfig, section: str, key: str) -> Any:

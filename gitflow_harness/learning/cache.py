@@ -86,10 +86,12 @@ def cached(
 
 def cache_path(root: Path, kind: str) -> Path:
     """Return the `kind` cache file of the pills root `root`."""
+    from pathlib import Path  # loaded already: `root` is one
+
     from gitflow_harness.store.state import state_home
 
     digest = sha256_hex(os.fsencode(root.resolve()))[:16]
-    return state_home() / "cache" / f"{kind}-{digest}.json"
+    return Path(state_home(), "cache", f"{kind}-{digest}.json")
 
 
 def _read(path: Path, version: str) -> dict[str, Any]:

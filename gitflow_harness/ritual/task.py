@@ -195,11 +195,11 @@ def current_task_or_none(session: str) -> str | None:
 
 
 def _path(session: str, *, create: bool = True) -> Path:
-    return session_dir(session, create=create) / TASK_FILE
+    return Path(session_dir(session, create=create), TASK_FILE)
 
 
 def _key() -> bytes:
-    path = state_home() / KEY_FILE
+    path = Path(state_home(), KEY_FILE)
     try:
         key = path.read_bytes()
     except FileNotFoundError:

@@ -21,7 +21,7 @@ def write_crash_report(exc: BaseException, argv: Sequence[str]) -> Path | str:
 
     command = argv[0] if argv else "(none)"
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    path = state_home() / "crash" / f"{stamp}-{os.getpid()}.txt"
+    path = os.path.join(state_home(), "crash", f"{stamp}-{os.getpid()}.txt")
     text = f"gfh {__version__} command: {command}\n\n" + "".join(
         traceback.format_exception(type(exc), exc, exc.__traceback__)
     )

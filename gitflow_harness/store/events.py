@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from pathlib import Path
 
 from gitflow_harness import jsonio
 from gitflow_harness.errors import GfhError
@@ -39,7 +38,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
     from datetime import datetime
+    from pathlib import Path
     from typing import Any, Final, NamedTuple
+
+    from gitflow_harness.store.fsutil import StrPath
 else:
     from gitflow_harness.records import NamedTuple
 
@@ -244,8 +246,16 @@ def unreadable_log(exc: OSError, directory: Path) -> GfhError:
 class EventLog:
     """The event log of one repository (shared by all its worktrees)."""
 
-    def __init__(self, common_dir: Path) -> None:
-        self.directory = Path(common_dir).joinpath(*LOG_DIR)
+    def __init__(self, common_dir: StrPath) -> None:
+        # A `str`: the Stop hook reads and appends without `pathlib` (store/fsutil.py).
+        self._directory = os.path.join(common_dir, *LOG_DIR)
+
+    @property
+    def directory(self) -> Path:
+        """The log's directory."""
+        from pathlib import Path
+
+        return Path(self._directory)
 
     def path_for(self, at: str) -> Path:
         """Return the monthly file an event stamped `at` belongs to."""
@@ -253,7 +263,7 @@ class EventLog:
 
     def append(self, event: Event) -> Event:
         """Append one event under the lock with a single write."""
-        append_line(self.directory, event.at, encode(event))
+        append_line(self._directory, event.at, encode(event))
         return event
 
     def record(
@@ -277,17 +287,23 @@ class EventLog:
         A log directory that exists but cannot be listed (not a directory, no permission)
         raises OSError: an unreadable log is not an empty one.
         """
+        from pathlib import Path
+
+        return [Path(path) for path in self._files()]
+
+    def _files(self) -> list[str]:
+        """`files`, as `str` paths (their names sort as the paths do)."""
         try:
-            names = os.listdir(self.directory)
+            names = os.listdir(self._directory)
         except FileNotFoundError:
             return []
-        return sorted(
+        return [
             path
-            for name in names
+            for name in sorted(names)
             if name.endswith(".jsonl")
             and not name.startswith(".")
-            and (path := self.directory / name).is_file()
-        )
+            and os.path.isfile(path := os.path.join(self._directory, name))
+        ]
 
     def read(self, *, since: str | None = None, stats: ReadStats | None = None) -> Iterator[Event]:
         """Stream every event, oldest file first; count what is not an event into `stats`.
@@ -338,14 +354,14 @@ class EventLog:
         (`"session":"claude:abc"`) cannot be one of its events: it is never parsed.
         """
         needle = _session_needle(session)
-        files = self.files()
+        files = self._files()
         for i in range(len(files) - 1, -1, -1):
             path = files[i]
             if reach is not None and reach <= 0:
-                if any(older.stat().st_size for older in files[: i + 1]):
+                if any(os.stat(older).st_size for older in files[: i + 1]):
                     yield None
                 return
-            size = path.stat().st_size if reach is not None else None
+            size = os.stat(path).st_size if reach is not None else None
             for ev in _session_events(
                 session, reverse_lines_holding(path, needle, end=size, reach=reach)
             ):
@@ -363,10 +379,10 @@ class EventLog:
         such file or, with `reach`, when that line starts more than `reach` bytes before the
         log's end: exactly when `reverse_of` with that reach would not look at it."""
         needle = _session_needle(session)
-        later = [path for path in self.files() if path.name >= name]
-        if not later or later[0].name != name:
+        later = [path for path in self._files() if os.path.basename(path) >= name]
+        if not later or os.path.basename(later[0]) != name:
             return
-        if reach is not None and sum(p.stat().st_size for p in later) - offset > reach:
+        if reach is not None and sum(os.stat(p).st_size for p in later) - offset > reach:
             return
         for path in later:
             for ev in _session_events(session, lines_holding_from(path, offset, needle)):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import errno
 import os
 import time
-from pathlib import Path
 
 from gitflow_harness import jsonio
 from gitflow_harness.errors import GfhError
@@ -21,7 +20,10 @@ from gitflow_harness.store.locks import exclusive
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
+
+    from gitflow_harness.store.fsutil import StrPath
 
 SCHEMA = 1
 MAX_LINE_BYTES = 16 * 1024
@@ -107,9 +109,16 @@ def _replace_surrogates(text: str) -> str:
     return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
 
 
-def log_directory(common_dir: Path) -> Path:
+def log_directory(common_dir: StrPath) -> Path:
     """Return the event log directory inside a git common dir."""
-    return Path(common_dir).joinpath(*LOG_DIR)
+    from pathlib import Path
+
+    return Path(_log_directory(common_dir))
+
+
+def _log_directory(common_dir: StrPath) -> str:
+    # The hook's appends join it as a `str`: no `pathlib` on that path (store/fsutil.py).
+    return os.path.join(common_dir, *LOG_DIR)
 
 
 class LogWriteError(GfhError):
@@ -117,7 +126,7 @@ class LogWriteError(GfhError):
     be, permissions, a full disk)."""
 
 
-def append_line(directory: Path, at: str, line: bytes) -> int:
+def append_line(directory: StrPath, at: str, line: bytes) -> int:
     """Append one encoded line to the monthly file of `at`, under the lock, with one write;
     return the offset in that file where the line starts."""
     try:
@@ -139,11 +148,13 @@ def append_line(directory: Path, at: str, line: bytes) -> int:
 _FULL = frozenset({errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)})
 
 
-def _append_line(directory: Path, at: str, line: bytes) -> int:
+def _append_line(directory: StrPath, at: str, line: bytes) -> int:
     # Below the git common dir, no directory of the log may be a planted symlink.
-    ensure_private_dir(directory, root=directory.parent.parent)
-    path = directory / log_file(at)
-    with exclusive(directory / ".lock"):
+    directory = os.path.normpath(directory)
+    ensure_private_dir(directory, root=os.path.dirname(os.path.dirname(directory)))
+    name = log_file(at)
+    path = os.path.join(directory, name)
+    with exclusive(os.path.join(directory, ".lock")):
         fd = open_private_append(path)
         try:
             size = os.fstat(fd).st_size
@@ -161,8 +172,7 @@ def _append_line(directory: Path, at: str, line: bytes) -> int:
                 _restore(fd, size)
                 raise OSError(
                     errno.ENOSPC,
-                    f"only {written} of {len(line)} bytes could be written to {path.name} "
-                    "(disk full?)",
+                    f"only {written} of {len(line)} bytes could be written to {name} (disk full?)",
                 )
         finally:
             os.close(fd)
@@ -178,7 +188,7 @@ def _restore(fd: int, size: int) -> None:
 
 
 def append_event(
-    common_dir: Path,
+    common_dir: StrPath,
     type: str,
     data: dict[str, Any],
     *,
@@ -193,7 +203,7 @@ def append_event(
 
 
 def append_event_at(
-    common_dir: Path,
+    common_dir: StrPath,
     type: str,
     data: dict[str, Any],
     *,
@@ -204,7 +214,7 @@ def append_event_at(
     """Like `append_event`; return the envelope and the offset where its line starts in its
     monthly file (`log_file`)."""
     obj = envelope(type, data, surface=surface, session=session, branch=branch)
-    return obj, append_line(log_directory(common_dir), obj["at"], encode_line(obj))
+    return obj, append_line(_log_directory(common_dir), obj["at"], encode_line(obj))
 
 
 def log_file(at: str) -> str:

@@ -1,13 +1,22 @@
-"""Owner-only directories and files, atomic replacement and exclusive creation."""
+"""Owner-only directories and files, atomic replacement and exclusive creation.
+
+Paths are taken as `str` or `Path` and worked on with `os.path`: the hook path writes through
+this module and imports no `pathlib` (it would bring `re` and `enum` with it).
+"""
 
 from __future__ import annotations
 
 import errno
 import os
 import stat
-from pathlib import Path
 
 from gitflow_harness.errors import GfhError
+
+TYPE_CHECKING = False  # no `typing` import at run time (see records.py)
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    StrPath: TypeAlias = "str | os.PathLike[str]"
 
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
@@ -21,49 +30,61 @@ class UnsafePathError(OSError):
     directory or file should be, or a directory others can write to."""
 
 
-def ensure_private_dir(path: Path, *, root: Path | None = None) -> Path:
-    """Create `path` (and parents) as 0700 directories; return it.
+def ensure_private_dir(path: StrPath, *, root: StrPath | None = None) -> None:
+    """Create `path` (and parents) as 0700 directories.
 
     `path` itself, and with `root` every directory below `root` down to it, must be a real
     directory: a symlink planted there is refused (`UnsafePathError`), never followed. What
     lies above (the user's home, `/tmp`) is taken as it is.
     """
-    path = Path(path)
-    inside = root is not None and Path(root) in path.parents
+    here = os.path.normpath(path)
+    top = None if root is None else os.path.normpath(root)
+    parent = _parent(here)
+    inside = top is not None and _within(here, top)
     try:
-        st: os.stat_result | None = os.lstat(path)
+        st: os.stat_result | None = os.lstat(here)
     except FileNotFoundError:
         st = None
     if st is not None:
-        _require_directory(path, st)
-        if inside and path.parent != root:
-            ensure_private_dir(path.parent, root=root)
-        return path
-    if inside and path.parent != root:
-        ensure_private_dir(path.parent, root=root)
-    elif not path.parent.is_dir():
-        _make_dirs(path.parent)
+        _require_directory(here, st)
+        if inside and parent != top:
+            ensure_private_dir(parent, root=top)
+        return
+    if inside and parent != top:
+        ensure_private_dir(parent, root=top)
+    elif not os.path.isdir(parent):
+        _make_dirs(parent)
     try:
-        os.mkdir(path, PRIVATE_DIR)
+        os.mkdir(here, PRIVATE_DIR)
     except FileExistsError:
-        _require_directory(path, os.lstat(path))
-        return path
+        _require_directory(here, os.lstat(here))
+        return
     # mkdir's mode is filtered by the umask; say exactly what we mean, on the directory we
     # made (opened without following a link swapped in since).
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | NOFOLLOW | CLOEXEC)
+    fd = os.open(here, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | NOFOLLOW | CLOEXEC)
     try:
         os.fchmod(fd, PRIVATE_DIR)
     finally:
         os.close(fd)
-    return path
 
 
-def _make_dirs(path: Path) -> None:
+def _parent(path: str) -> str:
+    """The directory `path` is in, as `Path.parent` gives it (`.` for a bare name)."""
+    return os.path.dirname(path) or os.curdir
+
+
+def _within(path: str, root: str) -> bool:
+    """True when `root` is one of the directories above `path` (both normalised)."""
+    return path != root and path.startswith(root if root.endswith(os.sep) else root + os.sep)
+
+
+def _make_dirs(path: str) -> None:
     """Create `path` and its missing parents as 0700 directories (existing ones as they are)."""
-    if path.is_dir():
+    if os.path.isdir(path):
         return
-    if not path.parent.exists():
-        _make_dirs(path.parent)
+    parent = _parent(path)
+    if not os.path.exists(parent):
+        _make_dirs(parent)
     try:
         os.mkdir(path, PRIVATE_DIR)
     except FileExistsError:
@@ -71,7 +92,7 @@ def _make_dirs(path: Path) -> None:
     os.chmod(path, PRIVATE_DIR)
 
 
-def _require_directory(path: Path, st: os.stat_result) -> None:
+def _require_directory(path: str, st: os.stat_result) -> None:
     if stat.S_ISLNK(st.st_mode):
         raise UnsafePathError(
             f"{path} is a symlink; gfh writes there only to a real directory: remove the link"
@@ -80,7 +101,7 @@ def _require_directory(path: Path, st: os.stat_result) -> None:
         raise FileExistsError(f"{path} is not a directory")
 
 
-def open_private_append(path: Path) -> int:
+def open_private_append(path: StrPath) -> int:
     """Open `path` for appending (and reading), creating it 0600 whatever the umask; return the fd.
 
     A symlink in its place is refused, never followed (`O_NOFOLLOW`), and so is anything that
@@ -106,7 +127,7 @@ def open_private_append(path: Path) -> int:
     return fd
 
 
-def require_private_root(path: Path) -> None:
+def require_private_root(path: StrPath) -> None:
     """Refuse a directory others may write to (group or world write bit): a state root whose
     entries another user could replace. Nothing is refused while it does not exist."""
     try:
@@ -124,7 +145,7 @@ class TooLarge(OSError):
     """A file past the size its reader accepts."""
 
 
-def read_bounded(path: Path | str, limit: int) -> bytes:
+def read_bounded(path: StrPath, limit: int) -> bytes:
     """Return the bytes of `path`, or raise TooLarge when it holds more than `limit`."""
     data, _ = read_within(os.fspath(path), limit)
     if data is None:
@@ -156,7 +177,7 @@ def read_within(path: str, limit: int) -> tuple[bytes | None, os.stat_result]:
 
 
 def atomic_write(
-    path: Path, data: bytes | str, *, mode: int | None = None, sync: bool = True
+    path: StrPath, data: bytes | str, *, mode: int | None = None, sync: bool = True
 ) -> None:
     """Replace `path` with `data` atomically: a reader sees the old file or the new one.
 
@@ -178,7 +199,7 @@ def atomic_write(
         raise
 
 
-def create_exclusive(path: Path, data: bytes | str, *, mode: int | None = None) -> None:
+def create_exclusive(path: StrPath, data: bytes | str, *, mode: int | None = None) -> None:
     """Create `path` with `data`, failing clearly if it exists; never a half-written file.
 
     The content is written to a temporary file first and then hard-linked into place, so the
@@ -201,7 +222,7 @@ def create_exclusive(path: Path, data: bytes | str, *, mode: int | None = None) 
 TEMP_ATTEMPTS = 100
 
 
-def _write_temp(path: Path, payload: bytes, mode: int, *, sync: bool = True) -> str:
+def _write_temp(path: StrPath, payload: bytes, mode: int, *, sync: bool = True) -> str:
     """Write `payload` to a temporary file beside `path` with `mode`, synced unless told not
     to; return its name."""
     fd, tmp = create_temp(path)
@@ -218,28 +239,29 @@ def _write_temp(path: Path, payload: bytes, mode: int, *, sync: bool = True) -> 
     return tmp
 
 
-def create_temp(path: Path) -> tuple[int, str]:
+def create_temp(path: StrPath) -> tuple[int, str]:
     """Create a new owner-only file beside `path` with a random name, as `tempfile.mkstemp`
     does: importing `tempfile` (and `random`, `hashlib`) costs a hook call several ms."""
     flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC
+    directory, name = os.path.split(os.fspath(path))
     for _ in range(TEMP_ATTEMPTS):
-        tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(6).hex()}.tmp")
+        tmp = os.path.join(directory, f".{name}.{os.urandom(6).hex()}.tmp")
         try:
             return os.open(tmp, flags, 0o600), tmp
         except FileExistsError:
             continue
-    raise FileExistsError(errno.EEXIST, "no usable temporary name", str(path.parent))
+    raise FileExistsError(errno.EEXIST, "no usable temporary name", directory or os.curdir)
 
 
 class FileExistsGfhError(GfhError):
     """An exclusive create found the name taken."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: StrPath) -> None:
         super().__init__(f"{path}: already exists; refusing to overwrite it")
         self.path = path
 
 
-def _create_excl_direct(path: Path, payload: bytes, mode: int) -> None:
+def _create_excl_direct(path: StrPath, payload: bytes, mode: int) -> None:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     except FileExistsError:
@@ -248,9 +270,9 @@ def _create_excl_direct(path: Path, payload: bytes, mode: int) -> None:
         fh.write(payload)
 
 
-def write_private(path: Path, data: bytes | str, *, sync: bool = True) -> None:
+def write_private(path: StrPath, data: bytes | str, *, sync: bool = True) -> None:
     """Atomically write an owner-only (0600) file, creating its 0700 directory."""
-    ensure_private_dir(path.parent)
+    ensure_private_dir(_parent(os.path.normpath(path)))
     atomic_write(path, data, mode=PRIVATE_FILE, sync=sync)
 
 

@@ -13,9 +13,10 @@ from gitflow_harness.store.fsutil import CLOEXEC, NOFOLLOW, PRIVATE_FILE
 
 TYPE_CHECKING = False  # see store/eventwrite.py: no `typing` import at run time
 if TYPE_CHECKING:
-    from pathlib import Path
     from types import TracebackType
     from typing import Any
+
+    from gitflow_harness.store.fsutil import StrPath
 
 try:
     import fcntl
@@ -32,7 +33,7 @@ class exclusive:  # lower case: used as a function: `with exclusive(path):`
 
     __slots__ = ("_fallback", "_fd", "_path")
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: StrPath) -> None:
         self._path = path
         self._fd = -1
         self._fallback: Any = None

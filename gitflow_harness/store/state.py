@@ -1,9 +1,12 @@
-"""Session-scoped scratch state: owner-only, outside the repository."""
+"""Session-scoped scratch state: owner-only, outside the repository.
+
+Its directories are `str` paths: every hook call opens its session's, and `pathlib` would bring
+`re` and `enum` into a call that needs neither (store/fsutil.py).
+"""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from gitflow_harness.errors import GfhError
 from gitflow_harness.store.digest import sha256_hex
@@ -15,14 +18,14 @@ APP = "gitflow-harness"
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 
 
-def state_home() -> Path:
+def state_home() -> str:
     """Return the state root: `$GFH_STATE_HOME`, else the platform's user state dir."""
     override = os.environ.get("GFH_STATE_HOME")
     if override:
-        return Path(override)
+        return os.path.normpath(override)
     import platformdirs  # deferred: most hook calls set GFH_STATE_HOME or never need it
 
-    return Path(platformdirs.user_state_dir(APP))
+    return os.path.normpath(platformdirs.user_state_dir(APP))
 
 
 def session_key(session: str) -> str:
@@ -32,17 +35,17 @@ def session_key(session: str) -> str:
     return f"{readable}-{digest}"
 
 
-def session_dir(session: str, *, create: bool = True) -> Path:
+def session_dir(session: str, *, create: bool = True) -> str:
     """Return the owner-only state directory of `session` (an `<adapter>:<id>` string)."""
-    path = state_home() / "sessions" / session_key(session)
+    path = os.path.join(state_home(), "sessions", session_key(session))
     if create:
         _ensure(path)
     return path
 
 
-def user_dir(*parts: str, create: bool = True) -> Path:
+def user_dir(*parts: str, create: bool = True) -> str:
     """Return an owner-only directory under the state root for data shared across sessions."""
-    path = state_home().joinpath(*parts)
+    path = os.path.join(state_home(), *parts)
     if create:
         _ensure(path)
     return path
@@ -52,7 +55,7 @@ class StateDirError(GfhError):
     """The state directory cannot be made or used; the message names it and the fix."""
 
 
-def _ensure(path: Path) -> None:
+def _ensure(path: str) -> None:
     """Create a directory below the state root: no symlink on the way, a root no one else can
     write to (they could swap its entries)."""
     root = state_home()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -11,11 +10,13 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import BinaryIO
 
+    from gitflow_harness.store.fsutil import StrPath
+
 BLOCK = 64 * 1024
 
 
 def reverse_lines(
-    path: Path, *, block: int = BLOCK, max_bytes: int | None = None
+    path: StrPath, *, block: int = BLOCK, max_bytes: int | None = None
 ) -> Iterator[bytes]:
     """Yield the lines of `path` last first, without their line ends.
 
@@ -30,7 +31,7 @@ def reverse_lines(
             yield line
 
 
-def open_binary(path: Path) -> BinaryIO:
+def open_binary(path: StrPath) -> BinaryIO:
     """Open `path` for reading bytes (the one place this module's readers open a file)."""
     return open(path, "rb")
 
@@ -91,7 +92,7 @@ def window_holds(start: int, end: int, max_bytes: int | None) -> bool:
     return start > stop or start == 0 == stop
 
 
-def reverse_nonempty_lines(path: Path, *, block: int = BLOCK) -> Iterator[bytes]:
+def reverse_nonempty_lines(path: StrPath, *, block: int = BLOCK) -> Iterator[bytes]:
     """Like `reverse_lines`, skipping the empty piece after a trailing newline."""
     for line in reverse_lines(path, block=block):
         if line:
@@ -99,7 +100,7 @@ def reverse_nonempty_lines(path: Path, *, block: int = BLOCK) -> Iterator[bytes]
 
 
 def reverse_lines_holding(
-    path: Path,
+    path: StrPath,
     needle: bytes,
     *,
     block: int = BLOCK,
@@ -148,7 +149,7 @@ FORWARD_BLOCK = 64 * 1024
 
 
 def lines_holding_from(
-    path: Path, offset: int, needle: bytes, *, block: int = FORWARD_BLOCK
+    path: StrPath, offset: int, needle: bytes, *, block: int = FORWARD_BLOCK
 ) -> Iterator[bytes]:
     """Like `reverse_lines_holding`, forwards from `offset`: yield the non-empty lines from there
     on that contain `needle`, oldest first; a last line without a newline is one too.

@@ -180,6 +180,10 @@ def match(ctx: HookContext, ways: Sequence[Way]) -> list[Match]:
             checks.append(way)
         if magnitude:
             found.append(Match(way, magnitude, trigger or "prompt"))
+    if prompt is not None or command is not None:
+        from gitflow_harness.ways.regexes import save
+
+        save()  # the code of the regexes first compiled here, for the next calls
     if checks:
         found = _with_postchecks(ctx, found, checks)
     return found

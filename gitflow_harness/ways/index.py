@@ -37,7 +37,6 @@ from gitflow_harness.ways.shared import Shared, write_cache
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from pathlib import Path
     from typing import Any
 
     StrPath = str | os.PathLike[str]
@@ -214,12 +213,12 @@ def prune_caches(now: float | None = None) -> int:
     return removed
 
 
-def default_cache_file(root: StrPath) -> Path:
+def default_cache_file(root: StrPath) -> str:
     """Return the cache file for a ways root: `<state>/ways-index/<hash of the root>.marshal`."""
     from gitflow_harness.store.state import user_dir
 
     digest = sha256_hex(os.path.abspath(os.fspath(root)).encode("utf-8"))
-    return user_dir("ways-index") / f"{digest[:24]}.marshal"
+    return os.path.join(user_dir("ways-index"), f"{digest[:24]}.marshal")
 
 
 def _walk(

@@ -4,16 +4,16 @@ The magnitude of a match is the number of lanes that matched; the ActionPotentia
 stronger match through a burst. The hook matches every way on every call, and compiling a regex
 costs ~30 µs, so keywords and globs are matched without regexes, and a `prompt` or `commands`
 regex is compiled only when the text contains one of the literals every match needs (worked out
-when the way was parsed; see `literals.py`). The prompt and the command are the same for every
+when the way was parsed; see `literals.py`), from the code an earlier call kept (`regexes.py`):
+nothing here imports `re`. The prompt and the command are the same for every
 way of a call: what tells their needles apart is worked out once per call (`Text`).
 """
 
 from __future__ import annotations
 
-import re
-
 from gitflow_harness.ways.model import NEVER, Lanes, Way
-from gitflow_harness.ways.sieve import WORD as _WORD
+from gitflow_harness.ways.regexes import compiled
+from gitflow_harness.ways.sieve import is_run as _one_run
 from gitflow_harness.ways.sieve import literal_prefix, path_of
 from gitflow_harness.ways.sieve import normalise as _normalise
 from gitflow_harness.ways.sieve import runs as _runs
@@ -23,24 +23,15 @@ TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-_COMPILED: dict[tuple[str, int], re.Pattern[str]] = {}
 _GLOBS: dict[str, tuple[tuple[object, ...], ...]] = {}
 _GRAMS: dict[str, set[str]] = {}
 _TEXTS: dict[str, Text] = {}
 GRAM = 4  # a long text's substrings of this length, in a set: most needles miss one of them
 LONG_TEXT = 4096  # shorter texts are searched directly
+IGNORECASE = 2  # `re.IGNORECASE`, without `re`
 # Characters outside ASCII that match an ASCII letter under re.IGNORECASE but that str.lower()
 # does not map to it (the Kelvin sign K does lower() to k already).
 _FOLD = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i"})
-
-
-def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    """Return `pattern` compiled with `flags`, from the process-wide cache."""
-    key = (pattern, flags)
-    found = _COMPILED.get(key)
-    if found is None:
-        found = _COMPILED[key] = re.compile(pattern, flags)
-    return found
 
 
 def _grams(text: str) -> set[str]:
@@ -64,11 +55,6 @@ def contains(text: str, needle: str) -> bool:
         if not _might_hold(grams, needle):
             return False
     return needle in text
-
-
-def _one_run(needle: str) -> bool:
-    """True when a needle is one run of word characters (as `_runs` would return it alone)."""
-    return needle.isalnum() or _WORD.fullmatch(needle) is not None
 
 
 def fold(text: str) -> str:
@@ -342,7 +328,7 @@ def prompt_lane(way: Way, prompt: str | Text) -> int:
 
 
 def _prompt_regex(text: Text, lanes: Lanes) -> int:
-    return text.regex(lanes.prompt, lanes.prompt_hints, re.IGNORECASE)
+    return text.regex(lanes.prompt, lanes.prompt_hints, IGNORECASE)
 
 
 def keywords_lane(way: Way, prompt: str | Text) -> int:

@@ -187,12 +187,12 @@ def run_for(ctx: HookContext, scripts: Sequence[Script], *, read_output: bool = 
         # Leave the call time to answer and record once its scripts are killed.
         timeout_s = min(timeout_s, left - CALL_RESERVE_S)
     return run_scripts(
-        ctx.repo.top,
+        Path(ctx.repo.top),
         scripts,
         ctx.event.raw,
         timeout_s=timeout_s,
         session=ctx.session,
-        session_directory=ctx.store.directory if ctx.store is not None else None,
+        session_directory=Path(ctx.store.directory) if ctx.store is not None else None,
         read_output=read_output,
     )
 

@@ -11,28 +11,52 @@ keyword as the prompt is searched for it, are worked out here for the matcher to
 
 from __future__ import annotations
 
-import re
+TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
+if TYPE_CHECKING:
+    from re import Pattern
 
 _NORMALISED: dict[str, str] = {}
-# A run of word characters (`\w`: alphanumeric or `_`).
-WORD = re.compile(r"\w+")
 # The ASCII characters that are no word characters, each to a space: an ASCII text's words are
-# then what `str.split` finds, three times faster than the regex on a long prompt.
+# then what `str.split` finds, three times faster than the regex on a long prompt, and no hook
+# call that matches only ASCII text imports `re` (`regexes.py`).
 _NOT_WORD = str.maketrans({c: " " for c in range(128) if not (chr(c).isalnum() or c == 95)})
+_WORD: Pattern[str] | None = None
+
+
+def word() -> Pattern[str]:
+    """A run of word characters (`\\w+`: alphanumeric or `_`), for a text beyond ASCII."""
+    global _WORD
+    if _WORD is None:
+        import re
+
+        _WORD = re.compile(r"\w+")
+    return _WORD
 
 
 def words(text: str) -> set[str]:
-    """The set of a text's runs of word characters (`WORD.findall`)."""
+    """The set of a text's runs of word characters (`word().findall`)."""
     if text.isascii():
         return set(text.translate(_NOT_WORD).split())
-    return set(WORD.findall(text))
+    return set(word().findall(text))
 
 
 def runs(needle: str) -> list[str]:
     """The runs of word characters of a (normalised or folded) needle, in order: itself for a
-    plain word, as most are (`isalnum` is `\\w` but for `_`). Short needles keep the regex:
-    there, a translate costs more."""
-    return [needle] if needle.isalnum() else WORD.findall(needle)
+    plain word, as most are (`isalnum` is `\\w` but for `_`)."""
+    if needle.isalnum():
+        return [needle]
+    if needle.isascii():
+        return needle.translate(_NOT_WORD).split()
+    return word().findall(needle)
+
+
+def is_run(needle: str) -> bool:
+    """True when a needle is one run of word characters (as `runs` would return it alone)."""
+    if needle.isalnum():
+        return True
+    if needle.isascii():
+        return bool(needle) and " " not in needle.translate(_NOT_WORD)
+    return word().fullmatch(needle) is not None
 
 
 def normalise(text: str) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from gitflow_harness.agent.evidence import declared_verdicts, verdict_token
 from tests.agent import kit
@@ -159,3 +161,24 @@ def test_names_that_are_not_names_are_not_recorded(repo: Path, gfh: CliRunner) -
     kit.hook(gfh, "claude", "SubagentStart", data)
     [started] = read_events(repo)
     assert started["data"] == {"role": None, "agent": "a-7"}
+
+
+@given(
+    st.lists(
+        st.sampled_from(["VERDICT:", "VERDICT", " ", "\t", ".", "..", "a", "PASS", "_", "-", "9"]),
+        max_size=8,
+    ).map("".join),
+    st.sampled_from(["", "\n", "\r\n", "\nmore", " x"]),
+)
+@example("VERDICT: PASS .", "")
+@example("VERDICT:" + "a" * 32, "")
+@example("VERDICT:" + "a" * 33, "")
+@example("VERDICT: é", "")
+def test_a_verdict_line_is_read_as_its_grammar_reads_it(line: str, after: str) -> None:
+    import re
+
+    from gitflow_harness.agent.evidence import _VERDICT
+
+    first = (line + after).lstrip("\ufeff \t\r\n").split("\n", 1)[0].rstrip("\r")
+    found = re.fullmatch(_VERDICT, first) if first.startswith("VERDICT:") else None
+    assert verdict_token(line + after) == (found.group(1).upper() if found else None)

@@ -11,6 +11,7 @@ fires on every lane, once without scripts and once with a macro and a postcheck.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -124,3 +125,73 @@ def test_a_warm_hook_call_imports_nothing_heavy(
 def test_every_host_has_its_fixtures() -> None:
     assert {host for host, _ in FIXTURES} == set(HOSTS)
     assert len(FIXTURES) >= 3 * 9
+
+
+# An installed gfh starts with none of these; an editable install's finder imports them at
+# every start, so only an interpreter without `site` shows what a call of its own adds: together
+# they cost a hook call 43M instructions, more than the installed interpreter's start.
+AS_INSTALLED = ("pathlib", "re", "enum", "fnmatch", "urllib")
+# What the probe's interpreter (-S: no `site`) starts with, gfh's dependencies on its path.
+BARE_PROBE = """
+import os, sys
+sys.path[:0] = sys.argv[3].split(os.pathsep)
+from gitflow_harness import jsonio
+calls, heavy = jsonio.loads(sys.stdin.read()), set(sys.argv[1].split(","))
+started = {m for m in sys.modules if m.split(".")[0] in heavy}
+from gitflow_harness.main import main
+out = []
+for event, stdin, env in calls:
+    os.environ.update(env)
+    sys.stdin, sys.stdout, sys.stderr = io.StringIO(stdin), io.StringIO(), io.StringIO()
+    code = main(["hook", sys.argv[2], event])
+    err = sys.stderr.getvalue()
+    new = sorted(m for m in sys.modules if m.split(".")[0] in heavy and m not in started)
+    out.append([event, code, "internal error" in err, new])
+sys.__stdout__.write(jsonio.dumps(out))
+""".replace("import os, sys", "import io, os, sys")
+# The events that import some of them, and why: each comes once a session or once a subagent.
+IMPORTS_AS_INSTALLED = {
+    "SessionStart": "the git gateway, for `ensure`",
+    "sessionStart": "the git gateway, for `ensure`",
+    "SubagentStart": "the pills' index (`learning/`), for the subagent's lessons",
+    "subagentStart": "the pills' index (`learning/`), for the subagent's lessons",
+}
+
+
+def _bare_probe(host: str, repo: Path, calls: list[list[object]]) -> list[list[object]]:
+    import sysconfig
+
+    root = Path(__file__).resolve().parents[2]
+    paths = os.pathsep.join([str(root), sysconfig.get_paths()["purelib"]])
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", BARE_PROBE, ",".join(AS_INSTALLED), host, paths],
+        cwd=repo,
+        input=json.dumps(calls),
+        capture_output=True,
+        text=True,
+        env=unmeasured_env(),
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result: list[list[object]] = json.loads(proc.stdout)
+    return result
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("host", "path"), FIXTURES, ids=lambda v: getattr(v, "name", v))
+def test_a_warm_call_as_installed_imports_no_pathlib_nor_re(
+    host: str, path: Path, repo: Path
+) -> None:
+    """An installed interpreter starts without `pathlib`, `re` and `enum`: a warm call of
+    every event but those named above imports none of them, its way firing on every lane (its
+    regexes built from the code a first call kept, `ways/regexes.py`)."""
+    kit.way(repo, "everywhere", EVERY_LANE)
+    settle_tree(repo / "hooks")
+    call = _call(host, path, repo)
+    cold = _bare_probe(host, repo, [call])
+    warm = _bare_probe(host, repo, [call])
+    assert [internal for _, _, internal, _ in cold + warm] == [False, False]
+    event = str(call[0])
+    if event in IMPORTS_AS_INSTALLED:
+        return
+    assert warm[0][3] == [], f"{event} imports these as installed"

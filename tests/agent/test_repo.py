@@ -15,9 +15,9 @@ def _agree(where: Path) -> None:
     found = locate(where)
     assert found is not None
     repo = gitgw.discover(where)
-    assert found.top.resolve() == repo.top.resolve() if repo.top else False
-    assert found.git_dir.resolve() == repo.git_dir.resolve()
-    assert found.common_dir.resolve() == repo.common_dir.resolve()
+    assert Path(found.top).resolve() == repo.top.resolve() if repo.top else False
+    assert Path(found.git_dir).resolve() == repo.git_dir.resolve()
+    assert Path(found.common_dir).resolve() == repo.common_dir.resolve()
     assert found.branch == gitgw.head(repo).label
 
 
@@ -33,7 +33,7 @@ def test_linked_worktree_shares_the_common_dir(repo: Path, tmp_path: Path) -> No
     found = locate(tmp_path / "wt")
     assert found is not None
     assert found.branch == "feature/x"
-    assert found.common_dir.resolve() == (repo / ".git").resolve()
+    assert Path(found.common_dir).resolve() == (repo / ".git").resolve()
 
 
 def test_detached_head_is_labelled_head(repo: Path) -> None:
@@ -63,8 +63,8 @@ def test_submodule_style_gitdir_file(tmp_path: Path) -> None:
     git(inner, "config", "core.worktree", str(inner))
     found = locate(inner)
     assert found is not None
-    assert found.git_dir == moved
-    assert found.common_dir == moved
+    assert found.git_dir == str(moved)
+    assert found.common_dir == str(moved)
 
 
 def test_outside_a_repository_is_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -81,7 +81,7 @@ def test_git_dir_in_the_environment_is_left_to_git(
     monkeypatch.setenv("GIT_WORK_TREE", str(elsewhere))
     found = locate(repo)
     assert found is not None
-    assert found.top.resolve() == elsewhere.resolve()
+    assert Path(found.top).resolve() == elsewhere.resolve()
 
 
 @pytest.mark.parametrize("project_dir", [True, False])

@@ -385,7 +385,7 @@ def test_a_planted_session_dir_symlink_fails_open_and_is_recorded(
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     data = kit.payload("claude", "UserPromptSubmit", repo)
-    sessions = state_home() / "sessions"
+    sessions = Path(state_home(), "sessions")
     sessions.mkdir(parents=True)
     (sessions / session_key(f"claude:{data['session_id']}")).symlink_to(elsewhere)
     result = kit.hook(gfh, "claude", "UserPromptSubmit", data)

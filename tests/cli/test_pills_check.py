@@ -88,8 +88,9 @@ def test_the_configured_folder_is_read_and_a_change_to_it_seen(repo: Path, gfh: 
     assert (result.code, result.out) == (0, "0 pill(s) in lessons/: 0 problem(s), 0 note(s)\n")
     from gitflow_harness.hookcall.settings import cache_file
 
-    kept = cache_file(repo)
-    assert kept is not None
+    found = cache_file(repo)
+    assert found is not None
+    kept = Path(found)
     assert kept.is_file()  # read through the cache the hook's sessions share
     config.write_text('[paths]\npills = "pills"\n')
     result = same_both_ways(gfh, "pills", "check")
@@ -113,8 +114,9 @@ def test_a_configuration_cache_that_cannot_be_written_is_passed_by(
 
     put(repo)
     (repo / ".gitflow-harness.toml").write_text('[paths]\npills = "pills"\n')
-    path = cache_file(repo)
-    assert path is not None
+    found = cache_file(repo)
+    assert found is not None
+    path = Path(found)
     path.mkdir(parents=True)
     result = same_both_ways(gfh, "pills", "check")
     assert (result.code, result.out) == (0, "1 pill(s) in pills/: 0 problem(s), 0 note(s)\n")

@@ -217,8 +217,9 @@ def test_a_configuration_cache_that_cannot_be_written_is_passed_by(
     status reads the configuration as every other command does."""
     from gitflow_harness.hookcall.settings import cache_file
 
-    path = cache_file(repo)
-    assert path is not None
+    found = cache_file(repo)
+    assert found is not None
+    path = Path(found)
     path.mkdir(parents=True)
     result = same_both_ways(gfh, "status", "--json")
     assert result.code == 0

@@ -29,7 +29,7 @@ def test_the_text_stays_in_private_session_state(repo: Path, gfh: CliRunner) -> 
     gfh("task", "set", "canary-4417 refactor", env=SESSION)
     log_text = "".join(p.read_text() for p in (repo / ".git" / "gitflow-harness").rglob("*.jsonl"))
     assert "canary-4417" not in log_text
-    stored = session_dir("claude:task-test") / "task.json"
+    stored = Path(session_dir("claude:task-test"), "task.json")
     assert "canary-4417" in stored.read_text()
     assert stat.S_IMODE(stored.stat().st_mode) == 0o600
     assert gfh("task", "show", env=SESSION).out == "canary-4417 refactor\n"

@@ -15,13 +15,13 @@ def test_state_is_owner_only_and_saved_only_when_changed(hermetic: Path) -> None
     store = SessionState("claude:abc")
     with store.update() as state:
         assert state == {"v": 1}
-    assert not (store.directory / "runtime.json").exists()
+    assert not (Path(store.directory) / "runtime.json").exists()
     with store.update() as state:
         state["turns"] = 1
-    path = store.directory / "runtime.json"
+    path = Path(store.directory) / "runtime.json"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert stat.S_IMODE(store.directory.stat().st_mode) == 0o700
-    assert store.directory.is_relative_to(hermetic / "gfh-state" / "sessions")
+    assert stat.S_IMODE(Path(store.directory).stat().st_mode) == 0o700
+    assert Path(store.directory).is_relative_to(hermetic / "gfh-state" / "sessions")
     assert json.loads(path.read_text()) == {"turns": 1, "v": 1}
 
 
@@ -39,7 +39,7 @@ def test_an_exception_in_the_block_saves_nothing() -> None:
 def test_damaged_state_starts_afresh() -> None:
     store = SessionState("claude:abc")
     for junk in (b"{not json", b"[]", b'{"v": 99, "turns": 3}'):
-        (store.directory / "runtime.json").write_bytes(junk)
+        (Path(store.directory) / "runtime.json").write_bytes(junk)
         assert store.read() == {"v": 1}
 
 

@@ -19,8 +19,9 @@ def test_the_configuration_is_cached_and_refreshed_on_change(
 ) -> None:
     store = SessionState("claude:s")
     assert hook_config(repo, store)["ways"]["budget_chars"] == 9000
-    cache = cache_file(repo)
-    assert cache is not None
+    found = cache_file(repo)
+    assert found is not None
+    cache = Path(found)
     assert cache.exists()
     with monkeypatch.context() as patched:  # another session, another worktree: no parse
         patched.setattr("gitflow_harness.store.config.load_config", None)

@@ -35,10 +35,10 @@ def test_an_empty_task_is_a_declaration_not_an_absence() -> None:
 
 def test_state_is_owner_only() -> None:
     task.set_task(SESSION, "x")
-    path = session_dir(SESSION) / task.TASK_FILE
+    path = Path(session_dir(SESSION), task.TASK_FILE)
     assert mode(path) == 0o600
     assert mode(path.parent) == 0o700
-    assert mode(state_home() / task.KEY_FILE) == 0o600
+    assert mode(Path(state_home(), task.KEY_FILE)) == 0o600
 
 
 def test_fingerprint_is_keyed_and_stable() -> None:
@@ -47,7 +47,7 @@ def test_fingerprint_is_keyed_and_stable() -> None:
     assert first == task.fingerprint(text)
     assert first != task.fingerprint(text + ".")
     assert first != hashlib.sha256(text.encode()).hexdigest()  # a key is needed to compute it
-    (state_home() / task.KEY_FILE).unlink()
+    (Path(state_home(), task.KEY_FILE)).unlink()
     assert task.fingerprint(text) != first  # a new key, a new fingerprint
 
 
@@ -60,7 +60,7 @@ def test_sessions_do_not_share_tasks() -> None:
 
 def test_tampered_task_is_refused() -> None:
     task.set_task(SESSION, "honest")
-    path = session_dir(SESSION) / task.TASK_FILE
+    path = Path(session_dir(SESSION), task.TASK_FILE)
     raw = json.loads(path.read_text())
     raw["text"] = "forged"
     path.write_text(json.dumps(raw))

@@ -76,3 +76,41 @@ def test_read_within_raises_for_a_missing_file(tmp_path: Path) -> None:
 
     with pytest.raises(FileNotFoundError):
         read_within(str(tmp_path / "missing"), 10)
+
+
+@pytest.mark.parametrize("kind", [str, Path])
+def test_private_dirs_are_made_below_a_root_from_str_or_path(
+    tmp_path: Path, kind: type[str] | type[Path]
+) -> None:
+    root = tmp_path / "state"
+    root.mkdir()
+    fsutil.ensure_private_dir(kind(root / "a" / "b" / "c"), root=kind(root))
+    for made in (root / "a", root / "a" / "b", root / "a" / "b" / "c"):
+        assert made.is_dir()
+        assert made.stat().st_mode & 0o777 == 0o700
+    fsutil.ensure_private_dir(kind(root / "a" / "b" / "c"), root=kind(root))  # there: as it is
+    fsutil.ensure_private_dir(kind(root), root=kind(root))  # the root itself is not checked
+
+
+@pytest.mark.parametrize("kind", [str, Path])
+def test_a_symlink_below_the_root_is_refused_from_str_or_path(
+    tmp_path: Path, kind: type[str] | type[Path]
+) -> None:
+    root, elsewhere = tmp_path / "state", tmp_path / "elsewhere"
+    root.mkdir()
+    elsewhere.mkdir()
+    (root / "a").symlink_to(elsewhere, target_is_directory=True)
+    given_root = str(root) + os.sep if kind is str else root  # a trailing separator is the same
+    with pytest.raises(fsutil.UnsafePathError, match="is a symlink"):
+        fsutil.ensure_private_dir(kind(root / "a" / "b"), root=given_root)
+    assert not (elsewhere / "b").exists()
+
+
+def test_a_relative_private_dir_is_made_where_the_process_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    fsutil.ensure_private_dir("x/y")
+    fsutil.write_private("z.json", "{}")
+    assert (tmp_path / "x" / "y").is_dir()
+    assert (tmp_path / "z.json").read_text() == "{}"

@@ -14,21 +14,21 @@ from gitflow_harness.store.fsutil import atomic_write, write_private
 
 
 def test_state_home_honours_the_override(hermetic: Path) -> None:
-    assert state.state_home() == hermetic / "gfh-state"
+    assert Path(state.state_home()) == hermetic / "gfh-state"
 
 
 def test_state_home_defaults_to_the_platform_dir(
     hermetic: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("GFH_STATE_HOME")
-    assert state.state_home() == hermetic / ".local" / "state" / "gitflow-harness"
+    assert Path(state.state_home()) == hermetic / ".local" / "state" / "gitflow-harness"
 
 
 def test_session_dirs_are_private_and_distinct(hermetic: Path) -> None:
     old = os.umask(0o022)
     try:
-        a = state.session_dir("claude:7f3c/../../etc")
-        b = state.session_dir("claude:7f3c_.._.._etc")
+        a = Path(state.session_dir("claude:7f3c/../../etc"))
+        b = Path(state.session_dir("claude:7f3c_.._.._etc"))
     finally:
         os.umask(old)
     assert a != b

@@ -356,7 +356,7 @@ def test_a_warm_load_decodes_every_way_without_parsing_again(
 def test_the_default_cache_lives_in_the_private_state_dir(ways_root: Path, hermetic: Path) -> None:
     settle(write_way(ways_root, "a", WAY))
     load_index(ways_root)
-    cache = index_module.default_cache_file(ways_root)
+    cache = Path(index_module.default_cache_file(ways_root))
     assert cache.is_file()
     assert cache.is_relative_to(hermetic / "gfh-state")
     assert cache.stat().st_mode & 0o777 == 0o600
@@ -368,7 +368,7 @@ def test_the_json_cache_an_earlier_version_kept_goes_when_the_cache_is_written(
     """If the state dir holds the JSON cache an earlier gfh kept for this root, then writing
     the cache removes it, and leaves the JSON cache of any other root alone."""
     settle(write_way(ways_root, "a", WAY))
-    cache = index_module.default_cache_file(ways_root)
+    cache = Path(index_module.default_cache_file(ways_root))
     cache.parent.mkdir(parents=True, exist_ok=True)
     old = cache.with_suffix(".json")
     other = cache.with_name("another-root.json")
@@ -698,8 +698,8 @@ def test_a_file_changed_since_the_git_index_proved_it_is_hashed_from_its_bytes(
 
 def test_prune_removes_only_old_caches_and_forget_only_its_own(tmp_path: Path) -> None:
     """`prune_caches` counts what it removed; a cache already gone is forgotten quietly."""
-    old = index_module.default_cache_file(tmp_path / "a")
-    new = index_module.default_cache_file(tmp_path / "b")
+    old = Path(index_module.default_cache_file(tmp_path / "a"))
+    new = Path(index_module.default_cache_file(tmp_path / "b"))
     old.parent.mkdir(parents=True, exist_ok=True)
     old.write_bytes(b"x")
     new.write_bytes(b"x")

@@ -53,8 +53,8 @@ def test_accept_removes_the_ways_cache_of_the_worktree_it_removes(
     from gitflow_harness.ways import ways_root
     from gitflow_harness.ways.index import default_cache_file
 
-    cache = default_cache_file(ways_root(feature, "hooks/ways"))
-    main = default_cache_file(ways_root(repo, "hooks/ways"))
+    cache = Path(default_cache_file(ways_root(feature, "hooks/ways")))
+    main = Path(default_cache_file(ways_root(repo, "hooks/ways")))
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_bytes(b"x")
     main.write_bytes(b"x")

@@ -220,7 +220,7 @@ def test_start_removes_the_ways_caches_unwritten_for_a_month(repo: Path, gfh: Cl
 
     from gitflow_harness.ways.index import KEEP_CACHE_S, default_cache_file
 
-    old, recent = default_cache_file(repo / "gone"), default_cache_file(repo / "kept")
+    old, recent = Path(default_cache_file(repo / "gone")), Path(default_cache_file(repo / "kept"))
     old.parent.mkdir(parents=True, exist_ok=True)
     old.write_bytes(b"x")
     recent.write_bytes(b"x")
