@@ -5,13 +5,16 @@ A `prompt` or `commands` regex runs only when the text holds a literal every mat
 `enum` under them) costs 25M instructions: two thirds of an installed interpreter's start, for
 a call that may run one regex. `re` turns a pattern into a list of integers and hands it to
 `_sre`, the interpreter's C engine, which builds the pattern object from it. This module keeps
-that code, by pattern and flags, in a cache file of the state dir, and builds the pattern with
-`_sre` alone; a pattern it has no code for is compiled with `re`, and its code kept for the
-next call (`save`, once the call's ways are matched).
+that code in the state dir, a small file per pattern and flags, and builds the pattern with
+`_sre` alone; a pattern with no file yet is compiled with `re`, and its file written for the
+next calls (`save`, once the call's ways are matched). A call reads the files of the patterns
+it runs, and no others.
 
-The code is `_sre`'s own format: the file is named by the interpreter (its cache tag and
-`_sre.MAGIC`) and holds the exact version that wrote it, and code that does not build (`_sre`
-checks it) is compiled again with `re`. An unreadable or damaged file is an empty cache.
+The code is `_sre`'s own format: a file is named by the interpreter that wrote it (its cache
+tag and `_sre.MAGIC`) and holds that interpreter's exact version, its pattern and its flags;
+code that does not build (`_sre` checks it) is compiled again with `re`, and a file that is
+damaged, or another's, is no file. The files live beside the ways index caches
+(`ways-index/`), whose pruning removes them when unwritten for a month.
 """
 
 from __future__ import annotations
@@ -24,18 +27,18 @@ import sys
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
     from re import Pattern
-    from typing import Any
 
     Key = tuple[str, int]
     # `_sre.compile`'s arguments after the pattern: flags, code, groups, groupindex, indexgroup
     Code = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
 
 VERSION = 1
-LIMIT = 4096  # patterns kept; past it the file starts again from the call's own
-_BUILT: dict[Key, Pattern[str]] = {}
-_known: dict[Key, Code] | None = None
-_new: dict[Key, Code] = {}
+PREFIX = f"regex-{sys.implementation.cache_tag}-{_sre.MAGIC}-"
 _WRITER = (VERSION, sys.hexversion, _sre.MAGIC, _sre.CODESIZE)
+_BUILT: dict[Key, Pattern[str]] = {}
+_new: dict[Key, Code] = {}
+# The state dir's `ways-index` (None: unusable), looked up once for the state home it is in.
+_directory: dict[str | None, str | None] = {}
 
 
 def compiled(pattern: str, flags: int = 0) -> Pattern[str]:
@@ -50,44 +53,43 @@ def compiled(pattern: str, flags: int = 0) -> Pattern[str]:
 
 def save() -> None:
     """Keep the code of the patterns this process compiled with `re`, for the next calls. A
-    cache: a write that fails is passed by (the next call compiles them again)."""
+    cache: a write that fails is passed by (a later call compiles the pattern again)."""
     global _new
-    if not _new:
-        return
     new, _new = _new, {}
-    path = cache_file()
-    if path is None:
-        return
-    kept = _read(path)
-    if len(kept) + len(new) > LIMIT:
-        kept = {}
-    kept.update(new)
-    from gitflow_harness.store.fsutil import write_private
+    for key, code in new.items():
+        path = cache_file(key)
+        if path is None:
+            return
+        from gitflow_harness.store.fsutil import write_private
 
-    try:
-        write_private(path, marshal.dumps((_WRITER, kept)), sync=False)
-    except OSError:
-        pass
+        try:
+            write_private(path, marshal.dumps((_WRITER, *key, code)), sync=False)
+        except OSError:
+            pass
 
 
-def cache_file() -> str | None:
-    """The cache of this interpreter's code, or None when there is no usable state dir."""
-    from gitflow_harness.errors import GfhError
-    from gitflow_harness.store.state import user_dir
+def cache_file(key: Key) -> str | None:
+    """The file of a pattern and its flags, or None when there is no usable state dir."""
+    home = os.environ.get("GFH_STATE_HOME")
+    if home not in _directory:
+        from gitflow_harness.errors import GfhError
+        from gitflow_harness.store.state import user_dir
 
-    try:
-        directory = user_dir("ways-index")
-    except (OSError, GfhError):
+        try:
+            _directory[home] = user_dir("ways-index")
+        except (OSError, GfhError):
+            _directory[home] = None
+    directory = _directory[home]
+    if directory is None:
         return None
-    return os.path.join(directory, f"regexes-{sys.implementation.cache_tag}-{_sre.MAGIC}.marshal")
+    from gitflow_harness.store.digest import sha256_hex
+
+    digest = sha256_hex(b"%d\0" % key[1] + key[0].encode("utf-8", "surrogatepass"))
+    return os.path.join(directory, f"{PREFIX}{digest[:32]}.marshal")
 
 
 def _build(key: Key) -> Pattern[str]:
-    global _known
-    if _known is None:
-        path = cache_file()
-        _known = _read(path) if path is not None else {}
-    code = _known.get(key)
+    code = _read(key)
     if code is not None:
         try:
             built: Pattern[str] = _sre.compile(key[0], *code)
@@ -96,7 +98,7 @@ def _build(key: Key) -> Pattern[str]:
             pass
     built, code = _compile(*key)
     if code is not None:
-        _new[key] = _known[key] = code
+        _new[key] = code
     return built
 
 
@@ -127,13 +129,16 @@ def _compile(pattern: str, flags: int) -> tuple[Pattern[str], Code | None]:
     return built, code
 
 
-def _read(path: str) -> dict[Key, Code]:
+def _read(key: Key) -> Code | None:
+    path = cache_file(key)
+    if path is None:
+        return None
     try:
         with open(path, "rb") as file:
-            writer, kept = marshal.loads(file.read())
+            writer, pattern, flags, code = marshal.loads(file.read())
     except (OSError, EOFError, ValueError, TypeError):
-        return {}
-    if writer != _WRITER or type(kept) is not dict:
-        return {}
-    found: dict[Any, Any] = kept
-    return found
+        return None
+    if writer != _WRITER or pattern != key[0] or flags != key[1]:
+        return None  # another interpreter's, or another pattern's of the same digest
+    kept: Code = code
+    return kept

@@ -51,10 +51,21 @@ PATTERNS = [
 
 @pytest.fixture(autouse=True)
 def _fresh(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test starts with no pattern built or known in this process."""
+    """Each test starts with no pattern built, kept or looked up in this process."""
     monkeypatch.setattr(regexes, "_BUILT", {})
-    monkeypatch.setattr(regexes, "_known", None)
     monkeypatch.setattr(regexes, "_new", {})
+    monkeypatch.setattr(regexes, "_directory", {})
+
+
+def _file(pattern: str, flags: int = 0) -> Path:
+    path = regexes.cache_file((pattern, flags))
+    assert path is not None
+    return Path(path)
+
+
+def _again() -> None:
+    """As a later process: nothing built yet."""
+    regexes._BUILT.clear()
 
 
 def _same(built: re.Pattern[str], expected: re.Pattern[str], texts: list[str]) -> None:
@@ -103,33 +114,40 @@ def test_any_pattern_built_from_its_code_matches_as_re_does(
     _same(_rebuilt(pattern, flags), re.compile(pattern, flags), [*texts, *TEXTS])
 
 
-def test_a_pattern_is_compiled_once_kept_and_built_from_the_file_after(hermetic: Path) -> None:
+def test_a_pattern_is_compiled_once_kept_and_built_from_its_file_after(hermetic: Path) -> None:
     first = regexes.compiled(r"\bgit\s+push\b", 0)
     assert regexes.compiled(r"\bgit\s+push\b", 0) is first  # the process's own
-    path = regexes.cache_file()
-    assert path is not None
-    assert not os.path.exists(path)  # kept only when the call is done matching
+    path = _file(r"\bgit\s+push\b")
+    assert not path.exists()  # kept only when the call is done matching
     regexes.save()
-    assert os.path.exists(path)
-    regexes._BUILT.clear()
-    regexes._known = None
+    assert path.exists()
+    assert path.stat().st_mode & 0o777 == 0o600
+    _again()
     again = regexes.compiled(r"\bgit\s+push\b", 0)
     assert again is not first
-    assert regexes._new == {}  # built from the file: nothing new to keep
+    assert regexes._new == {}  # built from its file: nothing new to keep
     _same(again, re.compile(r"\bgit\s+push\b"), TEXTS)
 
 
+def test_each_pattern_and_flags_has_a_file_of_its_own(hermetic: Path) -> None:
+    for pattern, flags in [("ab", 0), ("ab", re.IGNORECASE), ("ab+", 0)]:
+        regexes.compiled(pattern, flags)
+    regexes.save()
+    names = {_file("ab").name, _file("ab", re.IGNORECASE).name, _file("ab+").name}
+    assert len(names) == 3
+    assert all(name.startswith(regexes.PREFIX) for name in names)
+
+
 def test_code_that_does_not_build_is_compiled_again(hermetic: Path) -> None:
-    path = regexes.cache_file()
-    assert path is not None
-    junk = {("ab+", 0): (32, [1, 2, 3], 0, {}, (None,)), ("cd", 0): "not code"}
-    Path(path).write_bytes(marshal.dumps((regexes._WRITER, junk)))
+    bad = {"ab+": (32, [1, 2, 3], 0, {}, (None,)), "cd": "not code"}
+    for pattern, code in bad.items():
+        _file(pattern).write_bytes(marshal.dumps((regexes._WRITER, pattern, 0, code)))
     _same(regexes.compiled("ab+", 0), re.compile("ab+"), ["xabbb", "a"])
     _same(regexes.compiled("cd", 0), re.compile("cd"), ["xcd"])
     regexes.save()  # the code that builds replaces what did not
-    regexes._BUILT.clear()
-    regexes._known = None
+    _again()
     regexes.compiled("ab+", 0)
+    regexes.compiled("cd", 0)
     assert regexes._new == {}
 
 
@@ -139,30 +157,15 @@ def test_code_that_does_not_build_is_compiled_again(hermetic: Path) -> None:
         b"",
         b"\x00not marshal",
         marshal.dumps([1, 2]),
-        marshal.dumps(((0, 0, 0, 0), {})),  # another interpreter's
-        marshal.dumps((regexes._WRITER, ["not", "a", "dict"])),
+        marshal.dumps(((0, 0, 0, 0), "x+y", 0, (32, [], 0, {}, (None,)))),  # another interpreter's
+        marshal.dumps((regexes._WRITER, "x+z", 0, (32, [], 0, {}, (None,)))),  # another pattern's
+        marshal.dumps((regexes._WRITER, "x+y", 2, (32, [], 0, {}, (None,)))),  # other flags'
     ],
 )
-def test_a_damaged_or_foreign_file_is_an_empty_cache(hermetic: Path, content: bytes) -> None:
-    path = regexes.cache_file()
-    assert path is not None
-    Path(path).write_bytes(content)
+def test_a_damaged_or_foreign_file_is_no_file(hermetic: Path, content: bytes) -> None:
+    _file("x+y").write_bytes(content)
     _same(regexes.compiled("x+y", 0), re.compile("x+y"), ["xxy"])
     assert ("x+y", 0) in regexes._new
-
-
-def test_past_the_limit_the_file_starts_again(
-    hermetic: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(regexes, "LIMIT", 3)
-    for pattern in ("a1", "a2", "a3"):
-        regexes.compiled(pattern, 0)
-    regexes.save()
-    regexes.compiled("a4", 0)
-    regexes.save()
-    path = regexes.cache_file()
-    assert path is not None
-    assert set(regexes._read(path)) == {("a4", 0)}
 
 
 def test_without_a_state_dir_nothing_is_kept(
@@ -174,15 +177,29 @@ def test_without_a_state_dir_nothing_is_kept(
     _same(regexes.compiled("q+", 0), re.compile("q+"), ["qq"])
     regexes.save()  # passed by
     assert regexes._new == {}
+    assert regexes.cache_file(("q+", 0)) is None
 
 
-def test_an_unwritable_cache_is_passed_by(hermetic: Path) -> None:
+def test_an_unwritable_file_is_passed_by(hermetic: Path) -> None:
     regexes.compiled("w+", 0)
-    path = regexes.cache_file()
-    assert path is not None
-    os.mkdir(path)  # a directory where the file would go
+    regexes.compiled("v+", 0)
+    _file("w+").mkdir()  # a directory where the file would go
     regexes.save()
-    assert os.path.isdir(path)
+    assert _file("w+").is_dir()
+    assert _file("v+").is_file()  # the others are kept all the same
+
+
+def test_the_index_pruning_removes_files_unwritten_for_a_month(hermetic: Path) -> None:
+    from gitflow_harness.ways.index import KEEP_CACHE_S, prune_caches
+
+    regexes.compiled("old", 0)
+    regexes.compiled("new", 0)
+    regexes.save()
+    month_ago = _file("old").stat().st_mtime - KEEP_CACHE_S - 60
+    os.utime(_file("old"), (month_ago, month_ago))
+    prune_caches()
+    assert not _file("old").exists()
+    assert _file("new").exists()
 
 
 def test_a_bad_pattern_raises_as_re_compile_does() -> None:
