@@ -17,8 +17,8 @@ The cases above run in this checkout's venv, an editable install, whose finder i
 `pathlib`, `re` and more at every interpreter start: `python -c pass` there does what a hook
 needs of them anyway. A user's gfh is an install (`bench_hook.installed`: its own venv, the
 package in site-packages, pip's console script), where a bare interpreter starts in less than
-half the time and the hook pays for those imports itself; the warm events are measured last as
-such an install runs them, each against that install's own `python -c pass`.
+half the time and the hook pays for those imports itself; the five warm events are measured last
+as such an install runs them, each against that install's own `python -c pass`.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def run(work: Path) -> list[Measurement]:
     # The same warm events as a user's install runs them, against its own interpreter's start.
     gfh = installed(work / "installed")
     mine = _Hook(env, gfh, str(work / "installed" / "bin" / "python"))
-    results += _warm_events(mine, repo, big, transcript)
+    results += [*_warm_events(mine, repo, big, transcript), _stop(mine, work / "stop-installed")]
     return results
 
 

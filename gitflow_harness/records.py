@@ -15,9 +15,6 @@ than they take is left to `collections.namedtuple`.
 
 from __future__ import annotations
 
-import collections
-from types import FunctionType
-
 try:
     from _collections import _tuplegetter  # type: ignore[import-not-found]
 except ImportError:  # another Python: what `collections.namedtuple` falls back to
@@ -99,6 +96,11 @@ _NEW = (
     *(_new7, _new8, _new9, _new10, _new11, _new12),
 )
 
+if TYPE_CHECKING:
+    from types import FunctionType
+else:
+    FunctionType = type(_new0)  # without importing `types` for it
+
 
 class _Shared(tuple):  # type: ignore[type-arg]
     """The methods every record has, as `collections.namedtuple` gives them; copied into each
@@ -150,6 +152,9 @@ def _record(
     """Build the class `collections.namedtuple(name, fields, defaults=..., module=...)` builds,
     with the class body's own attributes (`own`: methods, docstring) added."""
     if len(fields) >= len(_NEW):
+        # Only here: `collections` costs a call that reads the event log 7.5M instructions.
+        import collections
+
         make = collections.namedtuple  # a name: mypy checks literal calls of it only
         record = make(name, fields, defaults=defaults, module=module)
         for key, value in own.items():

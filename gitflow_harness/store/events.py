@@ -10,7 +10,6 @@ or a torn line (not JSON), and never fail on the last two.
 from __future__ import annotations
 
 import os
-from collections import deque
 
 from gitflow_harness import jsonio
 from gitflow_harness.errors import GfhError
@@ -325,6 +324,8 @@ class EventLog:
 
     def tail(self, n: int) -> list[Event]:
         """Return the last `n` events, oldest first, reading the files from their ends."""
+        from collections import deque  # only here: the Stop hook's reads import no `collections`
+
         found: deque[Event] = deque()
         if n <= 0:
             return []
