@@ -21,13 +21,11 @@ def source(ctx: HookContext) -> list[Offer]:
     role = ctx.event.role
     if ctx.repo is None or role is None or not ctx.deliverable:
         return []
-    from pathlib import Path
-
     from gitflow_harness.hookcall.model import Offer
     from gitflow_harness.learning.index import subagent_context
 
     # The session's copy of the configuration: parsing the file again would cost ~10 ms.
     config = ctx.config()
     pills, stages = config["paths"]["pills"], config["graph"]["stages"]
-    text = subagent_context(Path(ctx.repo.top), pills, stages, role).strip()
+    text = subagent_context(ctx.repo.top, pills, stages, role).strip()
     return [Offer(text)] if text else []

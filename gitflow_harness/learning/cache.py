@@ -9,7 +9,6 @@ imports this.
 
 from __future__ import annotations
 
-import contextlib
 import os
 
 from gitflow_harness import jsonio
@@ -19,8 +18,9 @@ from gitflow_harness.store.digest import sha256_hex
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
-    from pathlib import Path
     from typing import Any
+
+    from gitflow_harness.store.fsutil import StrPath
 
 
 def stamp(st: os.stat_result) -> list[int]:
@@ -29,7 +29,7 @@ def stamp(st: os.stat_result) -> list[int]:
 
 
 def markdown_stamps(
-    root: Path, *, depth: int, unlisted: type[OSError] = OSError
+    root: StrPath, *, depth: int, unlisted: type[OSError] = OSError
 ) -> dict[str, list[int]]:
     """{path under `root` (posix): stamp} of every `*.md` file (symlinks to files count) at
     most `depth` folders below `root`. Symlinked folders are not followed; a folder that cannot
@@ -54,7 +54,7 @@ def markdown_stamps(
 
 
 def cached(
-    root: Path,
+    root: StrPath,
     kind: str,
     version: str,
     files: Mapping[str, list[int]],
@@ -84,19 +84,18 @@ def cached(
     return out
 
 
-def cache_path(root: Path, kind: str) -> Path:
+def cache_path(root: StrPath, kind: str) -> str:
     """Return the `kind` cache file of the pills root `root`."""
-    from pathlib import Path  # loaded already: `root` is one
-
     from gitflow_harness.store.state import state_home
 
-    digest = sha256_hex(os.fsencode(root.resolve()))[:16]
-    return Path(state_home(), "cache", f"{kind}-{digest}.json")
+    digest = sha256_hex(os.fsencode(os.path.realpath(root)))[:16]
+    return os.path.join(state_home(), "cache", f"{kind}-{digest}.json")
 
 
-def _read(path: Path, version: str) -> dict[str, Any]:
+def _read(path: str, version: str) -> dict[str, Any]:
     try:
-        data = jsonio.loads(path.read_bytes())
+        with open(path, "rb") as file:
+            data = jsonio.loads(file.read())
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict) or data.get("version") != version:
@@ -105,10 +104,11 @@ def _read(path: Path, version: str) -> dict[str, Any]:
     return entries if isinstance(entries, dict) else {}
 
 
-def _write(path: Path, version: str, entries: dict[str, dict[str, Any]]) -> None:
+def _write(path: str, version: str, entries: dict[str, dict[str, Any]]) -> None:
     from gitflow_harness.store.fsutil import write_private
 
     payload = jsonio.dumps({"version": version, "entries": entries}, ensure_ascii=False)
-    # A cache that cannot be written costs time on the next call, nothing else.
-    with contextlib.suppress(OSError):
+    try:
         write_private(path, payload)
+    except OSError:
+        pass  # a cache that cannot be written costs time on the next call, nothing else

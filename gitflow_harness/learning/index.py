@@ -9,7 +9,7 @@ imported and a pill parsed only when its file changed since the last call.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from gitflow_harness.learning.cache import cached, markdown_stamps
 
@@ -18,6 +18,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Collection
     from typing import Any, Final
+
+    from gitflow_harness.store.fsutil import StrPath
 
 CACHE_VERSION: Final = "index-2"
 TRIGGER_WIDTH: Final = 160
@@ -33,12 +35,12 @@ def injects(stages: Collection[str], role: str) -> bool:
     return not stages or role in stages
 
 
-def lessons_index(repo_top: Path, pills_root: str, role: str) -> str:
+def lessons_index(repo_top: StrPath, pills_root: str, role: str) -> str:
     """Return the lessons index of `role` (empty when no active lesson applies to it)."""
-    return _render(pills_root, role, _entries(repo_top / pills_root))
+    return _render(pills_root, role, _entries(os.path.join(repo_top, pills_root)))
 
 
-def subagent_context(repo_top: Path, pills_root: str, stages: Collection[str], role: str) -> str:
+def subagent_context(repo_top: StrPath, pills_root: str, stages: Collection[str], role: str) -> str:
     """Return what SubagentStart injects for `role`: its index if the role is injected, else ""."""
     return lessons_index(repo_top, pills_root, role) if injects(stages, role) else ""
 
@@ -77,25 +79,28 @@ def collapse(text: str, width: int = TRIGGER_WIDTH) -> str:
     return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
 
 
-def _entries(root: Path) -> dict[str, dict[str, Any]]:
+def _entries(root: str) -> dict[str, dict[str, Any]]:
     """Return {path under root: index fields} for every usable pill, through the cache."""
     fields = cached(root, "pills", CACHE_VERSION, _pill_files(root), lambda rel: _parse(root, rel))
     return {rel: pill for rel, pill in fields.items() if pill is not None}
 
 
-def _pill_files(root: Path) -> dict[str, list[int]]:
+def _pill_files(root: str) -> dict[str, list[int]]:
     """Map `folder/slug.md` and `retired/folder/slug.md` to a stamp of the file's metadata."""
     return {name: s for name, s in markdown_stamps(root, depth=2).items() if "/" in name}
 
 
-def _parse(root: Path, rel: str) -> dict[str, Any] | None:
-    # The one place the hook path may pay for YAML: a pill changed since the last call.
+def _parse(root: str, rel: str) -> dict[str, Any] | None:
+    # The one place the hook path may pay for YAML (and `pathlib`): a pill changed since the
+    # last call.
+    from pathlib import Path
+
     from gitflow_harness.learning.pills import parse_pill, place_of
 
     place = place_of(rel.split("/"))
     if place is None:
         return None
-    pill, _ = parse_pill(root / rel, rel, place)
+    pill, _ = parse_pill(Path(root, rel), rel, place)
     if pill is None:
         return None
     return {

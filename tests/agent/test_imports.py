@@ -150,12 +150,10 @@ for event, stdin, env in calls:
     out.append([event, code, "internal error" in err, new])
 sys.__stdout__.write(jsonio.dumps(out))
 """.replace("import os, sys", "import io, os, sys")
-# The events that import some of them, and why: each comes once a session or once a subagent.
+# The events that import some of them, and why: once a session.
 IMPORTS_AS_INSTALLED = {
     "SessionStart": "the git gateway, for `ensure`",
     "sessionStart": "the git gateway, for `ensure`",
-    "SubagentStart": "the pills' index (`learning/`), for the subagent's lessons",
-    "subagentStart": "the pills' index (`learning/`), for the subagent's lessons",
 }
 
 

@@ -38,7 +38,7 @@ def test_a_gone_file_leaves_the_cache_and_another_version_is_ignored(tmp_path: P
     cache.cached(root, "t", "1", _files(root), lambda name: name)
     (root / "b.md").unlink()
     cache.cached(root, "t", "1", _files(root), lambda name: name)
-    stored = json.loads(cache.cache_path(root, "t").read_text(encoding="utf-8"))
+    stored = json.loads(Path(cache.cache_path(root, "t")).read_text(encoding="utf-8"))
     assert set(stored["entries"]) == {"a.md"}
     assert os.stat(cache.cache_path(root, "t")).st_mode & 0o077 == 0
     again = cache.cached(root, "t", "2", _files(root), lambda name: "re-" + name)
@@ -49,7 +49,7 @@ def test_a_damaged_cache_is_parsed_over(tmp_path: Path) -> None:
     root = tmp_path / "pills"
     root.mkdir()
     (root / "a.md").write_text("one", encoding="utf-8")
-    path = cache.cache_path(root, "t")
+    path = Path(cache.cache_path(root, "t"))
     path.parent.mkdir(parents=True, exist_ok=True)
     for damage in (
         "{not json",
