@@ -5,7 +5,7 @@ again about the same state (once the edit is older than the tree identity's two 
 settling), and asked first after an edit.
 
 Both targeted cases run gfh as a user's install runs it: a virtual environment of its own with
-the package in its site-packages and the console script pip writes (which imports `re`), the
+the package in its site-packages and the console script pip writes, the
 dependencies reached through one `.pth` line, as pipx reaches its shared pip; the interpreter
 starts with its site as usual. This checkout's own venv is an editable install: setuptools'
 finder, which it imports at every interpreter start (`pathlib`, `importlib.util`, `fnmatch`,
