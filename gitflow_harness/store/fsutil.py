@@ -16,7 +16,7 @@ TYPE_CHECKING = False  # no `typing` import at run time (see records.py)
 if TYPE_CHECKING:
     from typing import TypeAlias
 
-    StrPath: TypeAlias = "str | os.PathLike[str]"
+    StrPath: TypeAlias = "str | os.PathLike[str]"  # what `os` functions take for a path
 
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    StrPath = str | os.PathLike[str]
+    from gitflow_harness.store.fsutil import StrPath
 
 CACHE_FORMAT = 10  # `marshal`: several times faster than JSON; 9: sieves; 10: lanes opaque
 RACY_NS = 2_000_000_000

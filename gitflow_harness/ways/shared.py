@@ -21,7 +21,7 @@ TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
     from typing import Any
 
-    StrPath = str | os.PathLike[str]
+    from gitflow_harness.store.fsutil import StrPath
 
 SHARED_FORMAT = 6  # 2: by blob id; 4: a sieve in each payload; 5: marshal; 6: lanes opaque
 MAX_SHARED = 4096  # way versions a repository's shared cache keeps (its oldest go first)
