@@ -21,7 +21,8 @@ from gitflow_harness import spawn
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from pathlib import Path
+
+    from gitflow_harness.store.fsutil import StrPath
 
 # `git.start_status(repo, head=True)`'s question, which it builds from these: what `gfh status`
 # asks first. Without HEAD_OPTIONS it is the question of a command that knows HEAD.
@@ -44,7 +45,7 @@ def start(args: Sequence[str] = STATUS) -> None:
         _started = (tuple(args), cwd, started)
 
 
-def take(args: Sequence[str], top: Path) -> spawn.Spawned | None:
+def take(args: Sequence[str], top: StrPath) -> spawn.Spawned | None:
     """The git process `start` started, when it asked `args` (or `args` and more options,
     whose lines the reader skips: `--branch` for a command that knew HEAD already) from a
     directory of the worktree at `top`; taken once."""

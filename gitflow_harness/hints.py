@@ -15,13 +15,13 @@ delivered in its event. A long-lived server gives every call its own accumulator
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from contextvars import ContextVar
 from types import MappingProxyType
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from contextvars import Token
     from types import TracebackType
     from typing import Any, Final, Literal, NamedTuple

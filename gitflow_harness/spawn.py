@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import os
 import select
-from collections.abc import Mapping, Sequence
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import signal
+    from collections.abc import Mapping, Sequence
 else:
     try:  # the numbers alone: `signal` builds its enums on import (about 0.5 ms)
         import _signal as signal

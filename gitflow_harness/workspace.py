@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from gitflow_harness.store.config import Config
     from gitflow_harness.store.events import Event, EventLog
+    from gitflow_harness.store.fsutil import StrPath
 
 
 class Workspace:
@@ -77,7 +78,10 @@ class Workspace:
 
     @property
     def top(self) -> Path:
-        return self.repo.worktree()
+        """The working tree's root, as a `Path` (`repo.worktree()` is the `str`)."""
+        from pathlib import Path
+
+        return Path(self.repo.worktree())
 
     @property
     def session(self) -> str | None:
@@ -153,9 +157,11 @@ def open_workspace(cwd: Path | str | None = None, *, surface: str = "cli") -> Wo
     return Workspace(repo, config=config, surface=surface, head=head)
 
 
-def load_config(top: Path | None) -> Config:
+def load_config(top: StrPath | None) -> Config:
     """Load the configuration of the worktree at `top`: `store/config.py`'s reader, whose schema
     is imported on first use."""
+    from pathlib import Path
+
     from gitflow_harness.store import config
 
-    return config.load_config(top)
+    return config.load_config(None if top is None else Path(top))

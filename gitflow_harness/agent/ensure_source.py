@@ -29,7 +29,6 @@ def source(ctx: HookContext) -> list[Offer] | Callable[[], list[Offer]]:
     if ctx.repo is None:
         return []
     import time
-    from pathlib import Path
 
     from gitflow_harness import git, hints
     from gitflow_harness.workflow.ensure import begin
@@ -38,7 +37,7 @@ def source(ctx: HookContext) -> list[Offer] | Callable[[], list[Offer]]:
     started = time.perf_counter()
     hints.drain()  # whatever an earlier run in this process left is not this run's to deliver
     found = ctx.repo
-    repo = git.repo_at(Path(found.top), Path(found.git_dir), Path(found.common_dir))
+    repo = git.repo_at(found.top, found.git_dir, found.common_dir)
     # The hook's own discovery and cached configuration: no `git rev-parse`, no TOML parsed.
     trunk = str(ctx.setting("repository", "trunk"))
     finish = begin(Workspace(repo, surface="hook", trunk=trunk))

@@ -8,10 +8,14 @@ their arguments, and every other command through `run`.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping, Sequence
 
 from gitflow_harness.cli.output import echo
 from gitflow_harness.errors import EXIT_FAILED, EXIT_USAGE, GfhError
+
+# Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
 
 # Whether this run was asked for `--verbose`: read by the error boundary, after Click parsed it.
 verbose = {"on": False}

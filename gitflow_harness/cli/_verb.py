@@ -6,7 +6,6 @@ No Click here: `gfh status` shows its run through this module without importing 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable
 
 from gitflow_harness.cli.output import echo, echo_json
 from gitflow_harness.hints import Hint
@@ -17,9 +16,11 @@ from gitflow_harness.workflow.run import run_verb as workflow_run
 # Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
     from gitflow_harness.workflow.run import Action, Guard, Opener
 
-Render = Callable[[VerbResult], list[str]]
+    Render = Callable[[VerbResult], list[str]]
 
 
 def run_verb(

@@ -50,42 +50,44 @@ def found_workspace(
     return Workspace(repo, surface=surface, trunk=trunk)
 
 
-def _found(directory: Path | None) -> tuple[Path, Path, Path] | None:
+def _found(directory: Path | None) -> tuple[str, str, str] | None:
     """The top, git dir and common dir of the worktree around `directory` (real paths, as git
     gives them), or None where only git can tell."""
     if any(os.environ.get(name) for name in GIT_PLACES):
         return None
-    from pathlib import Path
-
     from gitflow_harness.agent.repo import locate
 
     try:
-        here = Path(os.path.realpath(directory if directory is not None else os.getcwd()))
+        here = os.path.realpath(directory if directory is not None else os.getcwd())
         info = locate(here)
         if info is None:
             return None
-        top = Path(os.path.realpath(info.top))
+        top = os.path.realpath(info.top)
         if _git_dir_between(here, top) or not _plain_owner(here, top):
             return None
-        return top, Path(os.path.realpath(info.git_dir)), Path(os.path.realpath(info.common_dir))
+        return top, os.path.realpath(info.git_dir), os.path.realpath(info.common_dir)
     except OSError:
         return None
 
 
-def _git_dir_between(here: Path, top: Path) -> bool:
+def _git_dir_between(here: str, top: str) -> bool:
     """True when a directory from `here` up to (not including) `top` is itself a git dir: a
     bare repository, or the inside of `.git`, which git finds first."""
-    for directory in (here, *here.parents):
-        if directory == top:
-            break
-        if directory.name == ".git" or (
-            (directory / "HEAD").is_file() and (directory / "objects").is_dir()
+    directory = here
+    while directory != top:
+        if os.path.basename(directory) == ".git" or (
+            os.path.isfile(os.path.join(directory, "HEAD"))
+            and os.path.isdir(os.path.join(directory, "objects"))
         ):
             return True
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
     return False
 
 
-def _plain_owner(here: Path, top: Path) -> bool:
+def _plain_owner(here: str, top: str) -> bool:
     """True when this user owns the worktree, on the filesystem `here` is on: git checks the
     owner (`safe.directory`) and stops at a filesystem's edge."""
     mine, at_top = os.stat(here), os.stat(top)

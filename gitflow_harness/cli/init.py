@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -97,7 +98,7 @@ def init(
         for line in table(rows) if not as_json else ():
             click.echo(line)
         return 0
-    top = git.discover().worktree()
+    top = Path(git.discover().worktree())
     source, source_warning = None, None
     if pre_commit and not pre_commit_local:
         source, source_warning = _hooks_source(hooks_repo, hooks_rev)
@@ -150,7 +151,7 @@ def deinit(dry_run: bool, as_json: bool) -> int:
     from gitflow_harness import git, scaffold
     from gitflow_harness.scaffold import deinit as plan_deinit
 
-    result = plan_deinit.plan(git.discover().worktree())
+    result = plan_deinit.plan(Path(git.discover().worktree()))
     if not dry_run:
         scaffold.apply(result)
     _report(result, dry_run=dry_run, as_json=as_json, removing=True)

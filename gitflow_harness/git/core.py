@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from types import MappingProxyType
 
 from gitflow_harness import spawn
@@ -13,8 +11,11 @@ from gitflow_harness.errors import GfhError, RepoStateError, UsageError
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
     from types import TracebackType
     from typing import Final, NamedTuple
+
+    from gitflow_harness.store.fsutil import StrPath
 else:
     from gitflow_harness.records import NamedTuple
 
@@ -41,7 +42,7 @@ class GitError(GfhError):
 def run(
     args: Sequence[str],
     *,
-    cwd: Path | str | None = None,
+    cwd: StrPath | None = None,
     check: bool = True,
     env: Mapping[str, str] | None = None,
     input: str | None = None,
@@ -71,7 +72,7 @@ class Pending:
         wait: Callable[[], tuple[int, bytes, bytes]],
         *,
         check: bool,
-        cwd: Path | str | None,
+        cwd: StrPath | None,
     ) -> None:
         self.pid = pid  # the git process's: reaped once `result` returned or raised
         self._args = list(args)
@@ -125,7 +126,7 @@ class reaped:  # lower case: used as a function: `with git.reaped(started.result
 def start(
     args: Sequence[str],
     *,
-    cwd: Path | str | None = None,
+    cwd: StrPath | None = None,
     check: bool = True,
     env: Mapping[str, str] | None = None,
     input: str | None = None,
@@ -151,7 +152,7 @@ def start(
 
 def _popen(
     args: Sequence[str],
-    cwd: Path | str | None,
+    cwd: StrPath | None,
     env: Mapping[str, str] | None,
     data: bytes | None,
 ) -> tuple[int, Callable[[], tuple[int, bytes, bytes]]]:
@@ -190,7 +191,7 @@ def _text(data: bytes) -> str:
     return text
 
 
-def _no_directory(cwd: Path | str | None) -> GfhError:
+def _no_directory(cwd: StrPath | None) -> GfhError:
     """The error of a git command whose directory is gone: gfh's one line for its own current
     directory removed under it (a concurrent `gfh accept` removing the worktree), else the
     directory named."""
@@ -243,9 +244,11 @@ def split_z(output: str) -> list[str]:
 class Repo(NamedTuple):
     """Where a repository lives, as seen from one working directory."""
 
-    top: Path | None  # the working tree's root; None in a bare repository
-    git_dir: Path  # this worktree's git dir
-    common_dir: Path  # shared by all worktrees: the event log lives here
+    # Paths as `str` (`os.path` joins them): `gfh status` and the SessionStart hook import no
+    # `pathlib`, which brings `re` and `enum` (43M instructions) into an installed interpreter.
+    top: str | None  # the working tree's root; None in a bare repository
+    git_dir: str  # this worktree's git dir
+    common_dir: str  # shared by all worktrees: the event log lives here
     bare: bool
     shallow: bool
 
@@ -257,18 +260,18 @@ class Repo(NamedTuple):
     @property
     def name(self) -> str:
         """The repository's directory name (the main checkout's, also from a worktree)."""
-        if self.common_dir.name == ".git":
-            return self.common_dir.parent.name
-        return self.common_dir.name.removesuffix(".git") or self.common_dir.name
+        parent, name = os.path.split(self.common_dir)
+        if name == ".git":
+            return os.path.basename(parent)
+        return name.removesuffix(".git") or name
 
     @property
-    def main_top(self) -> Path | None:
+    def main_top(self) -> str | None:
         """The main checkout's working tree root, when it has one."""
-        if self.common_dir.name == ".git":
-            return self.common_dir.parent
-        return None
+        parent, name = os.path.split(self.common_dir)
+        return parent if name == ".git" else None
 
-    def worktree(self) -> Path:
+    def worktree(self) -> str:
         """Return the working tree root, or refuse in a bare repository."""
         if self.top is None:
             raise UsageError(
@@ -282,17 +285,17 @@ class NotARepository(UsageError):
     """The directory is not inside a git repository."""
 
 
-def discover(cwd: Path | str | None = None) -> Repo:
+def discover(cwd: StrPath | None = None) -> Repo:
     """Find the repository containing `cwd` (default: the current directory)."""
     return discover_head(cwd)[0]
 
 
-def discover_head(cwd: Path | str | None = None) -> tuple[Repo, Head | None]:
+def discover_head(cwd: StrPath | None = None) -> tuple[Repo, Head | None]:
     """Find the repository containing `cwd`, and where its HEAD is, in one `git rev-parse`.
 
     The HEAD is None where that call cannot tell it (a bare repository): ask `head` then.
     """
-    where = Path(cwd) if cwd is not None else current_directory()
+    where = os.fspath(cwd) if cwd is not None else current_directory()
     proc = run(
         [
             "rev-parse",
@@ -318,7 +321,7 @@ def discover_head(cwd: Path | str | None = None) -> tuple[Repo, Head | None]:
             )
         raise failure(["rev-parse", "--git-dir"], proc.returncode, proc.stdout, proc.stderr)
     bare = lines[2] == "true"
-    top = Path(lines[4]) if len(lines) > 4 and not bare else None
+    top = lines[4] if len(lines) > 4 and not bare else None
     if top is None and not bare:
         # Inside the git dir of a non-bare repository: its working tree is the parent.
         raise UsageError(
@@ -326,8 +329,8 @@ def discover_head(cwd: Path | str | None = None) -> tuple[Repo, Head | None]:
         )
     repo = Repo(
         top=top,
-        git_dir=Path(lines[0]),
-        common_dir=Path(lines[1]),
+        git_dir=lines[0],
+        common_dir=lines[1],
         bare=bare,
         shallow=lines[3] == "true",
     )
@@ -337,22 +340,23 @@ def discover_head(cwd: Path | str | None = None) -> tuple[Repo, Head | None]:
     return repo, Head(branch=head_branch(repo), sha=sha)
 
 
-def repo_at(top: Path, git_dir: Path, common_dir: Path) -> Repo:
+def repo_at(top: StrPath, git_dir: StrPath, common_dir: StrPath) -> Repo:
     """The repository of the worktree at `top`, whose git dirs were read from git's own files
     (`agent/repo.py`), without a git process: shallow when its common dir holds a `shallow`
     file, which is how git tells."""
-    shallow = (common_dir / "shallow").exists()
-    return Repo(top=top, git_dir=git_dir, common_dir=common_dir, bare=False, shallow=shallow)
+    common = os.fspath(common_dir)
+    shallow = os.path.exists(os.path.join(common, "shallow"))
+    return Repo(os.fspath(top), os.fspath(git_dir), common, bare=False, shallow=shallow)
 
 
-def current_directory() -> Path:
+def current_directory() -> str:
     """Return the current directory, or refuse when it was removed under the shell.
 
     `gfh accept` removes the worktree it is run from, so the next command typed in that shell
     starts in a directory that no longer exists.
     """
     try:
-        return Path.cwd()
+        return os.getcwd()
     except FileNotFoundError:
         raise UsageError(GONE) from None
 
@@ -389,7 +393,8 @@ def head_branch(repo: Repo) -> str | None:
     """Return the branch HEAD points at, None when detached (read from the HEAD file)."""
     try:
         # A branch name is bytes to git: decode it as every git output is (surrogate escapes).
-        raw = (repo.git_dir / "HEAD").read_bytes()
+        with open(os.path.join(repo.git_dir, "HEAD"), "rb") as file:
+            raw = file.read()
         content = raw.decode("utf-8", errors="surrogateescape").strip()
     except OSError:
         content = ""
@@ -414,7 +419,7 @@ def operation_in_progress(repo: Repo) -> str | None:
         ("BISECT_LOG", "bisect"),
     )
     for name, operation in markers:
-        if (repo.git_dir / name).exists():
+        if os.path.exists(os.path.join(repo.git_dir, name)):
             return operation
     return None
 
@@ -469,5 +474,5 @@ def require(
     return current
 
 
-def _cwd(repo: Repo) -> Path:
+def _cwd(repo: Repo) -> str:
     return repo.top if repo.top is not None else repo.git_dir

@@ -65,11 +65,11 @@ def _reflog_file(repo: Repo, ref: str) -> list[ReflogEntry] | None:
     trunk: reading the file replaces a `git` process per ref. None where reflogs are not plain
     files (the reftable backend) or a line is not one git writes: the caller asks git instead.
     """
-    if not ref.startswith("refs/") or (repo.common_dir / "reftable").exists():
+    if not ref.startswith("refs/") or os.path.exists(os.path.join(repo.common_dir, "reftable")):
         return None
-    path = repo.common_dir / "logs" / ref
-    if not path.is_file():
-        return [] if not path.exists() else None
+    path = os.path.join(repo.common_dir, "logs", ref)
+    if not os.path.isfile(path):
+        return [] if not os.path.exists(path) else None
     try:
         with open(path, "rb") as fh:
             lines = fh.read().decode("utf-8").splitlines()

@@ -218,12 +218,12 @@ def index_trees(repo: Repo) -> tuple[dict[bytes, dict[bytes, bytes]], bytes] | N
     checkout or git's refreshing of stat data rewrite the index).
     """
     index = os.path.join(repo.git_dir, "index")
-    kept = repo.git_dir.joinpath(*TREES)
+    kept = os.path.join(repo.git_dir, *TREES)
     checksum = _checksum(index)
     if checksum is None:
         return None
     try:
-        known = marshal.loads(kept.read_bytes())
+        known = marshal.loads(_read(kept))
         if isinstance(known, tuple) and len(known) == 2 and known[0] == checksum:
             snapshot = known[1]
             if snapshot is None or (
@@ -308,9 +308,9 @@ def plain(repo: Repo, *, settled_before: int) -> bool:
     attributes are) and kept in the common dir, for every worktree, with the stamps of the
     files it can come from and git's environment: while those are the same, so is the answer.
     """
-    path = repo.common_dir.joinpath(*PLAIN)
+    path = os.path.join(repo.common_dir, *PLAIN)
     try:
-        known = jsonio.loads(path.read_bytes())
+        known = jsonio.loads(_read(path))
         paths, key, answer = known["paths"], known["key"], known["plain"]
     except (OSError, ValueError, TypeError, KeyError):
         paths, key, answer = None, None, False
@@ -399,3 +399,8 @@ def _ask(repo: Repo) -> tuple[list[str], bool]:
     if any(os.path.lexists(file) for file in attributes):
         answer = False
     return sorted(set(paths + attributes)), answer
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()

@@ -19,7 +19,6 @@ from gitflow_harness.git.core import _cwd
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from pathlib import Path
 
     from gitflow_harness.git.core import Repo
 
@@ -58,16 +57,16 @@ def refs_from_files(repo: Repo, names: Sequence[str]) -> dict[str, tuple[str, st
     return found
 
 
-def _other_storage(common: Path) -> bool:
+def _other_storage(common: str) -> bool:
     """True when the refs may not be in files: a `reftable` dir, or a ref storage set in the
     repository's configuration (`extensions.refStorage`)."""
-    if os.path.exists(common / "reftable"):
+    if os.path.exists(os.path.join(common, "reftable")):
         return True
-    with open(common / "config", "rb") as config:
+    with open(os.path.join(common, "config"), "rb") as config:
         return b"refstorage" in config.read().lower()
 
 
-def _followed(common: Path, packed: _Packed, name: str, value: str) -> tuple[str, str] | None:
+def _followed(common: str, packed: _Packed, name: str, value: str) -> tuple[str, str] | None:
     """(symref target or "", object name) of ref `name` holding `value`: a symbolic ref is
     followed, None when its target does not exist."""
     if not value.startswith("ref: "):
@@ -81,11 +80,11 @@ def _followed(common: Path, packed: _Packed, name: str, value: str) -> tuple[str
     return None if sha is None else (target, sha)
 
 
-def _value(common: Path, packed: _Packed, name: str) -> str | None:
+def _value(common: str, packed: _Packed, name: str) -> str | None:
     """The object name (or `ref: TARGET`) ref `name` holds, None when it does not exist."""
     if not _plain_name(name):
         raise _Ask
-    path = common / name
+    path = os.path.join(common, name)
     if os.path.islink(path):
         raise _Ask  # how git once stored a symbolic ref: it still reads some of them so
     try:
@@ -117,7 +116,7 @@ class _Packed:
 
     __slots__ = ("_common", "_data")
 
-    def __init__(self, common: Path) -> None:
+    def __init__(self, common: str) -> None:
         self._common = common
         self._data: bytes | None = None
 
@@ -125,7 +124,7 @@ class _Packed:
         """The object name `packed-refs` gives ref `name`, None when it has none."""
         if self._data is None:
             try:
-                with open(self._common / "packed-refs", "rb") as packed:
+                with open(os.path.join(self._common, "packed-refs"), "rb") as packed:
                     data = packed.read()
             except FileNotFoundError:
                 data = b""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-
 from gitflow_harness.errors import RepoStateError
 from gitflow_harness.git.core import Completed, Pending, Repo, _cwd, failure, run, start
 from gitflow_harness.git.ref_files import refs_from_files
@@ -11,6 +9,7 @@ from gitflow_harness.git.ref_files import refs_from_files
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
     from typing import NamedTuple
 else:
     from gitflow_harness.records import NamedTuple

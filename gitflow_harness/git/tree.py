@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 
 from gitflow_harness import early
 from gitflow_harness.git.core import Completed, Pending, Repo, _cwd, run, split_z, start
@@ -12,6 +10,8 @@ from gitflow_harness.git.core import Completed, Pending, Repo, _cwd, run, split_
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from pathlib import Path
     from typing import NamedTuple
 else:
     from gitflow_harness.records import NamedTuple
@@ -100,21 +100,21 @@ def tree_identity(repo: Repo) -> str:
             pass
 
 
-def _index_copy(git_dir: Path) -> str:
+def _index_copy(git_dir: str) -> str:
     """Copy the index of `git_dir` to a new owner-only file beside it (in the temporary
     directory where the git dir cannot be written) and return its name; with no index yet, the
     name of none (git starts from no index at all: an empty file is not one)."""
     from gitflow_harness.store.fsutil import create_temp
 
     try:
-        fd, copy = create_temp(git_dir / "gfh-tree-index")
+        fd, copy = create_temp(os.path.join(git_dir, "gfh-tree-index"))
     except OSError:  # a git dir this user cannot write to (or a read-only filesystem)
         import tempfile
 
-        fd, copy = create_temp(Path(tempfile.gettempdir()) / "gfh-tree-index")
+        fd, copy = create_temp(os.path.join(tempfile.gettempdir(), "gfh-tree-index"))
     with os.fdopen(fd, "wb") as out:
         try:
-            with open(git_dir / "index", "rb") as real:
+            with open(os.path.join(git_dir, "index"), "rb") as real:
                 while chunk := real.read(COPY_CHUNK):
                     out.write(chunk)
             return copy
@@ -162,7 +162,7 @@ def worktrees(repo: Repo) -> list[Worktree]:
                 branch = record.get("branch")
                 out.append(
                     Worktree(
-                        path=Path(record["worktree"]),
+                        path=_path(record["worktree"]),
                         head=record.get("HEAD"),
                         branch=branch.removeprefix("refs/heads/") if branch else None,
                         bare="bare" in record,
@@ -173,6 +173,12 @@ def worktrees(repo: Repo) -> list[Worktree]:
         key, _, value = item.partition(" ")
         record[key] = value
     return out
+
+
+def _path(text: str) -> Path:
+    from pathlib import Path  # here: `gfh status` imports this module, and no `pathlib`
+
+    return Path(text)
 
 
 def worktree_add(repo: Repo, path: Path, branch: str, base: str) -> None:

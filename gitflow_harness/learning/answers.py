@@ -48,7 +48,7 @@ def answer(repo: git.Repo, config: Config, given: str, rule: str, *, cwd: Path) 
 
 
 def _answer(repo: git.Repo, config: Config, given: str, rule: str, *, cwd: Path) -> Answered:
-    top = repo.worktree()
+    top = Path(repo.worktree())
     ledger = load_ledger(top, config.paths.requests)
     request = ledger.find(given)
     _require_open(request)
@@ -102,7 +102,7 @@ def decline(repo: git.Repo, config: Config, given: str, why: str) -> Declined:
     reason = " ".join(why.split())
     if not reason:
         raise UsageError("--why must say why the request is declined")
-    top = repo.worktree()
+    top = Path(repo.worktree())
     with held(repo):
         ledger = load_ledger(top, config.paths.requests)
         request = ledger.find(given)

@@ -165,7 +165,7 @@ def tidy(repo: git.Repo, root_rel: str, *, dry_run: bool = False) -> list[Move]:
     """Put every pill where its status says, under the learning lock; return the moves."""
     from gitflow_harness.learning.pills import load_catalog
 
-    top = repo.worktree()
+    top = Path(repo.worktree())
     with held(repo):
         plan = tidy_plan(load_catalog(top, root_rel))
         return plan if dry_run else apply_moves(repo, top, plan)

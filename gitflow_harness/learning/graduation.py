@@ -156,7 +156,7 @@ def file_owed(
 ) -> Filing:
     """File every owed request and reopening, under the learning lock; return what was filed
     and what could not be (each with its reason), the one never stopping the others."""
-    top = repo.worktree()
+    top = Path(repo.worktree())
     with held(repo):
         # Read everything again under the lock: another check may have filed a moment ago.
         catalog = load_catalog(top, config.paths.pills)
@@ -196,7 +196,7 @@ def not_added(repo: git.Repo, config: Config) -> list[str]:
 
     The check keeps failing on them, so a commit cannot slip past a request it filed.
     """
-    top = repo.worktree()
+    top = Path(repo.worktree())
     root = top / config.paths.requests
     on_disk = (
         {p.relative_to(top).as_posix() for p in root.glob("*.md") if p.name != "README.md"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 from gitflow_harness import git
 from gitflow_harness.learning import citations
@@ -18,7 +19,7 @@ FAILING = frozenset({"error", "warning"})
 def check_pills(repo: git.Repo, root: str, *, today: dt.date) -> tuple[Catalog, list[Problem]]:
     """Return the catalog of the pills under `root` (`[paths] pills`) and every problem of every
     pill, sorted by file and line."""
-    top = repo.worktree()
+    top = Path(repo.worktree())
     catalog = load_catalog(top, root)
     problems = list(catalog.problems)
     cited = citations.start(catalog.pills, repo, top)  # git walks the history meanwhile

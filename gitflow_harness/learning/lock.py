@@ -19,7 +19,7 @@ LOCK_NAME: Final = "learning.lock"
 
 def lock_path(repo: git.Repo) -> Path:
     """Return the learning lock's path."""
-    return repo.common_dir / "gitflow-harness" / LOCK_NAME
+    return Path(repo.common_dir, "gitflow-harness", LOCK_NAME)
 
 
 @contextmanager

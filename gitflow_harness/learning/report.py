@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from gitflow_harness import git
@@ -66,7 +67,7 @@ def analyze(
     days: int | None = None,
 ) -> LearningReport:
     """Build the learning report from collected events and the repository's files."""
-    top = repo.worktree()
+    top = Path(repo.worktree())
     catalog = load_catalog(top, config.paths.pills)
     ledger = load_ledger(top, config.paths.requests)
     recs = build(collector, config.learning, config.graph)

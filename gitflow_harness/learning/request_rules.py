@@ -43,7 +43,7 @@ def rule_context(ledger: Ledger, repo: git.Repo, *, today: dt.date) -> RuleConte
     """Gather what the rules need of git and the file system for every request of `ledger`."""
     from gitflow_harness.learning.citations import Outside, repo_path
 
-    top = repo.worktree()
+    top = Path(repo.worktree())
     # Every rule_in, read as a place in the repository; only files there are asked of git.
     placed = {r.rule_in: repo_path(r.rule_in) for r in ledger.requests if r.rule_in}
     outside = {k: p.reason for k, p in placed.items() if isinstance(p, Outside)}

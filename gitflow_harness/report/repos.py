@@ -40,7 +40,7 @@ def repo_ref(ws: Workspace) -> RepoRef:
 def open_repositories(paths: Sequence[str]) -> list[Workspace]:
     """Open each `--repo` path as a workspace, in order, each repository once."""
     found: list[Workspace] = []
-    seen: set[Path] = set()
+    seen: set[str] = set()
     for path in paths:
         if not Path(path).is_dir():
             raise UsageError(f"--repo {path}: no such directory; give the path of a git repository")

@@ -11,11 +11,10 @@ same display width, at most 100 columns; long values wrap onto continuation rows
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 # Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any, Final
 
 MAX_WIDTH: Final = 100

@@ -7,7 +7,7 @@ once per user under the state directory, owner-only.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from gitflow_harness import jsonio
 from gitflow_harness.errors import GfhError, UsageError
@@ -69,7 +69,7 @@ def clear_task(session: str) -> bool:
     """Forget the task of `session`; return whether there was one."""
     path = _path(session, create=False)
     try:
-        path.unlink()
+        os.unlink(path)
     except FileNotFoundError:
         return False
     return True
@@ -79,7 +79,7 @@ def current_task(session: str) -> str | None:
     """Return the task text of `session`, or None when none is set."""
     path = _path(session, create=False)
     try:
-        raw = jsonio.loads(path.read_bytes())
+        raw = jsonio.loads(_read(path))
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -168,7 +168,7 @@ class _undone_unless_recorded:  # lower case: used as a function: `with _undone_
 
     def __enter__(self) -> None:
         try:
-            self._before = self._path.read_bytes()
+            self._before = _read(self._path)
         except FileNotFoundError:
             self._before = None
 
@@ -178,7 +178,10 @@ class _undone_unless_recorded:  # lower case: used as a function: `with _undone_
         if not isinstance(exc, GfhError):
             return
         if self._before is None:
-            self._path.unlink(missing_ok=True)
+            try:
+                os.unlink(self._path)
+            except FileNotFoundError:
+                pass
         else:
             write_private(self._path, self._before)
         raise GfhError(
@@ -194,16 +197,21 @@ def current_task_or_none(session: str) -> str | None:
         return None
 
 
-def _path(session: str, *, create: bool = True) -> Path:
-    return Path(session_dir(session, create=create), TASK_FILE)
+def _path(session: str, *, create: bool = True) -> str:
+    return os.path.join(session_dir(session, create=create), TASK_FILE)
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
 
 
 def _key() -> bytes:
-    path = Path(state_home(), KEY_FILE)
+    path = os.path.join(state_home(), KEY_FILE)
     try:
-        key = path.read_bytes()
+        key = _read(path)
     except FileNotFoundError:
-        ensure_private_dir(path.parent)
+        ensure_private_dir(os.path.dirname(path))
         # Another process may make it first: then use theirs.
         import secrets
 
@@ -211,7 +219,7 @@ def _key() -> bytes:
             create_exclusive(path, secrets.token_bytes(32), mode=PRIVATE_FILE)
         except FileExistsGfhError:
             pass
-        key = path.read_bytes()
+        key = _read(path)
     if len(key) < 32:
         raise TaskStateError(f"{path}: the task key is damaged; delete the file to make a new one")
     return key

@@ -72,7 +72,7 @@ def lint(
             )
         )
     tracked = _tracked(repo)
-    top = repo.top if repo is not None else None
+    top = Path(repo.top) if repo is not None and repo.top is not None else None
     for target in targets:
         report.files += 1
         if fix:

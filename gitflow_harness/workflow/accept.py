@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -320,10 +321,12 @@ def accepting(cwd: Path | None = None) -> Iterator[None]:
 
     repo = git.discover(cwd)
     branch = _branch_file(repo)
-    directory = repo.common_dir / "gitflow-harness"
+    directory = Path(repo.common_dir, "gitflow-harness")
     ensure_private_dir(directory, root=repo.common_dir)
     with exclusive(directory / LOCK_NAME):
-        gone = repo.top is not None and not (repo.top.is_dir() and repo.git_dir.is_dir())
+        gone = repo.top is not None and not (
+            os.path.isdir(repo.top) and os.path.isdir(repo.git_dir)
+        )
         if gone:
             what = f"{branch} was" if branch else "this branch was"
             main = f" ({repo.main_top})" if repo.main_top is not None else ""
@@ -337,7 +340,7 @@ def accepting(cwd: Path | None = None) -> Iterator[None]:
 def _branch_file(repo: git.Repo) -> str | None:
     """The branch HEAD names, read from the file (no git: the worktree may be going away)."""
     try:
-        content = (repo.git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        content = Path(repo.git_dir, "HEAD").read_text(encoding="utf-8").strip()
     except OSError:
         return None
     return content.removeprefix("ref: refs/heads/") if content.startswith("ref: ") else None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from functools import cached_property
 
 from gitflow_harness import git
 from gitflow_harness.errors import ConfigError, GfhError
@@ -12,9 +11,30 @@ from gitflow_harness.errors import ConfigError, GfhError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from functools import cached_property
     from typing import Any
 
     from gitflow_harness.workspace import Workspace
+else:
+
+    class cached_property:  # lower case: `functools.cached_property`, which it stands for
+        """`functools.cached_property` for `Facts`: computed once, kept in the instance's
+        `__dict__` (which `start` reads). `functools` imports `collections` (7.5M
+        instructions where `gfh status` would not load it otherwise)."""
+
+        def __init__(self, compute: Any) -> None:
+            self.compute = compute
+            self.name = compute.__name__
+            self.__doc__ = compute.__doc__
+
+        def __set_name__(self, owner: type, name: str) -> None:
+            self.name = name
+
+        def __get__(self, instance: Any, owner: type | None = None) -> Any:
+            if instance is None:
+                return self
+            value = instance.__dict__[self.name] = self.compute(instance)
+            return value
 
 
 class Facts:

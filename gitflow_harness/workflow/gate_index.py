@@ -9,7 +9,6 @@ asking whether the tree it is about to push was judged red.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from gitflow_harness import git, jsonio
 from gitflow_harness.errors import GfhError
@@ -21,6 +20,7 @@ from gitflow_harness.workspace import Workspace
 # Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any, Final, Literal, NamedTuple
 
     Gate = Literal["green", "red"]
@@ -71,17 +71,25 @@ class GateRecord(NamedTuple):
 
 def gates_dir(where: Workspace | git.Repo) -> Path:
     """Return the index directory of a repository (shared by its worktrees)."""
+    from pathlib import Path
+
+    return Path(_gates_dir(where))
+
+
+def _gates_dir(where: Workspace | git.Repo) -> str:
+    # A `str` for `read_gate`: `gfh status` reads a gate and imports no `pathlib`.
     repo = where.repo if isinstance(where, Workspace) else where
-    return repo.common_dir.joinpath(*GATES_DIR)
+    return os.path.join(repo.common_dir, *GATES_DIR)
 
 
 def read_gate(where: Workspace | git.Repo, tree: str) -> GateRecord | None:
     """Return the latest judgement of `tree`, or None if it was never judged (or is unreadable)."""
     if not _tree_id(tree):
         raise ValueError(f"not a tree id: {tree!r}")
-    path = gates_dir(where) / f"{tree}.json"
+    path = os.path.join(_gates_dir(where), f"{tree}.json")
     try:
-        raw = jsonio.loads(path.read_bytes())
+        with open(path, "rb") as file:
+            raw = jsonio.loads(file.read())
     except (OSError, ValueError):
         # Missing, or damaged by something outside gfh: the events still hold the record, and an
         # unjudged tree only means the gate runs again.

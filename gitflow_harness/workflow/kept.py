@@ -14,17 +14,17 @@ from gitflow_harness import git, jsonio
 # Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Final
 
 KEEP: Final = 16  # the newest answers kept: a tree and the few states it moves between
 COUNTS: Final = ("gitflow-harness", "ahead-behind.json")
 
 
-def read(path: Path) -> dict[str, str]:
+def read(path: str) -> dict[str, str]:
     """Return the answers kept in `path`, {} when there are none or the file is damaged."""
     try:
-        data = jsonio.loads(path.read_bytes())
+        with open(path, "rb") as file:
+            data = jsonio.loads(file.read())
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):
@@ -32,7 +32,7 @@ def read(path: Path) -> dict[str, str]:
     return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
 
 
-def keep(path: Path, known: dict[str, str], key: str, answer: str) -> None:
+def keep(path: str, known: dict[str, str], key: str, answer: str) -> None:
     """Write `known` (as `read` returned it) back to `path` with `answer` under `key`, newest."""
     from gitflow_harness.store.fsutil import write_private
 
@@ -53,7 +53,7 @@ def ahead_behind(repo: git.Repo, head: str, trunk: str, trunk_sha: str) -> git.A
     """
     if repo.shallow or _history_rewritable(repo.common_dir):
         return git.ahead_behind(repo, head, trunk)
-    path = repo.common_dir.joinpath(*COUNTS)
+    path = os.path.join(repo.common_dir, *COUNTS)
     known = read(path)
     key = f"{head} {trunk_sha}"
     answer = known.get(key, "").split()
@@ -65,17 +65,18 @@ def ahead_behind(repo: git.Repo, head: str, trunk: str, trunk_sha: str) -> git.A
     return counts
 
 
-def _history_rewritable(common_dir: Path) -> bool:
-    if (common_dir / "info" / "grafts").exists():
+def _history_rewritable(common_dir: str) -> bool:
+    if os.path.exists(os.path.join(common_dir, "info", "grafts")):
         return True
     try:
-        with os.scandir(common_dir / "refs" / "replace") as entries:
+        with os.scandir(os.path.join(common_dir, "refs", "replace")) as entries:
             if any(entries):
                 return True
     except OSError:
         pass
     try:
-        packed = (common_dir / "packed-refs").read_bytes()
+        with open(os.path.join(common_dir, "packed-refs"), "rb") as file:
+            packed = file.read()
     except OSError:
         return False
     return b" refs/replace/" in packed

@@ -8,8 +8,6 @@ is decided here, once. Nothing here prints: the run comes back as a `VerbRun`.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
-from pathlib import Path
 
 from gitflow_harness import hints
 from gitflow_harness.errors import GfhError
@@ -20,7 +18,9 @@ from gitflow_harness.workspace import Workspace
 # Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
     from contextlib import AbstractContextManager
+    from pathlib import Path
     from typing import IO, Any, NamedTuple
 else:
     from gitflow_harness.records import NamedTuple

@@ -60,7 +60,7 @@ class StartData(VerbData):
 def worktree_path(ws: Workspace, branch: str) -> Path:
     """Return where `start` puts the worktree of `branch` (`repository.worktrees`)."""
     repo = ws.repo
-    anchor = repo.main_top or repo.common_dir.parent
+    anchor = repo.main_top or os.path.dirname(repo.common_dir)
     root = Path(ws.config.repository.worktrees.replace("{repo}", repo.name)).expanduser()
     if not root.is_absolute():
         root = anchor / root

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import stat
 import time
-from collections.abc import Sequence
 
 from gitflow_harness import git, jsonio
 from gitflow_harness.store.digest import sha256_hex
@@ -26,6 +25,7 @@ from gitflow_harness.workflow import kept
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Final
 
 CACHE: Final = ("gitflow-harness", "tree-identity.json")
@@ -37,7 +37,7 @@ def tree_identity(repo: git.Repo, head: str | None, changes: Sequence[git.Change
     when HEAD is `head` and `changes` are the changes `git.changes` listed just before."""
     started = time.time_ns()
     key = _key(repo, head, changes, settled_before=started - SETTLED_NS)
-    path = repo.git_dir.joinpath(*CACHE)
+    path = os.path.join(repo.git_dir, *CACHE)
     known = kept.read(path)
     if key is not None and key[0] in known:
         return known[key[0]]
@@ -70,7 +70,7 @@ def _key(
     settled = True
     for change in changes:
         try:
-            st = os.lstat(top / change.path)
+            st = os.lstat(os.path.join(top, change.path))
         except FileNotFoundError:
             parts.append([change.xy, change.path, None])
             continue

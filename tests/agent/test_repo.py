@@ -15,9 +15,9 @@ def _agree(where: Path) -> None:
     found = locate(where)
     assert found is not None
     repo = gitgw.discover(where)
-    assert Path(found.top).resolve() == repo.top.resolve() if repo.top else False
-    assert Path(found.git_dir).resolve() == repo.git_dir.resolve()
-    assert Path(found.common_dir).resolve() == repo.common_dir.resolve()
+    assert Path(found.top).resolve() == Path(repo.top).resolve() if repo.top else False
+    assert Path(found.git_dir).resolve() == Path(repo.git_dir).resolve()
+    assert Path(found.common_dir).resolve() == Path(repo.common_dir).resolve()
     assert found.branch == gitgw.head(repo).label
 
 

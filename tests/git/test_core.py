@@ -16,17 +16,17 @@ from tests.helpers import git as run_git
 
 def test_discover_main_checkout_and_linked_worktree(repo: Path) -> None:
     found = git.discover(repo)
-    assert found.top == repo
-    assert found.common_dir == repo / ".git"
+    assert Path(found.top) == repo
+    assert Path(found.common_dir) == repo / ".git"
     assert not found.linked
     assert found.name == "repo"
     run_git(repo, "worktree", "add", "-q", "-b", "feat", str(repo.parent / "wt"))
     linked = git.discover(repo.parent / "wt")
-    assert linked.top == repo.parent / "wt"
-    assert linked.common_dir == repo / ".git"
+    assert Path(linked.top) == repo.parent / "wt"
+    assert Path(linked.common_dir) == repo / ".git"
     assert linked.linked
     assert linked.name == "repo"
-    assert linked.main_top == repo
+    assert linked.main_top == str(repo)
     assert [w.branch for w in git.worktrees(linked)] == ["main", "feat"]
 
 
@@ -237,7 +237,7 @@ def test_a_failed_block_waits_for_the_command_it_started(repo: Path) -> None:
 
 def test_repo_at_is_what_discovery_finds_from_the_git_dirs(repo: Path, tmp_path: Path) -> None:
     found = git.discover(repo)
-    assert git.repo_at(repo, repo / ".git", repo / ".git") == found
+    assert git.repo_at(str(repo), str(repo / ".git"), str(repo / ".git")) == found
     run_git(tmp_path, "clone", "-q", "--depth=1", f"file://{repo}", "shallow")
     shallow = tmp_path / "shallow"
     assert git.repo_at(shallow, shallow / ".git", shallow / ".git").shallow

@@ -38,7 +38,7 @@ def test_a_reflog_file_with_a_line_git_never_writes_is_read_through_git(repo: Pa
     `git reflog`, which says what git makes of it, rather than a partial history."""
     run_git(repo, "branch", "topic")
     r = git.discover(repo)
-    log = r.common_dir / "logs" / "refs" / "heads" / "topic"
+    log = Path(r.common_dir) / "logs" / "refs" / "heads" / "topic"
     good = log.read_text(encoding="utf-8")
     for bad in ("not a reflog line\n", good.replace(" <", " ", 1).replace(">", "", 1)):
         log.write_text(good + bad, encoding="utf-8")
@@ -48,7 +48,7 @@ def test_a_reflog_file_with_a_line_git_never_writes_is_read_through_git(repo: Pa
 def test_a_reflog_entry_without_a_message_reads_as_an_empty_one(repo: Path) -> None:
     run_git(repo, "branch", "topic")
     r = git.discover(repo)
-    log = r.common_dir / "logs" / "refs" / "heads" / "topic"
+    log = Path(r.common_dir) / "logs" / "refs" / "heads" / "topic"
     log.write_text(log.read_text(encoding="utf-8").split("\t")[0] + "\n", encoding="utf-8")
     (entry,) = git.reflog(r, "refs/heads/topic")
     assert entry.message == ""

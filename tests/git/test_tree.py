@@ -69,10 +69,10 @@ def test_started_tracked_is_tracked(repo: Path) -> None:
 
 def test_tree_identity_leaves_no_copy_of_the_index_behind(repo: Path) -> None:
     r = git.discover(repo)
-    before = sorted(p.name for p in r.git_dir.iterdir())
+    before = sorted(p.name for p in Path(r.git_dir).iterdir())
     write(repo, "README.md", "edited\n")
     assert git.tree_identity(r) != run_git(repo, "rev-parse", "HEAD^{tree}").strip()
-    assert sorted(p.name for p in r.git_dir.iterdir()) == before
+    assert sorted(p.name for p in Path(r.git_dir).iterdir()) == before
 
 
 def test_tree_identity_of_a_repository_with_no_index_yet(tmp_path: Path) -> None:
@@ -80,13 +80,13 @@ def test_tree_identity_of_a_repository_with_no_index_yet(tmp_path: Path) -> None
     run_git(tmp_path, "init", "-q", str(top))
     write(top, "a.txt", "a\n")
     r = git.discover(top)
-    assert not (r.git_dir / "index").exists()
+    assert not (Path(r.git_dir) / "index").exists()
     run_git(top, "add", "a.txt")
     expected = run_git(top, "write-tree").strip()
-    (r.git_dir / "index").unlink()  # as before anything was added
+    (Path(r.git_dir) / "index").unlink()  # as before anything was added
     assert git.tree_identity(r) == expected
-    assert not (r.git_dir / "index").exists()
-    assert not [p for p in r.git_dir.iterdir() if "gfh-tree-index" in p.name]
+    assert not (Path(r.git_dir) / "index").exists()
+    assert not [p for p in Path(r.git_dir).iterdir() if "gfh-tree-index" in p.name]
 
 
 def test_tree_identity_where_the_git_dir_cannot_be_written(
@@ -100,9 +100,9 @@ def test_tree_identity_where_the_git_dir_cannot_be_written(
     create = fsutil.create_temp
     made: list[str] = []
 
-    def refuse_the_git_dir(path: Path) -> tuple[int, str]:
-        if path.parent == r.git_dir:
-            raise PermissionError(13, "Permission denied", str(path.parent))
+    def refuse_the_git_dir(path: str) -> tuple[int, str]:
+        if Path(path).parent == Path(r.git_dir):
+            raise PermissionError(13, "Permission denied", str(Path(path).parent))
         fd, name = create(path)
         made.append(name)
         return fd, name

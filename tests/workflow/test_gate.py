@@ -235,7 +235,7 @@ def test_a_gate_index_that_cannot_be_written_keeps_the_run(
     not lost as an internal error: the run is recorded with its gate, as partial, and one line
     says where the index is and how to fix it. A green `done` then offers no receipt."""
     write(gated, "ok.txt", "green\n")
-    gates = gitmod.discover(gated).common_dir / "gitflow-harness" / "gates"
+    gates = Path(gitmod.discover(gated).common_dir, "gitflow-harness", "gates")
     gates.parent.mkdir(parents=True, exist_ok=True)
     gates.write_text("not a directory\n")
     for verb in ("test", "done"):
