@@ -85,8 +85,13 @@ def _call(host: str, path: Path, repo: Path) -> list[object]:
 def _probe(
     host: str, repo: Path, calls: list[list[object]], heavy: tuple[str, ...] = HEAVY
 ) -> list[list[object]]:
+    return _answers([sys.executable, "-c", PROBE, ",".join(heavy), host], repo, calls)
+
+
+def _answers(command: list[str], repo: Path, calls: list[list[object]]) -> list[list[object]]:
+    """What a probe (`command`) printed of the `calls` it answered in `repo`."""
     proc = subprocess.run(
-        [sys.executable, "-c", PROBE, ",".join(heavy), host],
+        command,
         cwd=repo,
         input=json.dumps(calls),
         capture_output=True,
@@ -134,7 +139,7 @@ def test_every_host_has_its_fixtures() -> None:
 AS_INSTALLED = ("pathlib", "re", "enum", "fnmatch", "urllib", "collections", "contextlib")
 # What the probe's interpreter (-S: no `site`) starts with, gfh's dependencies on its path.
 BARE_PROBE = """
-import os, sys
+import io, os, sys
 sys.path[:0] = sys.argv[3].split(os.pathsep)
 from gitflow_harness import jsonio
 calls, heavy = jsonio.loads(sys.stdin.read()), set(sys.argv[1].split(","))
@@ -149,7 +154,7 @@ for event, stdin, env in calls:
     new = sorted(m for m in sys.modules if m.split(".")[0] in heavy and m not in started)
     out.append([event, code, "internal error" in err, new])
 sys.__stdout__.write(jsonio.dumps(out))
-""".replace("import os, sys", "import io, os, sys")
+"""
 
 
 def _bare_probe(host: str, repo: Path, calls: list[list[object]]) -> list[list[object]]:
@@ -157,18 +162,8 @@ def _bare_probe(host: str, repo: Path, calls: list[list[object]]) -> list[list[o
 
     root = Path(__file__).resolve().parents[2]
     paths = os.pathsep.join([str(root), sysconfig.get_paths()["purelib"]])
-    proc = subprocess.run(
-        [sys.executable, "-S", "-c", BARE_PROBE, ",".join(AS_INSTALLED), host, paths],
-        cwd=repo,
-        input=json.dumps(calls),
-        capture_output=True,
-        text=True,
-        env=unmeasured_env(),
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    result: list[list[object]] = json.loads(proc.stdout)
-    return result
+    command = [sys.executable, "-S", "-c", BARE_PROBE, ",".join(AS_INSTALLED), host, paths]
+    return _answers(command, repo, calls)
 
 
 @pytest.mark.slow
