@@ -83,7 +83,7 @@ def locate(start: str | os.PathLike[str] | None) -> RepoInfo | None:
     except (OSError, ValueError):
         return None
     ceilings = _ceilings()
-    for directory in _upwards(here):
+    for directory in upwards(here):
         git_dir = _git_dir(os.path.join(directory, ".git"))
         if git_dir is not None:
             common = _common_dir(git_dir)
@@ -105,7 +105,7 @@ def worktree_top(path: str, common_dir: str) -> str | None:
     the same repository shares its common dir; a nested or neighbouring repository does not.
     """
     ceilings = _ceilings()
-    for directory in _upwards(os.path.dirname(path)):
+    for directory in upwards(os.path.dirname(path)):
         git_dir = _git_dir(os.path.join(directory, ".git"))
         if git_dir is not None:
             if os.path.realpath(_common_dir(git_dir)) == common_dir:
@@ -119,7 +119,7 @@ def worktree_top(path: str, common_dir: str) -> str | None:
 _ASK = object()
 
 
-def _upwards(directory: str) -> Iterator[str]:
+def upwards(directory: str) -> Iterator[str]:
     """`directory` and each directory above it, up to the root."""
     while True:
         yield directory

@@ -73,17 +73,16 @@ def _found(directory: Path | None) -> tuple[str, str, str] | None:
 def _git_dir_between(here: str, top: str) -> bool:
     """True when a directory from `here` up to (not including) `top` is itself a git dir: a
     bare repository, or the inside of `.git`, which git finds first."""
-    directory = here
-    while directory != top:
+    from gitflow_harness.agent.repo import upwards
+
+    for directory in upwards(here):
+        if directory == top:
+            break
         if os.path.basename(directory) == ".git" or (
             os.path.isfile(os.path.join(directory, "HEAD"))
             and os.path.isdir(os.path.join(directory, "objects"))
         ):
             return True
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            break
-        directory = parent
     return False
 
 

@@ -7,6 +7,7 @@ from types import MappingProxyType
 
 from gitflow_harness import spawn
 from gitflow_harness.errors import GfhError, RepoStateError, UsageError
+from gitflow_harness.store.fsutil import read_bytes
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 TYPE_CHECKING = False
@@ -393,8 +394,7 @@ def head_branch(repo: Repo) -> str | None:
     """Return the branch HEAD points at, None when detached (read from the HEAD file)."""
     try:
         # A branch name is bytes to git: decode it as every git output is (surrogate escapes).
-        with open(os.path.join(repo.git_dir, "HEAD"), "rb") as file:
-            raw = file.read()
+        raw = read_bytes(os.path.join(repo.git_dir, "HEAD"))
         content = raw.decode("utf-8", errors="surrogateescape").strip()
     except OSError:
         content = ""

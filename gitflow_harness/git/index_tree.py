@@ -39,6 +39,7 @@ from gitflow_harness.git.core import Repo, run, split_z
 from gitflow_harness.git.tree import _read_regular
 from gitflow_harness.store import git_index
 from gitflow_harness.store.digest import blob_digest, sha1_digest, sha256_hex
+from gitflow_harness.store.fsutil import read_bytes
 
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
@@ -223,7 +224,7 @@ def index_trees(repo: Repo) -> tuple[dict[bytes, dict[bytes, bytes]], bytes] | N
     if checksum is None:
         return None
     try:
-        known = marshal.loads(_read(kept))
+        known = marshal.loads(read_bytes(kept))
         if isinstance(known, tuple) and len(known) == 2 and known[0] == checksum:
             snapshot = known[1]
             if snapshot is None or (
@@ -310,7 +311,7 @@ def plain(repo: Repo, *, settled_before: int) -> bool:
     """
     path = os.path.join(repo.common_dir, *PLAIN)
     try:
-        known = jsonio.loads(_read(path))
+        known = jsonio.loads(read_bytes(path))
         paths, key, answer = known["paths"], known["key"], known["plain"]
     except (OSError, ValueError, TypeError, KeyError):
         paths, key, answer = None, None, False
@@ -399,8 +400,3 @@ def _ask(repo: Repo) -> tuple[list[str], bool]:
     if any(os.path.lexists(file) for file in attributes):
         answer = False
     return sorted(set(paths + attributes)), answer
-
-
-def _read(path: str) -> bytes:
-    with open(path, "rb") as file:
-        return file.read()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 
 from gitflow_harness import jsonio
+from gitflow_harness.store.fsutil import read_bytes
 from gitflow_harness.store.locks import exclusive
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
@@ -126,8 +127,7 @@ class Update:
 
 def _load(path: str) -> RuntimeState:
     try:
-        with open(path, "rb") as file:
-            data = jsonio.loads(file.read())
+        data = jsonio.loads(read_bytes(path))
     except FileNotFoundError:
         return {"v": VERSION}
     except (OSError, ValueError):

@@ -109,8 +109,9 @@ def _read(top: StrPath, *, keep: bool) -> HookConfig:
     cache = cache_file(top) if keep else None
     if cache is not None:
         try:
-            with open(cache, "rb") as file:
-                cached = jsonio.loads(file.read())
+            from gitflow_harness.store.fsutil import read_bytes
+
+            cached = jsonio.loads(read_bytes(cache))
         except (OSError, ValueError):
             cached = None
         values = cached.get("values") if isinstance(cached, dict) else None

@@ -94,8 +94,9 @@ def cache_path(root: StrPath, kind: str) -> str:
 
 def _read(path: str, version: str) -> dict[str, Any]:
     try:
-        with open(path, "rb") as file:
-            data = jsonio.loads(file.read())
+        from gitflow_harness.store.fsutil import read_bytes
+
+        data = jsonio.loads(read_bytes(path))
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict) or data.get("version") != version:

@@ -17,6 +17,7 @@ from gitflow_harness.store.fsutil import (
     FileExistsGfhError,
     create_exclusive,
     ensure_private_dir,
+    read_bytes,
     write_private,
 )
 from gitflow_harness.store.session_env import missing_session, session_from_env
@@ -79,7 +80,7 @@ def current_task(session: str) -> str | None:
     """Return the task text of `session`, or None when none is set."""
     path = _path(session, create=False)
     try:
-        raw = jsonio.loads(_read(path))
+        raw = jsonio.loads(read_bytes(path))
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -168,7 +169,7 @@ class _undone_unless_recorded:  # lower case: used as a function: `with _undone_
 
     def __enter__(self) -> None:
         try:
-            self._before = _read(self._path)
+            self._before = read_bytes(self._path)
         except FileNotFoundError:
             self._before = None
 
@@ -201,15 +202,10 @@ def _path(session: str, *, create: bool = True) -> str:
     return os.path.join(session_dir(session, create=create), TASK_FILE)
 
 
-def _read(path: str) -> bytes:
-    with open(path, "rb") as file:
-        return file.read()
-
-
 def _key() -> bytes:
     path = os.path.join(state_home(), KEY_FILE)
     try:
-        key = _read(path)
+        key = read_bytes(path)
     except FileNotFoundError:
         ensure_private_dir(os.path.dirname(path))
         # Another process may make it first: then use theirs.
@@ -219,7 +215,7 @@ def _key() -> bytes:
             create_exclusive(path, secrets.token_bytes(32), mode=PRIVATE_FILE)
         except FileExistsGfhError:
             pass
-        key = _read(path)
+        key = read_bytes(path)
     if len(key) < 32:
         raise TaskStateError(f"{path}: the task key is damaged; delete the file to make a new one")
     return key

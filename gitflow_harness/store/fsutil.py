@@ -145,6 +145,12 @@ class TooLarge(OSError):
     """A file past the size its reader accepts."""
 
 
+def read_bytes(path: StrPath) -> bytes:
+    """`Path.read_bytes` of a `str` or `Path`, for the modules that import no `pathlib`."""
+    with open(path, "rb") as file:
+        return file.read()
+
+
 def read_bounded(path: StrPath, limit: int) -> bytes:
     """Return the bytes of `path`, or raise TooLarge when it holds more than `limit`."""
     data, _ = read_within(os.fspath(path), limit)

@@ -134,8 +134,9 @@ def _read(key: Key) -> Code | None:
     if path is None:
         return None
     try:
-        with open(path, "rb") as file:
-            writer, pattern, flags, code = marshal.loads(file.read())
+        from gitflow_harness.store.fsutil import read_bytes
+
+        writer, pattern, flags, code = marshal.loads(read_bytes(path))
     except (OSError, EOFError, ValueError, TypeError):
         return None
     if writer != _WRITER or pattern != key[0] or flags != key[1]:

@@ -13,7 +13,7 @@ import os
 from gitflow_harness import git, jsonio
 from gitflow_harness.errors import GfhError
 from gitflow_harness.store.eventwrite import now_at
-from gitflow_harness.store.fsutil import ensure_private_dir, write_private
+from gitflow_harness.store.fsutil import ensure_private_dir, read_bytes, write_private
 from gitflow_harness.store.locks import exclusive
 from gitflow_harness.workspace import Workspace
 
@@ -88,8 +88,7 @@ def read_gate(where: Workspace | git.Repo, tree: str) -> GateRecord | None:
         raise ValueError(f"not a tree id: {tree!r}")
     path = os.path.join(_gates_dir(where), f"{tree}.json")
     try:
-        with open(path, "rb") as file:
-            raw = jsonio.loads(file.read())
+        raw = jsonio.loads(read_bytes(path))
     except (OSError, ValueError):
         # Missing, or damaged by something outside gfh: the events still hold the record, and an
         # unjudged tree only means the gate runs again.

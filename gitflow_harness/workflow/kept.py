@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from gitflow_harness import git, jsonio
+from gitflow_harness.store.fsutil import read_bytes
 
 # Not `typing.TYPE_CHECKING`: `gfh status` does not import typing (mypy reads the name).
 TYPE_CHECKING = False
@@ -23,8 +24,7 @@ COUNTS: Final = ("gitflow-harness", "ahead-behind.json")
 def read(path: str) -> dict[str, str]:
     """Return the answers kept in `path`, {} when there are none or the file is damaged."""
     try:
-        with open(path, "rb") as file:
-            data = jsonio.loads(file.read())
+        data = jsonio.loads(read_bytes(path))
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):
@@ -75,8 +75,7 @@ def _history_rewritable(common_dir: str) -> bool:
     except OSError:
         pass
     try:
-        with open(os.path.join(common_dir, "packed-refs"), "rb") as file:
-            packed = file.read()
+        packed = read_bytes(os.path.join(common_dir, "packed-refs"))
     except OSError:
         return False
     return b" refs/replace/" in packed
