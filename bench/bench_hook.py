@@ -25,7 +25,15 @@ import sysconfig
 from pathlib import Path
 
 from bench.bench_ways import write_ways
-from bench.runner import PYTHON, Measurement, command_vs_pass, compare, event_counts, time_once
+from bench.runner import (
+    PYTHON,
+    Measurement,
+    command_vs_pass,
+    compare,
+    event_counts,
+    time_once,
+    user_env,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "hooks" / "claude" / "PostToolUse.Write.json"
@@ -46,7 +54,7 @@ MATCHING = (
 
 
 def run(work: Path) -> list[Measurement]:
-    env = {"GFH_STATE_HOME": str(work / "state")}
+    env, _ = user_env(work)
     bare = _repo(work / "bare")
     none = _repo(work / "none")
     write_ways(none / "hooks" / "ways", WAYS)

@@ -11,7 +11,9 @@ of a ways tree another worktree of the repository already loaded, 200 and 500 wa
 call after a pull changed 10 of 200 ways; and 500 ways with no cache at all. Each case's set-up
 (a worktree added, files rewritten, caches removed, the log cut back) runs before each call,
 untimed. Each call gets the environment Claude Code gives its hooks (the session's id, the
-project directory, and at SessionStart the file whose `export` lines reach the session's tools).
+project directory, and at SessionStart the file whose `export` lines reach the session's tools),
+and a user's: gfh's state where platformdirs puts it, under a home of the benchmark's own, with no
+`$GFH_STATE_HOME` (`runner.user_env`).
 
 The cases above run in this checkout's venv, an editable install, whose finder imports
 `pathlib`, `re` and more at every interpreter start: `python -c pass` there does what a hook
@@ -34,7 +36,7 @@ from pathlib import Path
 
 from bench.bench_hook import MATCHING, _gfh_argv, _repo, installed
 from bench.bench_ways import write_ways
-from bench.runner import PYTHON, Measurement, compare, event_counts, time_once
+from bench.runner import PYTHON, Measurement, compare, event_counts, time_once, user_env
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "gitflow_harness"
@@ -53,12 +55,12 @@ SESSION = "7f3c9d2e-1b4a-4c55-9a61-2f0d8e6b1a90"
 
 def run(work: Path) -> list[Measurement]:
     compileall.compile_dir(str(PACKAGE), quiet=1)
-    env = {"GFH_STATE_HOME": str(work / "state")}
+    env, state = user_env(work)
     repo = _ways_repo(work / "project", 200)
     big = _ways_repo(work / "big", 500)
     transcript = work / "transcript.jsonl"
     _write_transcript(transcript)
-    hook = _Hook(env)
+    hook = _Hook(env, state)
     results = [
         *_warm_events(hook, repo, big, transcript),
         _stop(hook, work / "stop"),
@@ -70,7 +72,7 @@ def run(work: Path) -> list[Measurement]:
     ]
     # The same warm events as a user's install runs them, against its own interpreter's start.
     gfh = installed(work / "installed")
-    mine = _Hook(env, gfh, str(work / "installed" / "bin" / "python"))
+    mine = _Hook(env, state, gfh, str(work / "installed" / "bin" / "python"))
     results += [*_warm_events(mine, repo, big, transcript), _stop(mine, work / "stop-installed")]
     return results
 
@@ -95,9 +97,14 @@ class _Hook:
     this checkout's `gfh`, or `gfh` (the argv that runs it) and `python` of an install."""
 
     def __init__(
-        self, env: dict[str, str], gfh: list[str] | None = None, python: str = PYTHON
+        self,
+        env: dict[str, str],
+        state: Path,
+        gfh: list[str] | None = None,
+        python: str = PYTHON,
     ) -> None:
         self.env = env
+        self.state = state
         self.count = itertools.count()
         self.gfh = gfh if gfh is not None else _gfh_argv()
         self.baseline = (python, "-c", "pass")
@@ -122,7 +129,7 @@ class _Hook:
             "PYTHONDONTWRITEBYTECODE": "1",
         }
         if event == "SessionStart":
-            home = Path(self.env["GFH_STATE_HOME"]).parent / "claude" / "session-env" / session
+            home = Path(self.env["HOME"]) / ".claude" / "session-env" / session
             home.mkdir(parents=True, exist_ok=True)
             env["CLAUDE_ENV_FILE"] = str(home / "sessionstart-hook-0.sh")
         return env
@@ -205,7 +212,7 @@ class _Hook:
         return self.measure("first call after a pull changed 10 of 200 ways", timed, NEW_WORKTREE)
 
     def cold(self, repo: Path) -> Measurement:
-        state = Path(self.env["GFH_STATE_HOME"])
+        state = self.state
 
         def timed() -> float:
             shutil.rmtree(state / "ways-index", ignore_errors=True)

@@ -42,6 +42,15 @@ class Measurement:
         return "meets target" if self.ratio <= self.target else "MISSES target"
 
 
+def user_env(work: Path) -> tuple[dict[str, str], Path]:
+    """The environment of a user's gfh, whose state is where platformdirs puts it (no
+    `$GFH_STATE_HOME`: empty is unset), under a home of its own in `work`; and that state root."""
+    home = work / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    env = {"GFH_STATE_HOME": "", "XDG_STATE_HOME": "", "HOME": str(home)}
+    return env, home / ".local" / "state" / "gitflow-harness"
+
+
 def time_once(
     argv: Sequence[str],
     *,
