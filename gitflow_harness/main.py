@@ -30,6 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from gitflow_harness import early
 
                 early.start()
+            _preload(args[:3])
         from gitflow_harness.agent.runtime import main as hook
 
         code = hook(*args[1:])
@@ -44,6 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gitflow_harness import early
 
         early.start()
+        _preload(args[:1])
     from gitflow_harness.cli import guarded, run
 
     command = _without_click(args)
@@ -57,6 +59,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return guarded(command, args)
     quick()
     return end(guarded(command, args))
+
+
+def _preload(command: Sequence[str]) -> None:
+    """Load the modules `command`'s last run imported, from one file (`preload.py`); `end`
+    keeps what this run imported besides for the next."""
+    from gitflow_harness import preload
+
+    preload.start(command)
 
 
 def quick() -> None:
@@ -87,6 +97,9 @@ def end(code: int) -> NoReturn:
             stream.flush()
         except (OSError, ValueError):
             pass
+    loaded = sys.modules.get("gitflow_harness.preload")
+    if loaded is not None:  # its file written, if it is to be, once the answer is out
+        loaded.finish()
     os._exit(code)
 
 

@@ -7,48 +7,16 @@ Its directories are `str` paths: every hook call opens its session's, and `pathl
 from __future__ import annotations
 
 import os
-import sys
 
 from gitflow_harness.errors import GfhError
 from gitflow_harness.store.digest import sha256_hex
 from gitflow_harness.store.fsutil import UnsafePathError, ensure_private_dir, require_private_root
+from gitflow_harness.store.home import APP as APP
+from gitflow_harness.store.home import state_home as state_home
 
-APP = "gitflow-harness"
 # What a session id keeps of itself in its directory's name; any other character becomes `_`.
 # A set, not a regular expression: compiling one costs every hook call more than this loop.
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
-
-
-def state_home() -> str:
-    """Return the state root: `$GFH_STATE_HOME`, else the platform's user state dir
-    (`platformdirs.user_state_dir`)."""
-    override = os.environ.get("GFH_STATE_HOME")
-    if override:
-        return os.path.normpath(override)
-    xdg = _xdg_state_home()
-    if xdg is not None:
-        return os.path.normpath(os.path.join(xdg, APP))
-    # Only here: importing platformdirs (4.14) brings pathlib, tempfile, shutil and random,
-    # 74M instructions, twice an installed interpreter's start, on every hook call.
-    import platformdirs
-
-    return os.path.normpath(platformdirs.user_state_dir(APP))
-
-
-def _xdg_state_home() -> str | None:
-    """The XDG base directory rule where it is unambiguous, as platformdirs applies it on
-    Linux: `$XDG_STATE_HOME` when it is an absolute path, `$HOME/.local/state` when it is unset
-    or empty and `$HOME` is absolute. Anything else (another platform, a relative path, no
-    HOME) is platformdirs' to answer."""
-    if sys.platform != "linux":
-        return None
-    xdg = os.environ.get("XDG_STATE_HOME", "")
-    if xdg.startswith("/"):
-        return xdg
-    home = os.environ.get("HOME", "")
-    if xdg or not home.startswith("/"):
-        return None
-    return home.rstrip("/") + "/.local/state"
 
 
 def session_key(session: str) -> str:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gitflow_harness.store import state
+from gitflow_harness.store import home, state
 from gitflow_harness.store.fsutil import atomic_write, write_private
 
 
@@ -60,7 +60,7 @@ def test_state_home_of_a_linux_user_imports_no_platformdirs(
 ) -> None:
     monkeypatch.delenv("GFH_STATE_HOME")
     monkeypatch.delenv("XDG_STATE_HOME", raising=False)
-    monkeypatch.setattr(state.sys, "platform", "linux")
+    monkeypatch.setattr(home.sys, "platform", "linux")
     monkeypatch.setitem(sys.modules, "platformdirs", None)  # an import of it raises
     assert state.state_home() == str(hermetic / ".local" / "state" / "gitflow-harness")
     monkeypatch.setenv("XDG_STATE_HOME", "relative")
