@@ -4,6 +4,7 @@ own module is missing."""
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import subprocess
 from pathlib import Path
 
@@ -38,3 +39,10 @@ def test_without_the_builtin_module_hashlib_is_used(
 ) -> None:
     monkeypatch.setitem(digest.BUILTIN, algorithm, ("_no_such_module",))
     assert digest._constructor(algorithm) is getattr(hashlib, algorithm)
+
+
+def test_the_first_module_tried_is_this_interpreters() -> None:
+    """No import that must fail (a search of every `sys.path` directory) before the one that
+    loads: the first module named is the one this CPython has."""
+    for algorithm, names in digest.BUILTIN.items():
+        assert importlib.util.find_spec(names[0]) is not None, (algorithm, names)
