@@ -6,7 +6,6 @@ this module and imports no `pathlib` (it would bring `re` and `enum` with it).
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 
@@ -110,6 +109,8 @@ def open_private_append(path: StrPath) -> int:
     try:
         fd = os.open(path, flags, PRIVATE_FILE)
     except OSError as exc:
+        import errno  # on the way to an error only (`eventwrite._full`)
+
         if exc.errno == errno.ELOOP:
             raise UnsafePathError(
                 f"{path} is a symlink; gfh appends only to a real file: remove the link"
@@ -256,6 +257,8 @@ def create_temp(path: StrPath) -> tuple[int, str]:
             return os.open(tmp, flags, 0o600), tmp
         except FileExistsError:
             continue
+    import errno
+
     raise FileExistsError(errno.EEXIST, "no usable temporary name", directory or os.curdir)
 
 
