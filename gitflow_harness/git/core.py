@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import os
-from types import MappingProxyType
 
-from gitflow_harness import spawn
+from gitflow_harness import MappingProxyType, spawn
 from gitflow_harness.errors import GfhError, RepoStateError, UsageError
 from gitflow_harness.store.fsutil import read_bytes
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping
-from types import MappingProxyType
 
-from gitflow_harness import git
+from gitflow_harness import MappingProxyType, git
 from gitflow_harness.learning.pills import Pill, Place
 
 # Not `typing.TYPE_CHECKING`: `gfh pills check` does not import typing (mypy reads the name).

@@ -9,9 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from types import MappingProxyType
 
-from gitflow_harness import jsonio
+from gitflow_harness import MappingProxyType, jsonio
 from gitflow_harness.errors import ConfigError
 from gitflow_harness.firing.curves import MAX_HALF_LIFE
 from gitflow_harness.store.ritual_config import RitualConfig as RitualConfig  # re-exported

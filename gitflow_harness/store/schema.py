@@ -6,7 +6,7 @@ says, in words a user can act on, what is wrong. Every problem carries `path:lin
 
 from __future__ import annotations
 
-from types import MappingProxyType
+from gitflow_harness import MappingProxyType
 
 # Not `typing.TYPE_CHECKING`: importing typing costs ~2 ms per hook call (mypy reads the name).
 # Nor `collections.abc` or `math` (a library to load) where a first load parses 500 ways.

@@ -7,8 +7,7 @@ other verbs' data records are dataclasses, which load `dataclasses` in their own
 
 from __future__ import annotations
 
-from types import MappingProxyType
-
+from gitflow_harness import MappingProxyType
 from gitflow_harness.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from gitflow_harness.records import Mutable
 
