@@ -15,10 +15,7 @@ delivered in its event. A long-lived server gives every call its own accumulator
 
 from __future__ import annotations
 
-try:  # the C module `contextvars` re-exports: importing that costs 0.3M instructions more
-    from _contextvars import ContextVar
-except ImportError:  # pragma: no cover - CPython has it
-    from contextvars import ContextVar
+import _thread
 
 from gitflow_harness import MappingProxyType
 
@@ -26,7 +23,7 @@ from gitflow_harness import MappingProxyType
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from contextvars import Token
+    from contextvars import ContextVar, Token
     from types import TracebackType
     from typing import Any, Final, Literal, NamedTuple
 
@@ -346,13 +343,26 @@ def deliverable(hints: tuple[Hint, ...], *, agent: bool) -> tuple[Hint, ...]:
 
 _SUPPLEMENTAL: list[Hint] = []
 # The accumulator of the call running in this context, when a server runs calls side by side
-# (threads of one process): the process-wide list would hand one call's hints to another.
-_SCOPED: ContextVar[list[Hint] | None] = ContextVar("gfh_supplemental", default=None)
+# (threads of one process): the process-wide list would hand one call's hints to another. Made
+# by the first `isolated` (`gfh mcp`'s first call): a command of its own process never scopes,
+# and `contextvars` is 0.7M instructions to import.
+_SCOPED: list[ContextVar[list[Hint] | None]] = []
+_SCOPED_LOCK = _thread.allocate_lock()
 
 
 def _queue() -> list[Hint]:
-    scoped = _SCOPED.get()
+    scoped = _SCOPED[0].get() if _SCOPED else None
     return _SUPPLEMENTAL if scoped is None else scoped
+
+
+def _scope() -> ContextVar[list[Hint] | None]:
+    if not _SCOPED:
+        with _SCOPED_LOCK:
+            if not _SCOPED:  # another thread's first call may have made it meanwhile
+                from contextvars import ContextVar
+
+                _SCOPED.append(ContextVar("gfh_supplemental", default=None))
+    return _SCOPED[0]
 
 
 def supplement(item: Hint) -> None:
@@ -377,9 +387,9 @@ class isolated:  # lower case: used as a function: `with hints.isolated():`
     __slots__ = ("_token",)
 
     def __enter__(self) -> None:
-        self._token: Token[list[Hint] | None] = _SCOPED.set([])
+        self._token: Token[list[Hint] | None] = _scope().set([])
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        _SCOPED.reset(self._token)
+        _scope().reset(self._token)

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import re
 import string
+import threading
 from collections.abc import Mapping
 
 import pytest
@@ -152,3 +153,28 @@ def test_agent_hints_are_delivered_only_to_agents() -> None:
 
 def test_a_hint_is_written_as_its_id_and_text() -> None:
     assert Hint("a-b", "t").to_dict() == {"id": "a-b", "text": "t"}
+
+
+def test_the_first_scopes_of_threads_side_by_side_share_one_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The context variable is made by the first `isolated` (a command of its own process never
+    makes it): threads entering their first scopes at once make one, each still its own queue."""
+    monkeypatch.setattr(hints, "_SCOPED", [])
+    start = threading.Barrier(8, timeout=30)
+    drained: list[tuple[Hint, ...]] = []
+
+    def call(n: int) -> None:
+        start.wait()
+        with hints.isolated():
+            hints.supplement(hints.hint("status-trunk-dirty", trunk=f"t{n}"))
+            drained.append(hints.drain())
+
+    threads = [threading.Thread(target=call, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert len(hints._SCOPED) == 1
+    assert sorted(len(d) for d in drained) == [1] * 8
+    assert hints.drain() == ()

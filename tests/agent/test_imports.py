@@ -136,11 +136,11 @@ def test_every_host_has_its_fixtures() -> None:
 # every start, so only an interpreter without `site` shows what a call of its own adds: the
 # first five (`pathlib` and what it imports) cost a hook call 43M instructions, more than the
 # installed interpreter's start; `collections` 7.5M, `contextlib` 6M more; `types` 1.4M and
-# `contextvars` 0.3M (`gitflow_harness.MappingProxyType`, `_contextvars`); `errno`, which an
-# event's append needs only on the way to an error, 0.2M.
+# `contextvars` 0.7M (`gitflow_harness.MappingProxyType`; `hints` makes its context variable
+# for `gfh mcp` only); `errno`, which an event's append needs only on the way to an error, 0.2M.
 AS_INSTALLED = (
     "pathlib", "re", "enum", "fnmatch", "urllib", "collections", "contextlib", "types",
-    "contextvars", "errno",
+    "contextvars", "_contextvars", "errno",
 )  # fmt: skip
 # What the probe's interpreter (-S: no `site`) starts with, gfh's dependencies on its path.
 BARE_PROBE = """
