@@ -12,6 +12,8 @@ finder, which it imports at every interpreter start (`pathlib`, `importlib.util`
 `urllib.parse`), makes a bare `python -c pass` there cost more than twice what it does in the
 installed layout, and no user runs it; against `git status` that cost fell on gfh alone. The
 same-state call in the editable venv is still measured, last and without a target, for scale.
+Each call has a user's environment: gfh's state under a home of the benchmark's own, where the
+XDG rule puts it, with no `$GFH_STATE_HOME` (`runner.user_env`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import time
 from pathlib import Path
 
 from bench.bench_hook import _gfh_argv, installed
-from bench.runner import Measurement, compare, time_once
+from bench.runner import Measurement, compare, time_once, user_env
 from gitflow_harness.workflow.tree_identity import SETTLED_NS
 
 COMMITS = 20_000
@@ -36,7 +38,10 @@ def run(work: Path) -> list[Measurement]:
     feature = feature_worktree(work)
     edited = feature / "src" / "f00001.txt"
     edited.write_text("an edit in progress\n", encoding="utf-8")
-    env = {"GFH_SESSION": "claude:bench", "GFH_STATE_HOME": str(work / "state")}
+    # A user's: gfh's state where the XDG rule puts it, no `$GFH_STATE_HOME`; git, in the
+    # baseline as in gfh, with the same home.
+    home, _ = user_env(work)
+    env = {"GFH_SESSION": "claude:bench", **home}
     gfh = installed(work / "installed", "status")
     # time_once accepts exit 1 (a verb's failure): make sure the installed gfh shows the box.
     shown = subprocess.run(gfh, cwd=feature, env={**os.environ, **env}, capture_output=True)
@@ -51,7 +56,7 @@ def run(work: Path) -> list[Measurement]:
         f"gfh status ({COMMITS:,} commits, {FILES:,} files, one edit)",
         lambda: time_once(gfh, cwd=feature, env=env),
         "git status --porcelain=v2 --branch",
-        lambda: time_once(baseline, cwd=feature),
+        lambda: time_once(baseline, cwd=feature, env=home),
         runs=21,
         target=TARGET,
     )
@@ -69,7 +74,7 @@ def run(work: Path) -> list[Measurement]:
         "gfh status, the first call after an edit",
         after_an_edit,
         "git status --porcelain=v2 --branch",
-        lambda: time_once(baseline, cwd=feature),
+        lambda: time_once(baseline, cwd=feature, env=home),
         runs=21,
         target=TARGET,
     )
@@ -83,7 +88,7 @@ def run(work: Path) -> list[Measurement]:
         "gfh status, same state, in this checkout's editable venv (no target)",
         lambda: time_once(editable, cwd=feature, env=env),
         "git status --porcelain=v2 --branch",
-        lambda: time_once(baseline, cwd=feature),
+        lambda: time_once(baseline, cwd=feature, env=home),
         runs=21,
     )
     checkout.notes.append(
