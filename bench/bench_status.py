@@ -40,8 +40,8 @@ def run(work: Path) -> list[Measurement]:
     edited.write_text("an edit in progress\n", encoding="utf-8")
     # A user's: gfh's state where the XDG rule puts it, no `$GFH_STATE_HOME`; git, in the
     # baseline as in gfh, with the same home.
-    home, _ = user_env(work)
-    env = {"GFH_SESSION": "claude:bench", **home}
+    user, _ = user_env(work)
+    env = {"GFH_SESSION": "claude:bench", **user}
     gfh = installed(work / "installed", "status")
     # time_once accepts exit 1 (a verb's failure): make sure the installed gfh shows the box.
     shown = subprocess.run(gfh, cwd=feature, env={**os.environ, **env}, capture_output=True)
@@ -56,7 +56,7 @@ def run(work: Path) -> list[Measurement]:
         f"gfh status ({COMMITS:,} commits, {FILES:,} files, one edit)",
         lambda: time_once(gfh, cwd=feature, env=env),
         "git status --porcelain=v2 --branch",
-        lambda: time_once(baseline, cwd=feature, env=home),
+        lambda: time_once(baseline, cwd=feature, env=user),
         runs=21,
         target=TARGET,
     )
@@ -74,7 +74,7 @@ def run(work: Path) -> list[Measurement]:
         "gfh status, the first call after an edit",
         after_an_edit,
         "git status --porcelain=v2 --branch",
-        lambda: time_once(baseline, cwd=feature, env=home),
+        lambda: time_once(baseline, cwd=feature, env=user),
         runs=21,
         target=TARGET,
     )
@@ -88,7 +88,7 @@ def run(work: Path) -> list[Measurement]:
         "gfh status, same state, in this checkout's editable venv (no target)",
         lambda: time_once(editable, cwd=feature, env=env),
         "git status --porcelain=v2 --branch",
-        lambda: time_once(baseline, cwd=feature, env=home),
+        lambda: time_once(baseline, cwd=feature, env=user),
         runs=21,
     )
     checkout.notes.append(
