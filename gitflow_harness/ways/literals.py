@@ -162,10 +162,10 @@ def _flat_best(tokens: list[Any]) -> str:
 @functools.cache
 def _private() -> tuple[Any, Any] | None:
     """`re`'s private constants and parser, or None when they are not there."""
-    import importlib
+    from gitflow_harness import import_module  # not `importlib`'s (and `warnings`)
 
     try:
-        return importlib.import_module("re._constants"), importlib.import_module("re._parser")
+        return import_module("re._constants"), import_module("re._parser")
     except ImportError:
         return None
 

@@ -6,7 +6,6 @@ This is the only ways module that reads YAML; the index calls it for files that 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from gitflow_harness.firing.curves import CurveError, curve_from_dict
 from gitflow_harness.store.documents import Document, DocumentError, read_document
@@ -28,6 +27,7 @@ from gitflow_harness.ways.model import AXES, MACRO_PLACES, SCOPES, Lanes, Way
 
 TYPE_CHECKING = False  # the index parses ways on a hook call: no `typing` (see records.py)
 if TYPE_CHECKING:
+    from pathlib import Path  # nor `pathlib`: a first load of changed ways has `str` paths
     from typing import Any, Final
 
 MIGRATE_HINT: Final = "redisclose is retired: run `gfh ways migrate` to turn it into a curve"

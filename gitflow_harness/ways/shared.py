@@ -91,11 +91,13 @@ class Shared:
 
 
 def write_cache(path: str, payload: bytes | str) -> None:
-    """Replace a cache file atomically; a cache that cannot be written only costs speed."""
-    import contextlib
-    from pathlib import Path
+    """Replace a cache file atomically; a cache that cannot be written only costs speed.
 
+    The first call after a way changed writes one, in a new worktree, after a pull or an edit:
+    no `pathlib` or `contextlib` for it (49M instructions as installed, more than the call)."""
     from gitflow_harness.store.fsutil import write_private
 
-    with contextlib.suppress(OSError, GfhError):
-        write_private(Path(path), payload, sync=False)  # a cache: rebuilt if damaged
+    try:
+        write_private(path, payload, sync=False)  # a cache: rebuilt if damaged
+    except (OSError, GfhError):
+        pass

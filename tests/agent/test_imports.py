@@ -162,12 +162,15 @@ sys.__stdout__.write(jsonio.dumps(out))
 """
 
 
-def _bare_probe(host: str, repo: Path, calls: list[list[object]]) -> list[list[object]]:
+def _bare_probe(
+    host: str, repo: Path, calls: list[list[object]], heavy: tuple[str, ...] = ()
+) -> list[list[object]]:
     import sysconfig
 
     root = Path(__file__).resolve().parents[2]
     paths = os.pathsep.join([str(root), sysconfig.get_paths()["purelib"]])
-    command = [sys.executable, "-S", "-c", BARE_PROBE, ",".join(AS_INSTALLED), host, paths]
+    named = ",".join(heavy or AS_INSTALLED)
+    command = [sys.executable, "-S", "-c", BARE_PROBE, named, host, paths]
     return _answers(command, repo, calls)
 
 
@@ -186,3 +189,37 @@ def test_a_warm_call_as_installed_imports_no_pathlib_nor_re(
     warm = _bare_probe(host, repo, [call])
     assert [internal for _, _, internal, _ in cold + warm] == [False, False]
     assert warm[0][3] == [], f"{call[0]} imports these as installed"
+
+
+# What a call that parses a changed way may import as installed: `re` and what it brings, to
+# check and read its regexes; none of these (49M instructions with `pathlib`'s own imports, more
+# than the call). The cache it writes, the regexes' literals and the firing package's names
+# take none.
+AFTER_A_CHANGE = ("pathlib", "contextlib", "importlib", "warnings", "fnmatch", "urllib", "errno")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rewrite", ["edited in place", "changed by a pull"])
+def test_the_first_call_after_a_way_changed_as_installed_imports_no_pathlib(
+    rewrite: str, repo: Path
+) -> None:
+    """A way changed (its text, so its cache entry cannot serve): the call that finds it
+    parses it and writes the caches; an interpreter without `site` shows what that adds."""
+    kit.way(repo, "everywhere", EVERY_LANE)
+    settle_tree(repo / "hooks")
+    path = next(p for host, p in FIXTURES if host == "claude" and p.name.startswith("PostToolUse"))
+    call = _call("claude", path, repo)
+    _bare_probe("claude", repo, [call])  # the caches, as after a session's first call
+    way = repo / "hooks" / "ways" / "everywhere" / "everywhere.md"
+    text = way.read_text(encoding="utf-8").replace("Guidance of", "Changed guidance of")
+    if rewrite == "edited in place":
+        with open(way, "r+", encoding="utf-8") as file:
+            file.write(text)
+            file.truncate()
+    else:  # as git checks a file out: a new file in its place
+        way.unlink()
+        way.write_text(text, encoding="utf-8")
+    settle_tree(repo / "hooks")
+    [(event, code, internal, new)] = _bare_probe("claude", repo, [call], AFTER_A_CHANGE)
+    assert (code, internal) == (0, False)
+    assert new == [], f"{event} after a way changed imports these as installed"
