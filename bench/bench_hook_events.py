@@ -19,8 +19,8 @@ The cases above run in this checkout's venv, an editable install, whose finder i
 `pathlib`, `re` and more at every interpreter start: `python -c pass` there does what a hook
 needs of them anyway. A user's gfh is an install (`bench_hook.installed`: its own venv, the
 package in site-packages, pip's console script), where a bare interpreter starts in less than
-half the time and the hook pays for those imports itself; the five warm events are measured last
-as such an install runs them, each against that install's own `python -c pass`.
+half the time and the hook pays for those imports itself; every case is measured again, last,
+as such an install runs it, each against that install's own `python -c pass`.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ SUBAGENT_TAIL_BYTES = 6 * 1024 * 1024
 LOG_EVENTS = 100_000
 TURN_BACK = 20_000
 SESSION = "7f3c9d2e-1b4a-4c55-9a61-2f0d8e6b1a90"
+TASKS = itertools.count()  # the worktrees' names, unique across both layouts' runs
 
 
 def run(work: Path) -> list[Measurement]:
@@ -70,10 +71,18 @@ def run(work: Path) -> list[Measurement]:
         hook.after_pull(repo),
         hook.cold(big),
     ]
-    # The same warm events as a user's install runs them, against its own interpreter's start.
+    # Every case again as a user's install runs it, against its own interpreter's start.
     gfh = installed(work / "installed")
     mine = _Hook(env, state, gfh, str(work / "installed" / "bin" / "python"))
-    results += [*_warm_events(mine, repo, big, transcript), _stop(mine, work / "stop-installed")]
+    results += [
+        *_warm_events(mine, repo, big, transcript),
+        _stop(mine, work / "stop-installed"),
+        mine.first_of_session(repo),
+        mine.new_worktree(repo, 200),
+        mine.new_worktree(big, 500),
+        mine.after_pull(repo),
+        mine.cold(big),
+    ]
     return results
 
 
@@ -185,7 +194,7 @@ class _Hook:
         self.call(repo, "PostToolUse.Write", session_id=SESSION)  # the main checkout's load
 
         def timed() -> float:
-            tree = repo.parent / f"{repo.name}.worktrees" / f"task-{next(self.count)}"
+            tree = repo.parent / f"{repo.name}.worktrees" / f"task-{next(TASKS)}"
             git(repo, "worktree", "add", "-q", "--detach", str(tree))
             return self.call(tree, "PostToolUse.Write", session_id=SESSION)
 
