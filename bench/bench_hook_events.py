@@ -61,29 +61,26 @@ def run(work: Path) -> list[Measurement]:
     big = _ways_repo(work / "big", 500)
     transcript = work / "transcript.jsonl"
     _write_transcript(transcript)
-    hook = _Hook(env, state)
-    results = [
-        *_warm_events(hook, repo, big, transcript),
-        _stop(hook, work / "stop"),
-        hook.first_of_session(repo),
-        hook.new_worktree(repo, 200),
-        hook.new_worktree(big, 500),
-        hook.after_pull(repo),
-        hook.cold(big),
+    # Every case in this checkout's venv, then again as a user's install runs it, against its
+    # own interpreter's start.
+    gfh, python = installed(work / "installed"), str(work / "installed" / "bin" / "python")
+    hooks = (
+        (_Hook(env, state), work / "stop"),
+        (_Hook(env, state, gfh, python), work / "stop-installed"),
+    )
+    return [
+        measured
+        for hook, stop in hooks
+        for measured in (
+            *_warm_events(hook, repo, big, transcript),
+            _stop(hook, stop),
+            hook.first_of_session(repo),
+            hook.new_worktree(repo, 200),
+            hook.new_worktree(big, 500),
+            hook.after_pull(repo),
+            hook.cold(big),
+        )
     ]
-    # Every case again as a user's install runs it, against its own interpreter's start.
-    gfh = installed(work / "installed")
-    mine = _Hook(env, state, gfh, str(work / "installed" / "bin" / "python"))
-    results += [
-        *_warm_events(mine, repo, big, transcript),
-        _stop(mine, work / "stop-installed"),
-        mine.first_of_session(repo),
-        mine.new_worktree(repo, 200),
-        mine.new_worktree(big, 500),
-        mine.after_pull(repo),
-        mine.cold(big),
-    ]
-    return results
 
 
 def _warm_events(hook: _Hook, repo: Path, big: Path, transcript: Path) -> list[Measurement]:
