@@ -15,7 +15,9 @@ imports with it, and a module nothing uses costs its setting out only.
 The file is a cache in the state dir (`preload/`), one per command (`hook-claude-PostToolUse`,
 `status`) and install (the package's directory, the interpreter's cache tag and optimization
 level are in its name; the bytecode's magic number and the package's directory in it). It holds
-each module's bytecode and its source file's mtime and size, and is used whole or not at all:
+each module's bytecode and its source file's mtime and size: a table first, then the modules'
+code, each unmarshalled where it lies in the one buffer the file is read into (a copy of each,
+as a tuple of bytes would make, touches as many new pages again). It is used whole or not at all:
 when one source file changed, the file is another interpreter's, or it cannot be read, the
 command imports as it would have. A module the file lacks (the first way that fired, the first
 cold load) is imported as usual, and the file is written again with it once the command's
@@ -29,7 +31,7 @@ import marshal
 import os
 import sys
 
-from gitflow_harness.store.home import state_home
+from gitflow_harness.home import state_home
 
 TYPE_CHECKING = False  # not `typing`'s: every hook call imports this
 if TYPE_CHECKING:
@@ -37,9 +39,10 @@ if TYPE_CHECKING:
     from typing import Any
 
     # name, a package, source file, its mtime (ns) and size, the module's code (marshalled)
-    Entry = tuple[str, bool, str, int, int, bytes]
+    Entry = tuple[str, bool, str, int, int, bytes | memoryview]
 
-VERSION = 1
+VERSION = 2  # 2: the table, then the code of each module
+HEADER = 8  # the table's length, little-endian, before it
 PACKAGE = __name__.rpartition(".")[0]
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 DIRECTORY = "preload"
@@ -55,7 +58,7 @@ Module: Any = type(sys)
 _path: str | None = None  # the file of the command started; None: none
 _entries: tuple[Entry, ...] = ()  # the file's, all set out
 _before: frozenset[str] = frozenset()  # the modules loaded when the command started
-_unrun: dict[str, bytes] = {}  # the code of the modules set out whose code has not run
+_unrun: dict[str, bytes | memoryview] = {}  # the code of the modules set out whose code has not run
 _lock = _thread.RLock()  # over `_locks`
 _locks: dict[str, Any] = {}  # a lock per module whose code runs
 _running: set[str] = set()  # the modules whose code is running
@@ -100,10 +103,33 @@ def finish() -> None:
     if not new:
         return
     try:
-        data = marshal.dumps((VERSION, _external.MAGIC_NUMBER, PACKAGE_DIR, (*entries, *new)))
-        _write(path, data)
+        _write(path, pack((*entries, *new)))
     except (OSError, ValueError):
         pass
+
+
+def pack(entries: Sequence[Entry]) -> bytes:
+    """The file's bytes for `entries`: the table's length, the table (each entry with its
+    code's length in place of the code), then the code of each, in the table's order."""
+    table = tuple((*entry[:5], len(entry[5])) for entry in entries)
+    head = marshal.dumps((VERSION, _external.MAGIC_NUMBER, PACKAGE_DIR, table))
+    return b"".join((len(head).to_bytes(HEADER, "little"), head, *(e[5] for e in entries)))
+
+
+def unpack(data: bytes) -> tuple[object, object, object, tuple[Entry, ...]]:
+    """The version, magic number, package directory and entries of a file's bytes, each
+    entry's code a view into `data`. Raises ValueError (or EOFError, TypeError) when `data`
+    is not such a file."""
+    view = memoryview(data)
+    end = HEADER + int.from_bytes(view[:HEADER], "little")
+    version, magic, package_dir, table = marshal.loads(view[HEADER:end])
+    entries = []
+    for name, package, origin, mtime_ns, size, length in table:
+        start, end = end, end + length
+        entries.append((name, package, origin, mtime_ns, size, view[start:end]))
+    if end != len(view):
+        raise ValueError("preload: the code does not fill the file")
+    return version, magic, package_dir, tuple(entries)
 
 
 def _fnv(text: str) -> str:
@@ -126,10 +152,10 @@ def _read(path: str) -> tuple[Entry, ...] | None:
         st = os.fstat(fd)
         if st.st_uid != os.geteuid() or st.st_mode & 0o022:
             return None
-        with os.fdopen(fd, "rb") as file:
+        with os.fdopen(fd, "rb", buffering=0) as file:
             fd = -1
             data = file.read()
-        version, magic, package_dir, entries = marshal.loads(data)
+        version, magic, package_dir, entries = unpack(data)
     except (OSError, EOFError, ValueError, TypeError):
         return None
     finally:

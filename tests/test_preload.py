@@ -61,14 +61,22 @@ def drive(*modules: str, command: str = COMMAND) -> dict[str, object]:
 
 
 def entries(path: str) -> dict[str, tuple[object, ...]]:
-    _version, _magic, _package, found = marshal.loads(Path(path).read_bytes())
-    return {entry[0]: entry for entry in found}
+    _version, _magic, _package, found = preload.unpack(Path(path).read_bytes())
+    return {entry[0]: (*entry[:5], bytes(entry[5])) for entry in found}
 
 
 def rewrite(path: str, change: object) -> None:
-    """Write the file again with `change(entries)` applied, keeping its header."""
-    version, magic, package, found = marshal.loads(Path(path).read_bytes())
-    Path(path).write_bytes(marshal.dumps((version, magic, package, change(found))))  # type: ignore[operator]
+    """Write the file again with `change(entries)` applied."""
+    found = tuple(entries(path).values())
+    Path(path).write_bytes(preload.pack(change(found)))  # type: ignore[operator]
+
+
+def header(data: bytes, version: object, magic: object, package: object) -> bytes:
+    """`data`, a file's bytes, with another version, magic number or package directory."""
+    _, _, _, found = preload.unpack(data)
+    table = tuple((*e[:5], len(e[5])) for e in found)
+    head = marshal.dumps((version, magic, package, table))
+    return b"".join((len(head).to_bytes(preload.HEADER, "little"), head, *(e[5] for e in found)))
 
 
 def test_a_second_run_sets_out_what_the_first_imported(hermetic: Path) -> None:
@@ -148,15 +156,34 @@ def test_a_changed_source_leaves_the_whole_file_unused(hermetic: Path) -> None:
     assert drive("gitflow_harness.store.fsutil")["set_out"]
 
 
+def first_format(data: bytes) -> bytes:
+    """A file as the first format held it: one tuple, the code in it."""
+    found = tuple((*e[:5], bytes(e[5])) for e in preload.unpack(data)[3])
+    return marshal.dumps((1, preload._external.MAGIC_NUMBER, preload.PACKAGE_DIR, found))
+
+
 @pytest.mark.parametrize(
     "damage",
     [
         lambda data: data[: len(data) // 2],
         lambda data: b"not marshal at all",
-        lambda data: marshal.dumps((0, b"", "", ())),
+        lambda data: data + b"more",
+        lambda data: header(data, 1, preload._external.MAGIC_NUMBER, preload.PACKAGE_DIR),
+        lambda data: header(data, preload.VERSION, b"\0\0\r\n", preload.PACKAGE_DIR),
         lambda data: marshal.dumps("a string"),
+        first_format,
+        lambda data: len(b"a string").to_bytes(preload.HEADER, "little") + b"a string",
     ],
-    ids=["cut short", "not marshal", "another version", "another shape"],
+    ids=[
+        "cut short",
+        "not marshal",
+        "grown",
+        "another version",
+        "another magic",
+        "not a tuple",
+        "the first format",
+        "another shape",
+    ],
 )
 def test_a_damaged_or_foreign_file_is_no_file(hermetic: Path, damage: object) -> None:
     path = str(drive("gitflow_harness.store.fsutil")["path"])
@@ -167,8 +194,9 @@ def test_a_damaged_or_foreign_file_is_no_file(hermetic: Path, damage: object) ->
 
 def test_another_package_directorys_file_is_no_file(hermetic: Path) -> None:
     path = str(drive("gitflow_harness.store.fsutil")["path"])
-    version, magic, _, found = marshal.loads(Path(path).read_bytes())
-    Path(path).write_bytes(marshal.dumps((version, magic, "/elsewhere/gitflow_harness", found)))
+    data = Path(path).read_bytes()
+    elsewhere = header(data, preload.VERSION, preload._external.MAGIC_NUMBER, "/elsewhere/gh")
+    Path(path).write_bytes(elsewhere)
     assert drive("gitflow_harness.store.fsutil")["set_out"] == []
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 
 from gitflow_harness.errors import GfhError
+from gitflow_harness.home import APP as APP
+from gitflow_harness.home import state_home as state_home
 from gitflow_harness.store.digest import sha256_hex
 from gitflow_harness.store.fsutil import UnsafePathError, ensure_private_dir, require_private_root
-from gitflow_harness.store.home import APP as APP
-from gitflow_harness.store.home import state_home as state_home
 
 # What a session id keeps of itself in its directory's name; any other character becomes `_`.
 # A set, not a regular expression: compiling one costs every hook call more than this loop.

@@ -1,7 +1,9 @@
 """The state root: where gfh keeps what it observes outside the repositories.
 
-Its own module, importing nothing of gfh: a process looks it up before loading the modules
-of its command (`preload.py`).
+Its own module at the package's top, importing nothing of gfh: a process looks it up before
+loading the modules of its command (`preload.py`), and the import of a package on the way
+(`gitflow_harness.store`, through the import system's search: half a million instructions)
+would come before that too.
 """
 
 from __future__ import annotations

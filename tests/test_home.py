@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gitflow_harness.store import home
+from gitflow_harness import home
 
 
 def test_state_home_honours_the_override(hermetic: Path) -> None:
