@@ -401,9 +401,9 @@ def _id(value: object) -> str | None:
     and the transcript is the host's, so nothing of it is kept verbatim in the session state."""
     if not isinstance(value, str) or not value:
         return None
-    from gitflow_harness.store.digest import sha256_hex
+    from gitflow_harness.store.digest import name_hash
 
-    return sha256_hex(value.encode("utf-8", "surrogatepass"))[:16]
+    return name_hash(value.encode("utf-8", "surrogatepass"))
 
 
 def _int(value: object) -> int:

@@ -106,7 +106,9 @@ def cached_config(top: StrPath) -> HookConfig:
 
 
 def _read(top: StrPath, *, keep: bool) -> HookConfig:
-    cache = cache_file(top) if keep else None
+    made_of = _made_of(top) if keep else None
+    cache = _cache_path(made_of) if made_of is not None else None
+    of = made_of.decode("latin-1") if made_of is not None else None  # every byte, as text
     if cache is not None:
         try:
             from gitflow_harness.store.fsutil import read_bytes
@@ -114,9 +116,11 @@ def _read(top: StrPath, *, keep: bool) -> HookConfig:
             cached = jsonio.loads(read_bytes(cache))
         except (OSError, ValueError):
             cached = None
-        values = cached.get("values") if isinstance(cached, dict) else None
-        if isinstance(values, dict):
-            return _typed(values)
+        # What it was made of, checked: its name is a short hash, not a digest (`name_hash`).
+        if isinstance(cached, dict) and cached.get("of") == of:
+            values = cached.get("values")
+            if isinstance(values, dict):
+                return _typed(values)
     from pathlib import Path
 
     from gitflow_harness.store.config import load_config
@@ -125,7 +129,8 @@ def _read(top: StrPath, *, keep: bool) -> HookConfig:
     if cache is not None:
         from gitflow_harness.store.fsutil import write_private
 
-        write_private(cache, jsonio.dumps({"values": values}), sync=False)  # rebuilt if damaged
+        # Rebuilt if damaged.
+        write_private(cache, jsonio.dumps({"of": of, "values": values}), sync=False)
     return _typed(values)
 
 
@@ -135,14 +140,18 @@ def _typed(values: dict[str, Any]) -> HookConfig:
 
 
 def cache_file(top: StrPath) -> str | None:
-    """Return the configuration cache for the worktree at `top`, named by a hash of gfh's
-    version, the configuration file's bytes and whether `.pre-commit-config.yaml` exists (it
-    changes a default); None when there is no state dir or the file is not plainly readable
-    (parsing it says why)."""
-    from gitflow_harness.errors import GfhError
-    from gitflow_harness.store.digest import sha256_hex
+    """Return the configuration cache for the worktree at `top`, named by a hash of what the
+    configuration is made of (`_made_of`), which the file holds too; None when there is no
+    state dir or the file is not plainly readable (parsing it says why)."""
+    made_of = _made_of(top)
+    return None if made_of is None else _cache_path(made_of)
+
+
+def _made_of(top: StrPath) -> bytes | None:
+    """What the configuration of the worktree at `top` is made of: gfh's version, whether
+    `.pre-commit-config.yaml` exists (it changes a default) and the configuration file's
+    bytes; None when the file is not plainly readable."""
     from gitflow_harness.store.fsutil import read_within
-    from gitflow_harness.store.state import user_dir
 
     try:
         data, _ = read_within(os.path.join(top, CONFIG_FILE), MAX_READ)
@@ -156,12 +165,19 @@ def cache_file(top: StrPath) -> str | None:
     if data is None:  # past MAX_READ
         return None
     pre_commit = b"+" if os.path.exists(os.path.join(top, ".pre-commit-config.yaml")) else b"-"
-    made_of = __version__.encode("utf-8") + b"\0" + pre_commit + present + data
+    return __version__.encode("utf-8") + b"\0" + pre_commit + present + data
+
+
+def _cache_path(made_of: bytes) -> str | None:
+    from gitflow_harness.errors import GfhError
+    from gitflow_harness.store.digest import name_hash
+    from gitflow_harness.store.state import user_dir
+
     try:
         directory = user_dir(CACHE_DIR)
     except (OSError, GfhError):
         return None
-    return os.path.join(directory, f"{sha256_hex(made_of)[:24]}.json")
+    return os.path.join(directory, f"{name_hash(made_of)}.json")
 
 
 def setting(config: HookConfig, section: str, key: str) -> Any:

@@ -11,7 +11,7 @@ import os
 from gitflow_harness.errors import GfhError
 from gitflow_harness.home import APP as APP
 from gitflow_harness.home import state_home as state_home
-from gitflow_harness.store.digest import sha256_hex
+from gitflow_harness.store.digest import name_hash
 from gitflow_harness.store.fsutil import UnsafePathError, ensure_private_dir, require_private_root
 
 # What a session id keeps of itself in its directory's name; any other character becomes `_`.
@@ -22,7 +22,7 @@ _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 def session_key(session: str) -> str:
     """Return a file-name-safe, collision-free directory name for a session id."""
     readable = "".join(c if c in _SAFE else "_" for c in session[:80])
-    digest = sha256_hex(session.encode("utf-8"))[:12]
+    digest = name_hash(session.encode("utf-8", "surrogatepass"))[:12]
     return f"{readable}-{digest}"
 
 

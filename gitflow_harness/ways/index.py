@@ -29,7 +29,7 @@ import time
 
 from gitflow_harness.errors import GfhError
 from gitflow_harness.firing.record import Record
-from gitflow_harness.store.digest import blob_id, sha256_hex
+from gitflow_harness.store.digest import blob_id, name_hash
 from gitflow_harness.ways import ways_root as ways_root  # re-exported: its callers' name
 from gitflow_harness.ways.model import MACRO_FILE, POSTCHECK_FILE, LoadProblem, Way
 from gitflow_harness.ways.shared import Shared, write_cache
@@ -217,8 +217,8 @@ def default_cache_file(root: StrPath) -> str:
     """Return the cache file for a ways root: `<state>/ways-index/<hash of the root>.marshal`."""
     from gitflow_harness.store.state import user_dir
 
-    digest = sha256_hex(os.path.abspath(os.fspath(root)).encode("utf-8"))
-    return os.path.join(user_dir("ways-index"), f"{digest[:24]}.marshal")
+    digest = name_hash(os.path.abspath(os.fspath(root)).encode("utf-8", "surrogateescape"))
+    return os.path.join(user_dir("ways-index"), f"{digest}.marshal")
 
 
 def _walk(

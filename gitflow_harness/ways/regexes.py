@@ -82,10 +82,10 @@ def cache_file(key: Key) -> str | None:
     directory = _directory[home]
     if directory is None:
         return None
-    from gitflow_harness.store.digest import sha256_hex
+    from gitflow_harness.store.digest import name_hash
 
-    digest = sha256_hex(b"%d\0" % key[1] + key[0].encode("utf-8", "surrogatepass"))
-    return os.path.join(directory, f"{PREFIX}{digest[:32]}.marshal")
+    digest = name_hash(b"%d\0" % key[1] + key[0].encode("utf-8", "surrogatepass"))
+    return os.path.join(directory, f"{PREFIX}{digest}.marshal")
 
 
 def _build(key: Key) -> Pattern[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -34,6 +35,25 @@ def test_the_configuration_is_cached_and_refreshed_on_change(
     write(repo, ".gitflow-harness.toml", "[ways]\nbudget_chars = 456\n")
     os.utime(repo / ".gitflow-harness.toml", ns=(1, 1))
     assert hook_config(repo, store)["ways"]["budget_chars"] == 456
+
+
+def test_a_cache_made_of_another_configuration_is_not_used(repo: Path) -> None:
+    """If the cache's name is another configuration's too (its name is a short hash), then
+    what the file says it was made of tells them apart: it is parsed again, and rewritten."""
+    write(repo, ".gitflow-harness.toml", "[ways]\nbudget_chars = 123\n")
+    store = SessionState("claude:s")
+    assert hook_config(repo, store)["ways"]["budget_chars"] == 123
+    found = cache_file(repo)
+    assert found is not None
+    cached = json.loads(Path(found).read_text(encoding="utf-8"))
+    assert cached["of"].endswith("budget_chars = 123\n")
+    cached["of"] = cached["of"].replace("123", "777")
+    cached["values"]["ways"]["budget_chars"] = 777
+    Path(found).write_text(json.dumps(cached), encoding="utf-8")
+    assert hook_config(repo, store)["ways"]["budget_chars"] == 123
+    assert (
+        json.loads(Path(found).read_text(encoding="utf-8"))["values"]["ways"]["budget_chars"] == 123
+    )
 
 
 def test_a_configuration_error_fails_open_and_says_where(
