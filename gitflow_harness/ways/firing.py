@@ -68,14 +68,16 @@ def source(ctx: HookContext) -> list[Offer]:
     from gitflow_harness.ways.index import load_index
     from gitflow_harness.ways.shared import shared_cache_file
 
+    asked = _Asked(ctx)
     index = load_index(
         root,
         shared_file=shared_cache_file(ctx.repo.common_dir),  # None: no usable state dir
         checkout=(ctx.repo.top, ctx.repo.git_dir),
+        select=asked.candidates,  # only the ways the call can reach, when all are as cached
     )
     if index.problems:
         report(ctx, index.problems)
-    matches = match(ctx, index.ways)
+    matches = asked.match(index.ways)
     if not matches:
         return []
     if ctx.store is None:
@@ -139,54 +141,98 @@ def match(ctx: HookContext, ways: Sequence[Way]) -> list[Match]:
     A way matched where the host could not take context (Cursor, Codex) counts as a match of
     its lane at the first event that can (`ctx.pending`).
     """
-    event, lanes = ctx.event, ctx.lanes
-    text = event.prompt if "prompt" in lanes and not event.stop_remediation else None
-    paths = ctx.paths if "files" in lanes else ()
-    shell = event.command if "commands" in lanes else None
-    session_start = "session_start" in lanes
-    role = event.role if "roles" in lanes else None
-    prompt = command = None
-    if text is not None or paths or shell is not None or role is not None:
-        # Not at a session's start, whose one lane is read off each way (1.7M instructions)
-        from gitflow_harness.ways import match as lanes_of
+    return _Asked(ctx).match(ways)
 
-        prompt = lanes_of.text_of(text) if text is not None else None
-        command = lanes_of.text_of(shell) if shell is not None else None
-    with_postchecks = "postcheck" in lanes
-    pending = {i["way"]: i.get("trigger") for i in ctx.pending if isinstance(i.get("way"), str)}
-    who = audience(ctx)
-    found: list[Match] = []
-    checks: list[Way] = []
-    for way in ways:
-        magnitude, trigger = 0, None
-        if prompt is not None and lanes_of.prompt_possible(way, prompt):
-            magnitude = lanes_of.prompt_magnitude(way, prompt)
-            trigger = "prompt" if magnitude else None
-        if not magnitude and way.id in pending:
-            magnitude, trigger = 1, _trigger(pending[way.id])
-        if paths and lanes_of.files_possible(way, paths) and lanes_of.files_lane(way, paths):
-            magnitude, trigger = magnitude + 1, trigger or "file"
-        if command is not None and lanes_of.commands_lane(way, command):
-            magnitude, trigger = magnitude + 1, trigger or "command"
-        if session_start and way.session_start:
-            magnitude, trigger = magnitude + 1, trigger or "session"
-        postcheck = with_postchecks and way.has_postcheck
-        if (magnitude or postcheck) and who not in way.scope:
-            magnitude, trigger, postcheck = 0, None, False
-        if role is not None and lanes_of.roles_lane(way, role):
-            # `roles` names the subagents a way is for: it needs no `scope`.
-            magnitude, trigger = magnitude + 1, trigger or "subagent"
-        if postcheck:
-            checks.append(way)
-        if magnitude:
-            found.append(Match(way, magnitude, trigger or "prompt"))
-    if prompt is not None or command is not None:
-        from gitflow_harness.ways.regexes import save
 
-        save()  # the code of the regexes first compiled here, for the next calls
-    if checks:
-        found = _with_postchecks(ctx, found, checks)
-    return found
+class _Asked:
+    """What a call asks of the ways, worked out once: its prompt, paths, command and role on
+    the lanes it opens, and the ways that wait for it (`ctx.pending`)."""
+
+    def __init__(self, ctx: HookContext) -> None:
+        event, lanes = ctx.event, ctx.lanes
+        self.ctx = ctx
+        text = event.prompt if "prompt" in lanes and not event.stop_remediation else None
+        self.paths = ctx.paths if "files" in lanes else ()
+        shell = event.command if "commands" in lanes else None
+        self.session_start = "session_start" in lanes
+        self.role = event.role if "roles" in lanes else None
+        self.prompt = self.command = None
+        if text is not None or self.paths or shell is not None or self.role is not None:
+            # Not at a session's start, whose one lane is read off each way (1.7M instructions)
+            from gitflow_harness.ways import match as lanes_of
+
+            self.prompt = lanes_of.text_of(text) if text is not None else None
+            self.command = lanes_of.text_of(shell) if shell is not None else None
+        self.with_postchecks = "postcheck" in lanes
+        self.pending = {
+            i["way"]: i.get("trigger") for i in ctx.pending if isinstance(i.get("way"), str)
+        }
+
+    def candidates(self, ids: list[str], table: list[Any]) -> set[int] | None:
+        """The places, among the way files `ids`, of the ways this call may match, by their
+        table of sieves, and of the ways that wait for it; None for every way: a command (its
+        regexes have no sieve) or a role is asked of every way."""
+        if self.command is not None or self.role is not None:
+            return None
+        from gitflow_harness.ways.sieve import candidates
+
+        found = candidates(
+            table,
+            self.prompt,
+            self.paths,
+            session_start=self.session_start,
+            postcheck=self.with_postchecks,
+        )
+        if found is not None and self.pending:
+            pending = self.pending
+            found.update(place for place, way_id in enumerate(ids) if way_id in pending)
+        return found
+
+    def match(self, ways: Sequence[Way]) -> list[Match]:
+        """The ways of `ways` this call matches (`match`)."""
+        ctx, prompt, command, paths, role = (
+            self.ctx,
+            self.prompt,
+            self.command,
+            self.paths,
+            self.role,
+        )
+        if prompt is not None or command is not None or paths or role is not None:
+            from gitflow_harness.ways import match as lanes_of
+        pending = self.pending
+        who = audience(ctx)
+        found: list[Match] = []
+        checks: list[Way] = []
+        for way in ways:
+            magnitude, trigger = 0, None
+            if prompt is not None and lanes_of.prompt_possible(way, prompt):
+                magnitude = lanes_of.prompt_magnitude(way, prompt)
+                trigger = "prompt" if magnitude else None
+            if not magnitude and way.id in pending:
+                magnitude, trigger = 1, _trigger(pending[way.id])
+            if paths and lanes_of.files_possible(way, paths) and lanes_of.files_lane(way, paths):
+                magnitude, trigger = magnitude + 1, trigger or "file"
+            if command is not None and lanes_of.commands_lane(way, command):
+                magnitude, trigger = magnitude + 1, trigger or "command"
+            if self.session_start and way.session_start:
+                magnitude, trigger = magnitude + 1, trigger or "session"
+            postcheck = self.with_postchecks and way.has_postcheck
+            if (magnitude or postcheck) and who not in way.scope:
+                magnitude, trigger, postcheck = 0, None, False
+            if role is not None and lanes_of.roles_lane(way, role):
+                # `roles` names the subagents a way is for: it needs no `scope`.
+                magnitude, trigger = magnitude + 1, trigger or "subagent"
+            if postcheck:
+                checks.append(way)
+            if magnitude:
+                found.append(Match(way, magnitude, trigger or "prompt"))
+        if prompt is not None or command is not None:
+            from gitflow_harness.ways.regexes import save
+
+            save()  # the code of the regexes first compiled here, for the next calls
+        if checks:
+            found = _with_postchecks(ctx, found, checks)
+        return found
 
 
 _WAITING_TRIGGERS = ("prompt", "file", "command", "postcheck")

@@ -33,15 +33,16 @@ from gitflow_harness.store.digest import blob_id, name_hash
 from gitflow_harness.ways import ways_root as ways_root  # re-exported: its callers' name
 from gitflow_harness.ways.model import MACRO_FILE, POSTCHECK_FILE, LoadProblem, Way
 from gitflow_harness.ways.shared import Shared, write_cache
+from gitflow_harness.ways.sieve import table as sieve_table
 
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import Any
+    from collections.abc import Callable, Sequence
+    from typing import Any, TypeGuard
 
     from gitflow_harness.store.fsutil import StrPath
 
-CACHE_FORMAT = 10  # `marshal`: several times faster than JSON; 9: sieves; 10: lanes opaque
+CACHE_FORMAT = 11  # `marshal`: faster than JSON; 9: sieves; 10: lanes opaque; 11: the table
 RACY_NS = 2_000_000_000
 INDEX_AFTER = 32  # stale way files from which the git index is read for their blob ids
 
@@ -106,6 +107,7 @@ def load_index(
     use_cache: bool = True,
     shared_file: StrPath | None = None,
     checkout: tuple[StrPath, StrPath] | None = None,
+    select: Callable[[list[str], list[Any]], set[int] | None] | None = None,
 ) -> WayIndex:
     """Load every way under `root`, from the cache where nothing changed.
 
@@ -114,6 +116,11 @@ def load_index(
     `checkout` is the worktree's top and git dir, whose index gives the content key of the
     files it checked out (`blobs`); `use_cache=False` parses everything and writes nothing. A
     missing root is an empty index.
+
+    With `select`, a load that finds every way as cached asks it which ways to load: it is
+    given the ids of the way files and the cache's table of their sieves (`sieve.table`), and
+    answers their places, or None for all (`sieve.candidates`). The index then holds those
+    ways only, and every problem.
     """
     root_s = os.path.abspath(os.fspath(root))
     if use_cache and cache_file is None:
@@ -122,29 +129,79 @@ def load_index(
         except (OSError, GfhError):  # no usable state dir: load without a cache
             use_cache = False
     cache_s = os.fspath(cache_file) if use_cache and cache_file is not None else None
-    cached = _read_cache(cache_s, root_s) if cache_s else {}
+    cached, table = _read_cache(cache_s, root_s) if cache_s else ({}, None)
     shared = Shared(os.fspath(shared_file)) if use_cache and shared_file is not None else None
     now = time.time_ns()
     found, entries, changed = _walk(root_s, cached, now)
+    if select is not None and not changed and len(entries) == len(cached):
+        selected = _selected(root_s, found, table, select)
+        if selected is not None:
+            return selected
     cached_results = [_from_entry(raw[6][5], raw) for raw in found]
     stale = [raw for raw, result in zip(found, cached_results, strict=True) if result is None]
     blobs = _blobs(stale, checkout, shared) if use_cache and checkout is not None else {}
     refreshed = _refresh_all(stale, now, shared, blobs) if stale else {}
     ways: list[Way] = []
     problems: list[LoadProblem] = []
+    placed: list[Way | None] = []  # each way file's way, None where it has problems
     for raw, result in zip(found, cached_results, strict=True):
         if result is None:
             result = refreshed[id(raw)]
             changed = True
         if isinstance(result, list):
             problems.extend(result)
+            placed.append(None)
         else:
             ways.append(result)
-    if cache_s and (changed or len(entries) != len(cached)):
-        _write_cache(cache_s, root_s, entries)
+            placed.append(result)
+    ids = [raw[0] for raw in found]
+    if cache_s and (changed or len(entries) != len(cached) or not _table_of(table, ids)):
+        _write_cache(cache_s, root_s, entries, [ids, sieve_table(placed)])
     if shared is not None:
         shared.save()
     return WayIndex(root_s, tuple(ways), tuple(problems))
+
+
+def _selected(
+    root: str,
+    found: list[Raw],
+    table: object,
+    select: Callable[[list[str], list[Any]], set[int] | None],
+) -> WayIndex | None:
+    """The index of the ways `select` picks from the cache's table, when every way file is as
+    its entry has it and the table is of these files; else None (the full load decides)."""
+    if not _table_of(table, [raw[0] for raw in found]):
+        return None
+    places = select(table[0], table[1])
+    if places is None:
+        return None
+    ways: list[Way] = []
+    problems: list[LoadProblem] = []
+    for place, raw in enumerate(found):
+        way_entry = raw[6][5]
+        if (
+            type(way_entry) is not list
+            or len(way_entry) != 6
+            or way_entry[0] != raw[2]
+            or way_entry[1] != raw[3]
+            or way_entry[2]
+        ):
+            return None  # changed, racy or damaged: read again
+        if way_entry[4] is None and place not in places:
+            continue
+        result = _build(way_entry[3], way_entry[4], raw)
+        if result is None:
+            return None
+        if isinstance(result, list):
+            problems.extend(result)
+        else:
+            ways.append(result)
+    return WayIndex(root, tuple(ways), tuple(problems))
+
+
+def _table_of(table: object, ids: list[str]) -> TypeGuard[list[Any]]:
+    """Whether the cache's table is one of the way files `ids`, in their order."""
+    return type(table) is list and len(table) == 2 and table[0] == ids
 
 
 def _reusable(stale: list[Raw], shared: Shared | None) -> bool:
@@ -499,29 +556,29 @@ def _parse(
     return way.to_payload(), None, way
 
 
-def _read_cache(cache_file: str, root: str) -> dict[str, Entry]:
-    """Return the worktree's cached entries; {} when the file is missing, damaged, of another
-    format (or Python: `marshal`'s) or of another root."""
+def _read_cache(cache_file: str, root: str) -> tuple[dict[str, Entry], object]:
+    """Return the worktree's cached entries and table of sieves (`[way files' ids, table]`);
+    ({}, None) when the file is missing, damaged, of another format (or Python: `marshal`'s)
+    or of another root."""
     try:
         with open(cache_file, "rb") as fh:
             data = marshal.loads(fh.read())
     except (OSError, EOFError, ValueError, TypeError):
-        return {}
+        return {}, None
     if (
         type(data) is not dict
         or data.get("format") != CACHE_FORMAT
         or data.get("root") != root
         or type(data.get("entries")) is not dict
     ):
-        return {}
+        return {}, None
     entries: dict[str, Entry] = data["entries"]
-    return entries
+    return entries, data.get("table")
 
 
-def _write_cache(cache_file: str, root: str, entries: dict[str, Entry]) -> None:
-    write_cache(
-        cache_file, marshal.dumps({"format": CACHE_FORMAT, "root": root, "entries": entries})
-    )
+def _write_cache(cache_file: str, root: str, entries: dict[str, Entry], table: object) -> None:
+    data = {"format": CACHE_FORMAT, "root": root, "entries": entries, "table": table}
+    write_cache(cache_file, marshal.dumps(data))
     stem, ext = os.path.splitext(cache_file)
     if ext == ".marshal":  # the JSON cache an earlier gfh kept for this root goes with it
         _remove(f"{stem}.json")

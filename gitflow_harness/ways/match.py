@@ -11,11 +11,12 @@ way of a call: what tells their needles apart is worked out once per call (`Text
 
 from __future__ import annotations
 
-from gitflow_harness.ways.model import NEVER, Lanes, Way
+from gitflow_harness.ways.model import Lanes, Way
 from gitflow_harness.ways.regexes import compiled
 from gitflow_harness.ways.sieve import is_run as _one_run
 from gitflow_harness.ways.sieve import literal_prefix, path_of
 from gitflow_harness.ways.sieve import normalise as _normalise
+from gitflow_harness.ways.sieve import prompt_possible as _prompt_possible
 from gitflow_harness.ways.sieve import runs as _runs
 from gitflow_harness.ways.sieve import words as _words
 
@@ -396,17 +397,7 @@ def prompt_possible(way: Way, prompt: Text) -> bool:
     `prompt_magnitude` decides.
     """
     hints, needles, _ = way.sieve()
-    if hints != NEVER:
-        if type(hints) is not list:
-            return True  # a regex without a prefilter: only running it can tell
-        if prompt.holds_any(hints):
-            return True
-    if needles:
-        words = prompt.words()
-        for needle in needles:
-            if words.issuperset(needle[1:]):  # every run of a needle, `[normalised, *runs]`
-                return True
-    return False
+    return _prompt_possible(hints, needles, prompt)
 
 
 def prompt_magnitude(way: Way, prompt: str | Text) -> int:

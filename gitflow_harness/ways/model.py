@@ -9,6 +9,8 @@ from __future__ import annotations
 import marshal
 
 from gitflow_harness.firing.record import Record
+from gitflow_harness.ways.sieve import ALWAYS as ALWAYS  # a sieve's first part (`Way.sieve`)
+from gitflow_harness.ways.sieve import NEVER as NEVER
 
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
@@ -36,11 +38,6 @@ except ImportError:  # another Python
 
     def _item(index: int, doc: str) -> property:
         return property(itemgetter(index), doc=doc)
-
-
-# A sieve's first part (`Way.sieve`): the way has no `prompt` regex, or one that no literal
-# prefilters (else the list of its literals).
-NEVER, ALWAYS = 0, 1
 
 
 class Lanes(Record):

@@ -7,14 +7,27 @@ word, ignoring case and spacing) and what every path a `files` glob matches star
 index keeps these in each way's payload (`Way.sieve`), and `match.prompt_possible` and
 `match.files_possible` read them without decoding the way's lanes. The words of a text, and a
 keyword as the prompt is searched for it, are worked out here for the matcher too.
+
+The worktree's index cache keeps the sieves of all its ways together too (`table`): a call
+whose ways are all as cached asks the table which ways its prompt, paths or lane can reach
+(`match.candidates`), and only those are built and matched. For a path that is a lookup by
+its first segment, not a pass over every way.
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False  # see firing/curves.py: no `typing` import at run time
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from re import Pattern
+    from typing import Any
 
+    from gitflow_harness.ways.match import Text
+    from gitflow_harness.ways.model import Way
+
+# A sieve's first part (`Way.sieve`): the way has no `prompt` regex, or one that no literal
+# prefilters (else the list of its literals).
+NEVER, ALWAYS = 0, 1
 _NORMALISED: dict[str, str] = {}
 # The ASCII characters that are no word characters, each to a space: an ASCII text's words are
 # then what `str.split` finds, three times faster than the regex on a long prompt, and no hook
@@ -93,3 +106,86 @@ def literal_prefix(glob: str) -> str:
 def path_of(path: str) -> str:
     """A repo-relative path as globs are matched against it: `/`-separated, no leading `./`."""
     return path.replace("\\", "/").removeprefix("./")
+
+
+TABLE_FORMAT = 1
+
+
+def table(ways: Sequence[Way | None]) -> list[Any]:
+    """The sieves of `ways` (None: a way file that did not load) by their place in it:
+    `[format, prompt, by_segment, loose, session_start, postcheck]`. `prompt` lists
+    `(place, literals, needles)` of the ways a prompt may reach; `by_segment` maps the first
+    segment of a `files` prefix that has one to its `(prefix, place)` pairs, and `loose` holds
+    the rest (a prefix with no `/`, which any first segment may start with);
+    `session_start` and `postcheck` are the places of the ways with one."""
+    prompt: list[tuple[int, Any, Any]] = []
+    by_segment: dict[str, list[tuple[str, int]]] = {}
+    loose: list[tuple[str, int]] = []
+    session_start: list[int] = []
+    postcheck: list[int] = []
+    for place, way in enumerate(ways):
+        if way is None:
+            continue
+        literals, keywords, prefixes = way.sieve()
+        if literals != NEVER or keywords:
+            prompt.append((place, literals, keywords))
+        for prefix in prefixes:
+            segment, slash, _ = prefix.partition("/")
+            if slash:
+                by_segment.setdefault(segment, []).append((prefix, place))
+            else:
+                loose.append((prefix, place))
+        if way.session_start:
+            session_start.append(place)
+        if way.has_postcheck:
+            postcheck.append(place)
+    return [TABLE_FORMAT, prompt, by_segment, loose, session_start, postcheck]
+
+
+def prompt_possible(hints: Any, needles: list[list[str]], prompt: Text) -> bool:
+    """False when no literal of `hints` (NEVER: none; ALWAYS: a regex no literal prefilters)
+    is in the prompt and no needle has all its runs among its words (`match.prompt_possible`).
+    """
+    if hints != NEVER:
+        if type(hints) is not list:
+            return True  # a regex without a prefilter: only running it can tell
+        if prompt.holds_any(hints):
+            return True
+    if needles:
+        words = prompt.words()
+        for needle in needles:
+            if words.issuperset(needle[1:]):  # every run of a needle, `[normalised, *runs]`
+                return True
+    return False
+
+
+def candidates(
+    table: list[Any],
+    prompt: Text | None,
+    paths: Sequence[str],
+    *,
+    session_start: bool,
+    postcheck: bool,
+) -> set[int] | None:
+    """The places, in a table of sieves (`sieve.table`), of the ways a call may match: those
+    `prompt_possible` or `files_possible` let through, and those with the session-start or
+    postcheck lane when the call opens it; None when the table is not one this reads. A way
+    left out cannot match the call on those lanes (a call with another lane asks every way)."""
+    if type(table) is not list or len(table) != 6 or table[0] != TABLE_FORMAT:
+        return None
+    _, prompts, by_segment, loose, starts, postchecks = table
+    found: set[int] = set()
+    if prompt is not None:
+        for place, hints, needles in prompts:
+            if prompt_possible(hints, needles, prompt):
+                found.add(place)
+    for path in paths:
+        path = path_of(path)
+        for prefix, place in (*by_segment.get(path.partition("/")[0], ()), *loose):
+            if path.startswith(prefix):
+                found.add(place)
+    if session_start:
+        found.update(starts)
+    if postcheck:
+        found.update(postchecks)
+    return found

@@ -786,3 +786,41 @@ def test_a_session_start_fires_its_ways_without_loading_the_lane_matchers(repo: 
     data = kit.payload("claude", "SessionStart", repo)
     proc = run_probe(probe, cwd=repo, stdin=json.dumps(data), check=True)
     assert proc.stdout == "(True, False)"
+
+
+def test_a_call_on_a_settled_tree_matches_only_what_the_table_lets_through(
+    repo: Path, gfh: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If every way is as the index cached it, then a call builds the ways its table of
+    sieves lets through and no other, and fires what the full pass would: the files way on
+    its path, the prompt way on its word, nothing for a path or a prompt no way reaches."""
+    from gitflow_harness.ways import index
+    from tests.ways.conftest import settle_tree
+
+    kit.way(repo, "source", "when:\n  files: ['src/**/*.py']\n" + ALWAYS)
+    kit.way(repo, "deploy", "when:\n  keywords: [deploy]\n" + ALWAYS)
+    for n in range(20):
+        kit.way(repo, f"other{n}", f"when:\n  files: ['lib{n}/**']\n  keywords: [w{n}]\n" + ALWAYS)
+    settle_tree(repo / "hooks" / "ways")
+    built: list[list[str]] = []
+    real = index._selected
+
+    def selected(*args: Any) -> Any:
+        found = real(*args)
+        built.append([w.id for w in found.ways] if found is not None else ["(all)"])
+        return found
+
+    monkeypatch.setattr(index, "_selected", selected)
+    write = kit.payload("claude", "PostToolUse.Write", repo)
+    kit.hook(gfh, "claude", "PostToolUse", write)  # the first load: every way, the table written
+    assert kit.context(kit.hook(gfh, "claude", "PostToolUse", write)) == "Guidance of source."
+    assert kit.context(
+        kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, prompt="deploy it"))
+    ) == ("Guidance of deploy.")
+    kit.hook(gfh, "claude", "UserPromptSubmit", _prompt(repo, prompt="nothing here"))
+    assert built[-3:] == [["source"], ["deploy"], []]
+    assert [d[:2] for d in kit.decisions(repo)] == [
+        ("source", "fired"),
+        ("source", "fired"),
+        ("deploy", "fired"),
+    ]

@@ -720,3 +720,77 @@ def test_prune_without_a_state_dir_removes_nothing(
     (tmp_path / "file").write_text("")
     monkeypatch.setenv("GFH_STATE_HOME", str(tmp_path / "file" / "state"))  # under a file
     assert index_module.prune_caches() == 0
+
+
+FILES_WAY = "description: D\nwhen: {files: ['src/%s/**']}\n" + EXP
+PROMPT_WAY = "description: D\nwhen: {keywords: [%s]}\n" + EXP
+START_WAY = "description: D\nwhen: {session_start: true}\n" + EXP
+
+
+def _selecting(ways_root: Path) -> None:
+    write_way(ways_root, "files-a", FILES_WAY % "a")
+    write_way(ways_root, "files-b", FILES_WAY % "b")
+    write_way(ways_root, "prompt", PROMPT_WAY % "deploy")
+    write_way(ways_root, "start", START_WAY)
+    write_way(ways_root, "broken", "when: [\n")
+    settle_tree(ways_root)
+
+
+def test_a_warm_load_with_select_builds_only_the_ways_it_picks(
+    ways_root: Path, tmp_path: Path, parses: list[str]
+) -> None:
+    """If every way is as cached, then `select` is given the way files' ids and their table of
+    sieves, and the index holds the ways it picks and every problem; nothing is parsed."""
+    _selecting(ways_root)
+    cache = tmp_path / "cache.marshal"
+    full = load_index(ways_root, cache_file=cache)
+    parses.clear()
+    asked: list[list[str]] = []
+
+    def select(ids: list[str], table: list[Any]) -> set[int]:
+        asked.append(ids)
+        return {ids.index("files-b"), ids.index("start")}
+
+    picked = load_index(ways_root, cache_file=cache, select=select)
+    assert asked == [["broken", "files-a", "files-b", "prompt", "start"]]
+    assert [w.id for w in picked.ways] == ["files-b", "start"]
+    assert picked.problems == full.problems
+    assert len(full.problems) == 1
+    assert parses == []
+    assert [
+        w.id for w in load_index(ways_root, cache_file=cache, select=lambda i, t: None).ways
+    ] == [w.id for w in full.ways]
+
+
+def test_a_load_that_finds_a_change_loads_every_way_and_writes_a_new_table(
+    ways_root: Path, tmp_path: Path
+) -> None:
+    """If a way changed (or came, or went) since the cache, then `select` is not asked: every
+    way is loaded, and the cache's table is of the tree as it is now."""
+    _selecting(ways_root)
+    cache = tmp_path / "cache.marshal"
+    load_index(ways_root, cache_file=cache)
+    write_way(ways_root, "files-c", FILES_WAY % "c")
+
+    def never(ids: list[str], table: list[Any]) -> set[int]:
+        raise AssertionError("asked about a tree that changed")
+
+    index = load_index(ways_root, cache_file=cache, select=never)
+    assert "files-c" in [w.id for w in index.ways]
+    settle_tree(ways_root)
+    load_index(ways_root, cache_file=cache)  # settled: written again, the same ways
+    ids, _ = marshal.loads(cache.read_bytes())["table"]
+    assert ids == ["broken", "files-a", "files-b", "files-c", "prompt", "start"]
+
+
+def test_a_table_of_other_files_is_not_used(ways_root: Path, tmp_path: Path) -> None:
+    _selecting(ways_root)
+    cache = tmp_path / "cache.marshal"
+    load_index(ways_root, cache_file=cache)
+    data = marshal.loads(cache.read_bytes())
+    data["table"][0] = data["table"][0][::-1]  # not these files, in this order
+    cache.write_bytes(marshal.dumps(data))
+    index = load_index(ways_root, cache_file=cache, select=lambda ids, table: set())
+    assert len(index.ways) == 4
+    fixed = marshal.loads(cache.read_bytes())["table"][0]
+    assert fixed == ["broken", "files-a", "files-b", "prompt", "start"]  # written again

@@ -5,17 +5,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitflow_harness.firing import Exponential
+from gitflow_harness.ways import sieve
 from gitflow_harness.ways.literals import required_literals
 from gitflow_harness.ways.match import (
     LONG_TEXT,
     Text,
     commands_lane,
     files_lane,
+    files_possible,
     glob_match,
     keyword_in,
     keywords_lane,
     prompt_lane,
     prompt_magnitude,
+    prompt_possible,
     roles_lane,
     session_start_lane,
 )
@@ -381,3 +384,87 @@ def test_a_way_the_sieve_passes_by_never_matches_the_paths(
             assert files_lane(each, paths) == 0, (globs, paths)
     assert not files_possible(_way(files=("src/**",)), ["docs/a.md"])
     assert files_possible(_way(files=("*.py",)), ["docs/a.md"])  # a bare name: any path
+
+
+_SEGMENTS = st.sampled_from(["src", "docs", "lib", "s", "src2", ".github"])
+_GLOB = st.one_of(
+    st.sampled_from(["*.py", "README*", "docs", "**/*.md", "/top.md"]),
+    st.builds(
+        lambda a, b, tail: f"{a}/{b}{tail}",
+        _SEGMENTS,
+        st.sampled_from(["", "x", "x/y", "**"]),
+        st.sampled_from(["", "/**", "/*.py", "*"]),
+    ),
+)
+_PATH = st.builds(
+    lambda parts: "/".join(parts),
+    st.lists(st.sampled_from(["src", "docs", "x", "y", "a.py"]), min_size=1, max_size=4),
+)
+_WORDS = st.sampled_from(["deploy", "ship", "release", "notes", "merge", "the", "docs"])
+
+
+@st.composite
+def _ways(draw: st.DrawFn) -> list[Way]:
+    ways = []
+    for i in range(draw(st.integers(0, 8))):
+        lanes: dict[str, object] = {}
+        if draw(st.booleans()):
+            lanes["files"] = tuple(draw(st.lists(_GLOB, max_size=3)))
+        if draw(st.booleans()):
+            lanes["keywords"] = tuple(draw(st.lists(_WORDS, max_size=2)))
+        if draw(st.booleans()):
+            lanes["prompt"] = draw(st.sampled_from([r"\bdeploy\b", "ship|release", r"\w+ing"]))
+        lanes["session_start"] = draw(st.booleans())
+        way = _way(**lanes)
+        ways.append(
+            Way(
+                id=f"w{i}",
+                file=way.file,
+                description="d",
+                lanes=way.lanes,
+                curve=way.curve,
+                has_postcheck=draw(st.booleans()),
+            )
+        )
+    return ways
+
+
+@settings(max_examples=300)
+@given(
+    _ways(),
+    st.one_of(st.none(), st.lists(_WORDS, max_size=6).map(" ".join)),
+    st.lists(_PATH, max_size=3),
+    st.booleans(),
+    st.booleans(),
+)
+def test_the_table_picks_exactly_the_ways_the_sieves_let_through(
+    ways: list[Way], prompt: str | None, paths: list[str], start: bool, postcheck: bool
+) -> None:
+    """If a call asks the table of its ways' sieves, then the places it gets are those of the
+    ways `prompt_possible` or `files_possible` lets through, or that have the lane it opens:
+    every way the call can match, and no other the full pass would look at."""
+    text = Text(prompt) if prompt is not None else None
+    placed = [way if i % 3 else None for i, way in enumerate(ways)]  # some files did not load
+    found = sieve.candidates(
+        sieve.table(placed), text, paths, session_start=start, postcheck=postcheck
+    )
+    expected = {
+        i
+        for i, way in enumerate(placed)
+        if way is not None
+        and (
+            (text is not None and prompt_possible(way, text))
+            or (bool(paths) and files_possible(way, paths))
+            or (start and way.session_start)
+            or (postcheck and way.has_postcheck)
+        )
+    }
+    assert found == expected
+
+
+def test_a_table_of_another_format_answers_every_way() -> None:
+    assert (
+        sieve.candidates([0, [], {}, [], [], []], None, ["a"], session_start=True, postcheck=True)
+        is None
+    )
+    assert sieve.candidates("damaged", None, [], session_start=False, postcheck=False) is None  # type: ignore[arg-type]
