@@ -7,7 +7,9 @@ The agent hook loads the index on every tool call, so a warm load does as little
 - one `stat` per way file: a way is taken from its cache entry when the file's size and
   modification time (ns) are unchanged;
 - one read of the cache (in `marshal`, in the user's private state dir; it is this Python's
-  own format, and one it cannot read is rebuilt), rewritten only when something changed.
+  own format, and one it cannot read is rebuilt), rewritten only when something changed;
+- with `select` (the hook's), when every way is as cached, only the ways the call can reach by
+  the cache's table of their sieves are built (`sieve.table`, `sieve.candidates`).
 
 A way file whose stat changed is never parsed again for a content already seen. Its content key
 is its blob id: the worktree's own entry remembers it, and the repository's shared cache (one
@@ -133,8 +135,13 @@ def load_index(
     shared = Shared(os.fspath(shared_file)) if use_cache and shared_file is not None else None
     now = time.time_ns()
     found, entries, changed = _walk(root_s, cached, now)
-    if select is not None and not changed and len(entries) == len(cached):
-        selected = _selected(root_s, found, table, select)
+    ids = [raw[0] for raw in found]
+    if select is not None and not changed and len(entries) == len(cached) and _table_of(table, ids):
+        try:
+            places = select(ids, table[1])
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+            places, table = None, None  # the table is damaged inside: written again below
+        selected = _selected(root_s, found, places) if places is not None else None
         if selected is not None:
             return selected
     cached_results = [_from_entry(raw[6][5], raw) for raw in found]
@@ -154,7 +161,6 @@ def load_index(
         else:
             ways.append(result)
             placed.append(result)
-    ids = [raw[0] for raw in found]
     if cache_s and (changed or len(entries) != len(cached) or not _table_of(table, ids)):
         _write_cache(cache_s, root_s, entries, [ids, sieve_table(placed)])
     if shared is not None:
@@ -162,19 +168,9 @@ def load_index(
     return WayIndex(root_s, tuple(ways), tuple(problems))
 
 
-def _selected(
-    root: str,
-    found: list[Raw],
-    table: object,
-    select: Callable[[list[str], list[Any]], set[int] | None],
-) -> WayIndex | None:
-    """The index of the ways `select` picks from the cache's table, when every way file is as
-    its entry has it and the table is of these files; else None (the full load decides)."""
-    if not _table_of(table, [raw[0] for raw in found]):
-        return None
-    places = select(table[0], table[1])
-    if places is None:
-        return None
+def _selected(root: str, found: list[Raw], places: set[int]) -> WayIndex | None:
+    """The index of the ways at `places` among the way files `found`, and of every problem,
+    when each file is as its entry has it; else None (the full load decides)."""
     ways: list[Way] = []
     problems: list[LoadProblem] = []
     for place, raw in enumerate(found):

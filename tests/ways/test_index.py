@@ -783,6 +783,39 @@ def test_a_load_that_finds_a_change_loads_every_way_and_writes_a_new_table(
     assert ids == ["broken", "files-a", "files-b", "files-c", "prompt", "start"]
 
 
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda sieves: [sieves[0], "not a list", *sieves[2:]],
+        lambda sieves: [sieves[0], sieves[1], {"src": [("a",)]}, *sieves[3:]],
+        lambda sieves: [*sieves[:3], [1, 2], *sieves[4:]],
+    ],
+    ids=["prompt sieves", "a segment's pairs", "loose pairs"],
+)
+def test_a_table_damaged_inside_costs_only_a_full_load(
+    ways_root: Path, tmp_path: Path, damage: Any
+) -> None:
+    from gitflow_harness.ways.match import Text
+    from gitflow_harness.ways.sieve import candidates
+
+    _selecting(ways_root)
+    cache = tmp_path / "cache.marshal"
+    load_index(ways_root, cache_file=cache)
+    data = marshal.loads(cache.read_bytes())
+    data["table"][1] = damage(data["table"][1])
+    cache.write_bytes(marshal.dumps(data))
+
+    def select(ids: list[str], table: list[Any]) -> set[int] | None:
+        return candidates(
+            table, Text("deploy"), ["src/a/x.py"], session_start=True, postcheck=False
+        )
+
+    index = load_index(ways_root, cache_file=cache, select=select)
+    assert [w.id for w in index.ways] == ["files-a", "files-b", "prompt", "start"]
+    again = load_index(ways_root, cache_file=cache, select=select)  # the table written again
+    assert [w.id for w in again.ways] == ["files-a", "prompt", "start"]
+
+
 def test_a_table_of_other_files_is_not_used(ways_root: Path, tmp_path: Path) -> None:
     _selecting(ways_root)
     cache = tmp_path / "cache.marshal"
