@@ -119,10 +119,10 @@ def load_index(
     files it checked out (`blobs`); `use_cache=False` parses everything and writes nothing. A
     missing root is an empty index.
 
-    With `select`, a load that finds every way as cached asks it which ways to load: it is
-    given the ids of the way files and the cache's table of their sieves (`sieve.table`), and
-    answers their places, or None for all (`sieve.candidates`). The index then holds those
-    ways only, and every problem.
+    With `select`, the index holds only the ways `select` picks, and every problem: it is
+    given the ids of the way files and the table of their sieves (`sieve.table`), and answers
+    their places, or None for all (`sieve.candidates`). A load that finds every way as cached
+    asks it of the cache's table and builds only those; any other, of the table it makes.
     """
     root_s = os.path.abspath(os.fspath(root))
     if use_cache and cache_file is None:
@@ -161,10 +161,17 @@ def load_index(
         else:
             ways.append(result)
             placed.append(result)
-    if cache_s and (changed or len(entries) != len(cached) or not _table_of(table, ids)):
-        _write_cache(cache_s, root_s, entries, [ids, sieve_table(placed)])
+    outdated = changed or len(entries) != len(cached) or not _table_of(table, ids)
+    sieves = sieve_table(placed) if (cache_s and outdated) or select is not None else None
+    if cache_s and outdated:
+        _write_cache(cache_s, root_s, entries, [ids, sieves])
     if shared is not None:
         shared.save()
+    if select is not None and sieves is not None:
+        # The ways the call can reach, by the table just made of them, as a warm load picks.
+        places = select(ids, sieves)
+        if places is not None:
+            ways = [way for place, way in enumerate(placed) if way is not None and place in places]
     return WayIndex(root_s, tuple(ways), tuple(problems))
 
 

@@ -762,25 +762,40 @@ def test_a_warm_load_with_select_builds_only_the_ways_it_picks(
     ] == [w.id for w in full.ways]
 
 
-def test_a_load_that_finds_a_change_loads_every_way_and_writes_a_new_table(
-    ways_root: Path, tmp_path: Path
+def test_a_load_that_finds_a_change_selects_by_the_table_it_makes(
+    ways_root: Path, tmp_path: Path, parses: list[str]
 ) -> None:
-    """If a way changed (or came, or went) since the cache, then `select` is not asked: every
-    way is loaded, and the cache's table is of the tree as it is now."""
+    """If a way came (or changed, or went) since the cache, then every way is loaded as
+    before, the cache's table is made again of the tree as it is now, and `select` is asked
+    of that table: the index holds what it picks, as a warm load's would."""
+    from gitflow_harness.ways.match import Text
+    from gitflow_harness.ways.sieve import candidates
+
     _selecting(ways_root)
     cache = tmp_path / "cache.marshal"
     load_index(ways_root, cache_file=cache)
     write_way(ways_root, "files-c", FILES_WAY % "c")
-
-    def never(ids: list[str], table: list[Any]) -> set[int]:
-        raise AssertionError("asked about a tree that changed")
-
-    index = load_index(ways_root, cache_file=cache, select=never)
-    assert "files-c" in [w.id for w in index.ways]
     settle_tree(ways_root)
-    load_index(ways_root, cache_file=cache)  # settled: written again, the same ways
-    ids, _ = marshal.loads(cache.read_bytes())["table"]
-    assert ids == ["broken", "files-a", "files-b", "files-c", "prompt", "start"]
+    parses.clear()
+    asked: list[list[str]] = []
+
+    def select(ids: list[str], table: list[Any]) -> set[int] | None:
+        asked.append(list(ids))
+        return candidates(
+            table, Text("nothing"), ["src/c/x.py"], session_start=False, postcheck=False
+        )
+
+    index = load_index(ways_root, cache_file=cache, select=select)
+    assert parses == ["files-c"]
+    assert [w.id for w in index.ways] == ["files-c"]
+    assert len(index.problems) == 1
+    ids = ["broken", "files-a", "files-b", "files-c", "prompt", "start"]
+    assert asked == [ids]
+    assert marshal.loads(cache.read_bytes())["table"][0] == ids
+    warm = load_index(ways_root, cache_file=cache, select=select)
+    assert [w.id for w in warm.ways] == ["files-c"]
+    assert parses == ["files-c"]
+    assert len(asked) == 2
 
 
 @pytest.mark.parametrize(
@@ -811,9 +826,10 @@ def test_a_table_damaged_inside_costs_only_a_full_load(
         )
 
     index = load_index(ways_root, cache_file=cache, select=select)
-    assert [w.id for w in index.ways] == ["files-a", "files-b", "prompt", "start"]
-    again = load_index(ways_root, cache_file=cache, select=select)  # the table written again
-    assert [w.id for w in again.ways] == ["files-a", "prompt", "start"]
+    assert [w.id for w in index.ways] == ["files-a", "prompt", "start"]
+    load_index(ways_root, cache_file=tmp_path / "sound.marshal")
+    sound = marshal.loads((tmp_path / "sound.marshal").read_bytes())["table"]
+    assert marshal.loads(cache.read_bytes())["table"] == sound  # written again
 
 
 def test_a_table_of_other_files_is_not_used(ways_root: Path, tmp_path: Path) -> None:
@@ -824,6 +840,7 @@ def test_a_table_of_other_files_is_not_used(ways_root: Path, tmp_path: Path) -> 
     data["table"][0] = data["table"][0][::-1]  # not these files, in this order
     cache.write_bytes(marshal.dumps(data))
     index = load_index(ways_root, cache_file=cache, select=lambda ids, table: set())
-    assert len(index.ways) == 4
+    assert index.ways == ()
+    assert len(index.problems) == 1
     fixed = marshal.loads(cache.read_bytes())["table"][0]
     assert fixed == ["broken", "files-a", "files-b", "prompt", "start"]  # written again
