@@ -10,7 +10,7 @@ keyword as the prompt is searched for it, are worked out here for the matcher to
 
 The worktree's index cache keeps the sieves of all its ways together too (`table`): a call
 whose ways are all as cached asks the table which ways its prompt, paths or lane can reach
-(`match.candidates`), and only those are built and matched. For a path that is a lookup by
+(`candidates`), and only those are built and matched. For a path that is a lookup by
 its first segment, not a pass over every way.
 """
 
