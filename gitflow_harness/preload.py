@@ -271,7 +271,7 @@ def _write(path: str, data: bytes) -> None:
     import time
 
     from gitflow_harness.errors import GfhError
-    from gitflow_harness.store.fsutil import PRIVATE_FILE, atomic_write
+    from gitflow_harness.store.fsutil import PRIVATE_FILE, atomic_write, remove_unwritten
     from gitflow_harness.store.state import user_dir
 
     try:
@@ -280,11 +280,8 @@ def _write(path: str, data: bytes) -> None:
         return
     atomic_write(os.path.join(directory, os.path.basename(path)), data, mode=PRIVATE_FILE,
                  sync=False)  # fmt: skip
-    old = time.time() - UNWRITTEN_DAYS * 86400
-    with os.scandir(directory) as found:
-        for entry in found:
-            try:
-                if entry.name.endswith(".marshal") and entry.stat().st_mtime < old:
-                    os.unlink(entry.path)
-            except OSError:
-                pass
+    try:
+        names = [name for name in os.listdir(directory) if name.endswith(".marshal")]
+    except OSError:
+        return
+    remove_unwritten(directory, names, time.time() - UNWRITTEN_DAYS * 86400)

@@ -168,6 +168,27 @@ def _made_of(top: StrPath) -> bytes | None:
     return __version__.encode("utf-8") + b"\0" + pre_commit + present + data
 
 
+KEEP_CACHE_S = 30 * 86400  # a configuration's cache unwritten this long is removed
+
+
+def prune_cache(now: float | None = None) -> int:
+    """Remove the configuration caches not written for `KEEP_CACHE_S`, and return how many:
+    each configuration a worktree checked out (every edit of the file is another) leaves one,
+    and one still in use costs a parse to write again."""
+    import time
+
+    from gitflow_harness.errors import GfhError
+    from gitflow_harness.store.fsutil import remove_unwritten
+    from gitflow_harness.store.state import user_dir
+
+    try:
+        directory = user_dir(CACHE_DIR)
+        names = [name for name in os.listdir(directory) if name.endswith(".json")]
+    except (OSError, GfhError):
+        return 0
+    return remove_unwritten(directory, names, (time.time() if now is None else now) - KEEP_CACHE_S)
+
+
 def _cache_path(made_of: bytes) -> str | None:
     from gitflow_harness.errors import GfhError
     from gitflow_harness.store.digest import name_hash

@@ -246,30 +246,29 @@ def forget_cache(root: StrPath) -> None:
 
 
 def prune_caches(now: float | None = None) -> int:
-    """Remove the worktrees' caches not written for `KEEP_CACHE_S`, and return how many.
+    """Remove the ways caches not written for `KEEP_CACHE_S`, and return how many.
 
     `gfh start` makes a worktree, and so a cache, per task; a worktree removed by hand leaves
     its cache behind. One still in use but unwritten that long (its ways unchanged) costs only
-    its rebuild, from the repository's shared cache."""
+    its rebuild, from the repository's shared cache. A repository's shared cache is kept however
+    old (its rebuild is a parse of every way), but for the files an earlier gfh named otherwise
+    (`shared.named_here`), which none reads any more."""
+    from gitflow_harness.store.fsutil import remove_unwritten
     from gitflow_harness.store.state import user_dir
+    from gitflow_harness.ways.shared import named_here
 
-    try:
-        directory = user_dir("ways-index")
-        names = os.listdir(directory)
-    except (OSError, GfhError):
-        return 0
     cutoff = (time.time() if now is None else now) - KEEP_CACHE_S
     removed = 0
-    for name in names:
-        if not name.endswith((".marshal", ".json")):
-            continue
-        path = os.path.join(directory, name)
+    for name, wanted in (
+        ("ways-index", lambda file: file.endswith((".marshal", ".json"))),
+        ("ways-shared", lambda file: not named_here(file)),
+    ):
         try:
-            old = os.stat(path).st_mtime < cutoff
-        except OSError:
+            directory = user_dir(name)
+            files = os.listdir(directory)
+        except (OSError, GfhError):
             continue
-        if old and _remove(path):
-            removed += 1
+        removed += remove_unwritten(directory, [f for f in files if wanted(f)], cutoff)
     return removed
 
 

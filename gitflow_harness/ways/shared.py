@@ -40,6 +40,13 @@ def shared_cache_file(common_dir: StrPath) -> str | None:
         return None
 
 
+def named_here(name: str) -> bool:
+    """Whether `name` is one `shared_cache_file` gives (16 hex digits): an earlier gfh named
+    them by SHA-256, 24."""
+    stem, _, ext = name.partition(".")
+    return ext == "marshal" and len(stem) == 16 and all(c in "0123456789abcdef" for c in stem)
+
+
 class Shared:
     """A repository's cache of parsed ways by content key, read on first use and rewritten only
     when a way was parsed; a cache that cannot be read or written only costs speed."""

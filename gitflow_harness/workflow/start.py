@@ -103,9 +103,11 @@ def start(ws: Workspace, name: str, *, base: str | None = None) -> VerbResult:
     if path.exists():
         return _path_taken(facts, path, data)
     git.worktree_add(repo, path, name, start_point)
+    from gitflow_harness.hookcall.settings import prune_cache
     from gitflow_harness.ways.index import prune_caches
 
     prune_caches()  # one more worktree, one more ways cache: the long unused ones go
+    prune_cache()  # and the configurations no worktree has read for a month
     return VerbResult(
         "start",
         "ok",

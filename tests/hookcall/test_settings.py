@@ -10,7 +10,7 @@ import pytest
 
 from gitflow_harness.hookcall import model as ev
 from gitflow_harness.hookcall.session import SessionState
-from gitflow_harness.hookcall.settings import cache_file, hook_config
+from gitflow_harness.hookcall.settings import KEEP_CACHE_S, cache_file, hook_config, prune_cache
 from tests.agent import kit
 from tests.helpers import CliRunner, read_events, write
 
@@ -54,6 +54,23 @@ def test_a_cache_made_of_another_configuration_is_not_used(repo: Path) -> None:
     assert (
         json.loads(Path(found).read_text(encoding="utf-8"))["values"]["ways"]["budget_chars"] == 123
     )
+
+
+def test_caches_unwritten_for_a_month_are_pruned(repo: Path) -> None:
+    """If a configuration's cache was written a month ago, then pruning removes it (the next
+    call that reads it parses the file once), and the others stay."""
+    store = SessionState("claude:s")
+    hook_config(repo, store)
+    old = Path(str(cache_file(repo)))
+    write(repo, ".gitflow-harness.toml", "[ways]\nbudget_chars = 123\n")
+    hook_config(repo, store)
+    new = Path(str(cache_file(repo)))
+    month_ago = old.stat().st_mtime - KEEP_CACHE_S - 60
+    os.utime(old, (month_ago, month_ago))
+    assert prune_cache() == 1
+    assert not old.exists()
+    assert new.exists()
+    assert prune_cache() == 0
 
 
 def test_a_configuration_error_fails_open_and_says_where(

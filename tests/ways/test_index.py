@@ -714,6 +714,26 @@ def test_prune_removes_only_old_caches_and_forget_only_its_own(tmp_path: Path) -
     assert not new.exists()
 
 
+def test_prune_keeps_the_shared_caches_but_those_an_earlier_gfh_named(hermetic: Path) -> None:
+    """If a repository's shared cache is a month unwritten, then it stays (its rebuild is a
+    parse of every way), unless its name is not one this gfh gives: an earlier gfh named them
+    by SHA-256, and none reads those any more."""
+    current = Path(str(shared_module.shared_cache_file(hermetic / "repo" / ".git")))
+    directory = current.parent
+    earlier = directory / ("ab" * 12 + ".marshal")
+    for path in (current, earlier):
+        path.write_bytes(b"x")
+    month_ago = current.stat().st_mtime - index_module.KEEP_CACHE_S - 60
+    for path in (current, earlier):
+        os.utime(path, (month_ago, month_ago))
+    assert index_module.prune_caches() == 1
+    assert current.exists()
+    assert not earlier.exists()
+    assert shared_module.named_here(current.name)
+    assert not shared_module.named_here(earlier.name)
+    assert not shared_module.named_here("0123456789abcdef.json")
+
+
 def test_prune_without_a_state_dir_removes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
