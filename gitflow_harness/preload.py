@@ -31,7 +31,7 @@ import marshal
 import os
 import sys
 
-from gitflow_harness.home import state_home
+from gitflow_harness.home import name_hash, state_home
 
 TYPE_CHECKING = False  # not `typing`'s: every hook call imports this
 if TYPE_CHECKING:
@@ -74,9 +74,8 @@ def start(command: Sequence[str]) -> None:
     if _path is not None or not name or not _SAFE.issuperset(name) or tag is None:
         return
     optimized = f".opt-{sys.flags.optimize}" if sys.flags.optimize else ""
-    _path = os.path.join(
-        state_home(), DIRECTORY, f"{name}-{_fnv(PACKAGE_DIR)}.{tag}{optimized}.marshal"
-    )
+    short = name_hash(PACKAGE_DIR.encode("utf-8", "surrogateescape"))[:8]
+    _path = os.path.join(state_home(), DIRECTORY, f"{name}-{short}.{tag}{optimized}.marshal")
     _before = frozenset(sys.modules)
     entries = _read(_path)
     if entries is not None and _current(entries):
@@ -130,15 +129,6 @@ def unpack(data: bytes) -> tuple[object, object, object, tuple[Entry, ...]]:
     if end != len(view):
         raise ValueError("preload: the code does not fill the file")
     return version, magic, package_dir, tuple(entries)
-
-
-def _fnv(text: str) -> str:
-    """A short, stable name for `text` (FNV-1a, 32 bits): the file names the package's
-    directory without `hashlib`; the directory itself is checked in the file."""
-    value = 0x811C9DC5
-    for byte in text.encode("utf-8", "surrogateescape"):
-        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
-    return f"{value:08x}"
 
 
 def _read(path: str) -> tuple[Entry, ...] | None:

@@ -1,8 +1,11 @@
-"""The state root: the override, the XDG rule, and platformdirs for the rest."""
+"""The state root (the override, the XDG rule, and platformdirs for the rest) and the names of
+its files."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -63,3 +66,24 @@ def test_state_home_of_a_linux_user_imports_no_platformdirs(
     monkeypatch.setenv("XDG_STATE_HOME", "relative")
     with pytest.raises(ImportError):
         home.state_home()
+
+
+@pytest.mark.parametrize("seed", ["0", "1", "random"])
+def test_a_name_hash_is_the_same_in_every_process(seed: str) -> None:
+    """If processes hash strings with different seeds, then a name is still the same in each:
+    16 hex digits, told apart by every byte."""
+    code = (
+        "from gitflow_harness.home import name_hash; "
+        "print(name_hash(b'claude:abc'), name_hash(b'claude:abd'), name_hash(b''))"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": seed}
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    here = [home.name_hash(b"claude:abc"), home.name_hash(b"claude:abd"), home.name_hash(b"")]
+    assert run.stdout.split() == here
+    assert len(set(here)) == 3
+    assert all(len(name) == 16 and int(name, 16) >= 0 for name in here)
+
+
+def test_a_name_hash_without_64_bit_hashes_is_sha256s(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(home, "_WIDE", False)
+    assert home.name_hash(b"claude:abc") == hashlib.sha256(b"claude:abc").hexdigest()[:16]

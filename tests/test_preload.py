@@ -286,10 +286,16 @@ def test_files_unwritten_for_a_month_go_when_another_is_written(hermetic: Path) 
     assert recent.exists()
 
 
-def test_fnv_names_are_stable_and_short() -> None:
-    assert preload._fnv("") == "811c9dc5"
-    assert preload._fnv("a") == "e40c292c"  # FNV-1a's published value for "a"
-    assert len(preload._fnv(str(PACKAGE_DIR))) == 8
+def test_the_file_is_named_by_the_package_directory(hermetic: Path) -> None:
+    """The file names the command, the package's directory (a short hash of it: the
+    directory itself is checked in the file) and the interpreter."""
+    from gitflow_harness.home import name_hash
+
+    path = str(drive("gitflow_harness.store.fsutil")["path"])
+    short = name_hash(str(PACKAGE_DIR).encode("utf-8", "surrogateescape"))[:8]
+    assert os.path.basename(path) == (
+        f"hook-claude-PostToolUse-{short}.{sys.implementation.cache_tag}.marshal"
+    )
 
 
 @pytest.mark.slow

@@ -209,7 +209,7 @@ class HookContext:
         """Report problems found on the way (a way file that does not load) as an internal error
         is reported — one stderr line, a `hook.error` each — but once per session each, so a
         broken file does not flood every tool call. Each is one line naming a file, no payload."""
-        from gitflow_harness.store.digest import name_hash
+        from gitflow_harness.home import name_hash
 
         def fingerprint(text: str) -> str:
             return name_hash(text.encode("utf-8", "replace"))

@@ -401,7 +401,7 @@ def _id(value: object) -> str | None:
     and the transcript is the host's, so nothing of it is kept verbatim in the session state."""
     if not isinstance(value, str) or not value:
         return None
-    from gitflow_harness.store.digest import name_hash
+    from gitflow_harness.home import name_hash
 
     return name_hash(value.encode("utf-8", "surrogatepass"))
 

@@ -191,7 +191,7 @@ def prune_cache(now: float | None = None) -> int:
 
 def _cache_path(made_of: bytes) -> str | None:
     from gitflow_harness.errors import GfhError
-    from gitflow_harness.store.digest import name_hash
+    from gitflow_harness.home import name_hash
     from gitflow_harness.store.state import user_dir
 
     try:

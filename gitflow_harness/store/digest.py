@@ -1,9 +1,9 @@
-"""SHA-256, git's blob ids and short names for the hook path, without `hashlib`.
+"""SHA-256 and git's blob ids for the hook path, without `hashlib`.
 
 `import hashlib` loads OpenSSL: 5 to 30 ms on these machines. CPython's own SHA-256 and SHA-1
 modules give the same digests in well under a millisecond; `hashlib` is the fallback where one
 is missing. Where a hash only names a file (a session's directory, a cache, one the file's
-content is checked against), `name_hash` names it with no shared library at all: each of
+content is checked against), `home.name_hash` names it with no shared library at all: each of
 those modules is one to load, 0.2 ms and half a million instructions, on every hook call.
 """
 
@@ -49,22 +49,6 @@ def _constructor(algorithm: str) -> Callable[[bytes], Any]:
 
     fallback: Callable[[bytes], Any] = getattr(hashlib, algorithm)
     return fallback
-
-
-# CPython hashes an int as itself (no per-process randomisation, as for a str), and a tuple by
-# xxHash's rounds over its items' hashes: a 64-bit value the same in every process.
-_WIDE = sys.hash_info.width >= 64 and sys.implementation.name == "cpython"
-_MASK = (1 << 64) - 1
-
-
-def name_hash(data: bytes) -> str:
-    """Return 16 hex digits that name `data` in a file's name, the same in every process of
-    this interpreter: CPython's hash of the tuple of its bytes (elsewhere, SHA-256's first 16).
-    A name, not a digest: where content must be told apart, the file holds what it was made
-    of, and a collision only costs a rebuild."""
-    if _WIDE:
-        return f"{hash(tuple(data)) & _MASK:016x}"
-    return sha256_hex(data)[:16]
 
 
 def sha256_hex(data: bytes) -> str:

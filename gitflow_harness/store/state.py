@@ -10,8 +10,8 @@ import os
 
 from gitflow_harness.errors import GfhError
 from gitflow_harness.home import APP as APP
+from gitflow_harness.home import name_hash
 from gitflow_harness.home import state_home as state_home
-from gitflow_harness.store.digest import name_hash
 from gitflow_harness.store.fsutil import UnsafePathError, ensure_private_dir, require_private_root
 
 # What a session id keeps of itself in its directory's name; any other character becomes `_`.

@@ -31,7 +31,8 @@ import time
 
 from gitflow_harness.errors import GfhError
 from gitflow_harness.firing.record import Record
-from gitflow_harness.store.digest import blob_id, name_hash
+from gitflow_harness.home import name_hash
+from gitflow_harness.store.digest import blob_id
 from gitflow_harness.ways import ways_root as ways_root  # re-exported: its callers' name
 from gitflow_harness.ways.model import MACRO_FILE, POSTCHECK_FILE, LoadProblem, Way
 from gitflow_harness.ways.shared import Shared, write_cache

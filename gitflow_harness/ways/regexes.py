@@ -82,7 +82,7 @@ def cache_file(key: Key) -> str | None:
     directory = _directory[home]
     if directory is None:
         return None
-    from gitflow_harness.store.digest import name_hash
+    from gitflow_harness.home import name_hash
 
     digest = name_hash(b"%d\0" % key[1] + key[0].encode("utf-8", "surrogatepass"))
     return os.path.join(directory, f"{PREFIX}{digest}.marshal")

@@ -30,7 +30,7 @@ MAX_SHARED = 4096  # way versions a repository's shared cache keeps (its oldest 
 def shared_cache_file(common_dir: StrPath) -> str | None:
     """Return the cache by content of the repository whose git common dir is `common_dir`:
     `<state>/ways-shared/<hash of the common dir>.marshal`; None with no usable state dir."""
-    from gitflow_harness.store.digest import name_hash
+    from gitflow_harness.home import name_hash
     from gitflow_harness.store.state import user_dir
 
     digest = name_hash(os.path.abspath(os.fspath(common_dir)).encode("utf-8", "surrogateescape"))
