@@ -322,6 +322,10 @@ def discover_head(cwd: StrPath | None = None) -> tuple[Repo, Head | None]:
         raise failure(["rev-parse", "--git-dir"], proc.returncode, proc.stdout, proc.stderr)
     bare = lines[2] == "true"
     top = lines[4] if len(lines) > 4 and not bare else None
+    if top is None and not bare and _vanished_while_running(proc.stderr):
+        # Removed while git ran (a concurrent `gfh accept`): the git dirs were printed, and
+        # the working tree's top could not be found any more.
+        raise UsageError(GONE)
     if top is None and not bare:
         # Inside the git dir of a non-bare repository: its working tree is the parent.
         raise UsageError(

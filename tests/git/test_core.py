@@ -188,6 +188,27 @@ def test_a_directory_removed_under_a_running_git_is_gfhs_one_line(
         core.discover(None)
 
 
+def test_a_worktree_removed_while_discovery_ran_is_gfhs_one_line(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the worktree is removed while discovery's `git rev-parse` runs (a concurrent `gfh
+    accept`), then git prints the git dirs and fails at the working tree's top, as seen with
+    git 2.39: that is gfh's line for a vanished directory, not "inside a git directory"."""
+    from gitflow_harness.git import core
+
+    git_dir = str(repo / ".git")
+    printed = f"{git_dir}\n{git_dir}\nfalse\nfalse\n"
+    said = "fatal: unable to get current working directory: No such file or directory\n"
+
+    def removed_meanwhile(args: list[str], **_: object) -> core.Completed:
+        return core.Completed(["git", *args], 128, printed, said)
+
+    monkeypatch.setattr(core, "run", removed_meanwhile)
+    with pytest.raises(UsageError) as raised:
+        core.discover_head(repo)
+    assert raised.value.message == core.GONE
+
+
 def test_discover_head_tells_the_head_as_head_does(tmp_path: Path, repo: Path) -> None:
     """If the one rev-parse of discovery read HEAD differently from `head`, a verb would
     record another branch or commit than it ran on."""
