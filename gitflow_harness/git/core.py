@@ -315,6 +315,8 @@ def discover_head(cwd: StrPath | None = None) -> tuple[Repo, Head | None]:
     )
     lines = proc.stdout.splitlines()
     if len(lines) < 4:
+        if "not a git repository" in proc.stderr and not os.path.isdir(where):
+            raise _no_directory(where)  # removed while git looked for its `.git`
         if "not a git repository" in proc.stderr:
             raise NotARepository(
                 f"not a git repository: {where} (run gfh inside a repository, or `git init` one)"

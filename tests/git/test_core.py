@@ -209,6 +209,29 @@ def test_a_worktree_removed_while_discovery_ran_is_gfhs_one_line(
     assert raised.value.message == core.GONE
 
 
+def test_a_worktree_gone_by_the_time_discovery_answers_is_gfhs_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If git found no repository because the worktree was being removed around it, and the
+    directory is gone by the time it answers, then the error says the directory is gone (gfh's
+    own line when it was the current one), not that it is no repository."""
+    from gitflow_harness.git import core
+
+    here = tmp_path / "worktree"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    said = "fatal: not a git repository (or any of the parent directories): .git\n"
+
+    def removed_meanwhile(args: list[str], **_: object) -> core.Completed:
+        here.rmdir()
+        return core.Completed(["git", *args], 128, "", said)
+
+    monkeypatch.setattr(core, "run", removed_meanwhile)
+    with pytest.raises(UsageError) as raised:
+        core.discover_head(here)
+    assert raised.value.message == core.GONE
+
+
 def test_discover_head_tells_the_head_as_head_does(tmp_path: Path, repo: Path) -> None:
     """If the one rev-parse of discovery read HEAD differently from `head`, a verb would
     record another branch or commit than it ran on."""
