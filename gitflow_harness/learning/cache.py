@@ -3,8 +3,9 @@
 Parsing a pill means YAML (~10 ms per file in pure Python): the lessons index of the hook path
 and the catalog of `pills check` and `learn --check` each keep what they read in their own cache
 file under the state home, and parse a file again only when its size, mtime, ctime or inode
-changed. Standard library only (SHA-256 from `store.digest`, without OpenSSL): the hook path
-imports this.
+changed. Standard library only: the hook path imports this. A cache is named by a short hash
+of its root (`home.name_hash`); two roots of one name would only parse again, as every entry
+is taken by its file's stamp, inode included.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import os
 
 from gitflow_harness import jsonio
-from gitflow_harness.store.digest import sha256_hex
+from gitflow_harness.home import name_hash
 
 # Not `typing.TYPE_CHECKING`: the hook path does not import typing (mypy reads the name).
 TYPE_CHECKING = False
@@ -88,7 +89,7 @@ def cache_path(root: StrPath, kind: str) -> str:
     """Return the `kind` cache file of the pills root `root`."""
     from gitflow_harness.store.state import state_home
 
-    digest = sha256_hex(os.fsencode(os.path.realpath(root)))[:16]
+    digest = name_hash(os.fsencode(os.path.realpath(root)))
     return os.path.join(state_home(), "cache", f"{kind}-{digest}.json")
 
 
