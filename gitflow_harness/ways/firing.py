@@ -157,8 +157,7 @@ class _Asked:
         self.session_start = "session_start" in lanes
         self.role = event.role if "roles" in lanes else None
         self.prompt = self.command = None
-        if text is not None or self.paths or shell is not None or self.role is not None:
-            # Not at a session's start, whose one lane is read off each way (1.7M instructions)
+        if text is not None or shell is not None:
             from gitflow_harness.ways import match as lanes_of
 
             self.prompt = lanes_of.text_of(text) if text is not None else None
@@ -197,7 +196,9 @@ class _Asked:
             self.paths,
             self.role,
         )
-        if prompt is not None or command is not None or paths or role is not None:
+        if ways and (prompt is not None or command is not None or paths or role is not None):
+            # Not for a call the table lets no way through, nor at a session's start, whose one
+            # lane is read off each way: the matcher is 1.7M instructions to load.
             from gitflow_harness.ways import match as lanes_of
         pending = self.pending
         who = audience(ctx)
