@@ -261,8 +261,8 @@ def _write(path: str, data: bytes) -> None:
     import time
 
     from gitflow_harness.errors import GfhError
-    from gitflow_harness.store.fsutil import PRIVATE_FILE, atomic_write, remove_unwritten
-    from gitflow_harness.store.state import user_dir
+    from gitflow_harness.store.fsutil import PRIVATE_FILE, atomic_write
+    from gitflow_harness.store.state import remove_unwritten, user_dir
 
     try:
         directory = user_dir(DIRECTORY)
@@ -270,8 +270,5 @@ def _write(path: str, data: bytes) -> None:
         return
     atomic_write(os.path.join(directory, os.path.basename(path)), data, mode=PRIVATE_FILE,
                  sync=False)  # fmt: skip
-    try:
-        names = [name for name in os.listdir(directory) if name.endswith(".marshal")]
-    except OSError:
-        return
-    remove_unwritten(directory, names, time.time() - UNWRITTEN_DAYS * 86400)
+    before = time.time() - UNWRITTEN_DAYS * 86400
+    remove_unwritten(DIRECTORY, lambda name: name.endswith(".marshal"), before)

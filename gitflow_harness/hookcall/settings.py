@@ -177,16 +177,10 @@ def prune_cache(now: float | None = None) -> int:
     and one still in use costs a parse to write again."""
     import time
 
-    from gitflow_harness.errors import GfhError
-    from gitflow_harness.store.fsutil import remove_unwritten
-    from gitflow_harness.store.state import user_dir
+    from gitflow_harness.store.state import remove_unwritten
 
-    try:
-        directory = user_dir(CACHE_DIR)
-        names = [name for name in os.listdir(directory) if name.endswith(".json")]
-    except (OSError, GfhError):
-        return 0
-    return remove_unwritten(directory, names, (time.time() if now is None else now) - KEEP_CACHE_S)
+    before = (time.time() if now is None else now) - KEEP_CACHE_S
+    return remove_unwritten(CACHE_DIR, lambda name: name.endswith(".json"), before)
 
 
 def _cache_path(made_of: bytes) -> str | None:

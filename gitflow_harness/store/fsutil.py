@@ -13,7 +13,6 @@ from gitflow_harness.errors import GfhError
 
 TYPE_CHECKING = False  # no `typing` import at run time (see records.py)
 if TYPE_CHECKING:
-    from collections.abc import Iterable
     from typing import TypeAlias
 
     StrPath: TypeAlias = "str | os.PathLike[str]"  # what `os` functions take for a path
@@ -298,19 +297,3 @@ def _unlink_quietly(path: str) -> None:
         os.unlink(path)
     except FileNotFoundError:
         pass
-
-
-def remove_unwritten(directory: str, names: Iterable[str], before: float) -> int:
-    """Remove the files `names` of `directory` last written before the time `before`, and
-    return how many went; one gone already, or that cannot be removed, is passed by (these are
-    caches: only speed is at stake)."""
-    removed = 0
-    for name in names:
-        path = os.path.join(directory, name)
-        try:
-            if os.stat(path, follow_symlinks=False).st_mtime < before:
-                os.unlink(path)
-                removed += 1
-        except OSError:
-            continue
-    return removed

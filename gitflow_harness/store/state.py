@@ -14,6 +14,10 @@ from gitflow_harness.home import name_hash
 from gitflow_harness.home import state_home as state_home
 from gitflow_harness.store.fsutil import UnsafePathError, ensure_private_dir, require_private_root
 
+TYPE_CHECKING = False  # not `typing`'s: every hook call imports this
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 # What a session id keeps of itself in its directory's name; any other character becomes `_`.
 # A set, not a regular expression: compiling one costs every hook call more than this loop.
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
@@ -60,3 +64,26 @@ def _ensure(path: str) -> None:
             f"cannot create the state directory {path}: {exc.strerror or exc}; point "
             "$GFH_STATE_HOME at a directory you own"
         ) from None
+
+
+def remove_unwritten(name: str, wanted: Callable[[str], bool], before: float) -> int:
+    """Remove the files of the state directory `name` that `wanted` names and that were last
+    written before the time `before`, and return how many went. These are caches: a directory
+    that cannot be listed, or a file gone already or that cannot be removed, is passed by."""
+    try:
+        directory = user_dir(name)
+        names = os.listdir(directory)
+    except (OSError, GfhError):
+        return 0
+    removed = 0
+    for file in names:
+        if not wanted(file):
+            continue
+        path = os.path.join(directory, file)
+        try:
+            if os.stat(path, follow_symlinks=False).st_mtime < before:
+                os.unlink(path)
+                removed += 1
+        except OSError:
+            continue
+    return removed

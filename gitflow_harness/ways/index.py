@@ -183,13 +183,7 @@ def _selected(root: str, found: list[Raw], places: set[int]) -> WayIndex | None:
     problems: list[LoadProblem] = []
     for place, raw in enumerate(found):
         way_entry = raw[6][5]
-        if (
-            type(way_entry) is not list
-            or len(way_entry) != 6
-            or way_entry[0] != raw[2]
-            or way_entry[1] != raw[3]
-            or way_entry[2]
-        ):
+        if not _fresh(way_entry, raw):
             return None  # changed, racy or damaged: read again
         if way_entry[4] is None and place not in places:
             continue
@@ -254,23 +248,12 @@ def prune_caches(now: float | None = None) -> int:
     its rebuild, from the repository's shared cache. A repository's shared cache is kept however
     old (its rebuild is a parse of every way), but for the files an earlier gfh named otherwise
     (`shared.named_here`), which none reads any more."""
-    from gitflow_harness.store.fsutil import remove_unwritten
-    from gitflow_harness.store.state import user_dir
+    from gitflow_harness.store.state import remove_unwritten
     from gitflow_harness.ways.shared import named_here
 
-    cutoff = (time.time() if now is None else now) - KEEP_CACHE_S
-    removed = 0
-    for name, wanted in (
-        ("ways-index", lambda file: file.endswith((".marshal", ".json"))),
-        ("ways-shared", lambda file: not named_here(file)),
-    ):
-        try:
-            directory = user_dir(name)
-            files = os.listdir(directory)
-        except (OSError, GfhError):
-            continue
-        removed += remove_unwritten(directory, [f for f in files if wanted(f)], cutoff)
-    return removed
+    before = (time.time() if now is None else now) - KEEP_CACHE_S
+    worktrees = remove_unwritten("ways-index", lambda f: f.endswith((".marshal", ".json")), before)
+    return worktrees + remove_unwritten("ways-shared", lambda f: not named_here(f), before)
 
 
 def default_cache_file(root: StrPath) -> str:
@@ -364,13 +347,21 @@ def _list(path: str, rel: str, mtime: int, now: int) -> Entry | None:
 
 def _from_entry(way_entry: list[Any], raw: Raw) -> Way | list[LoadProblem] | None:
     """Return the way (or its problems) a cache entry holds, or None if stale or damaged."""
-    try:
-        cached_size, cached_mtime, racy, payload, problems, _ = way_entry
-    except (TypeError, ValueError):
+    if not _fresh(way_entry, raw):
         return None
-    if cached_size != raw[2] or cached_mtime != raw[3] or racy:
-        return None
-    return _build(payload, problems, raw)
+    return _build(way_entry[3], way_entry[4], raw)
+
+
+def _fresh(way_entry: object, raw: Raw) -> bool:
+    """Whether a way's cache entry is of its file as the walk found it: the same size and
+    mtime, and settled (not racy); False for an entry damaged in its shape."""
+    return (
+        type(way_entry) is list
+        and len(way_entry) == 6
+        and way_entry[0] == raw[2]
+        and way_entry[1] == raw[3]
+        and not way_entry[2]
+    )
 
 
 def _build(payload: object, problems: object, raw: Raw) -> Way | list[LoadProblem] | None:

@@ -41,10 +41,16 @@ def shared_cache_file(common_dir: StrPath) -> str | None:
 
 
 def named_here(name: str) -> bool:
-    """Whether `name` is one `shared_cache_file` gives (16 hex digits): an earlier gfh named
-    them by SHA-256, 24."""
+    """Whether `name` is one `shared_cache_file` gives (`name_hash`'s hex digits): an earlier
+    gfh named them by 24 of SHA-256's."""
+    from gitflow_harness.home import name_hash
+
     stem, _, ext = name.partition(".")
-    return ext == "marshal" and len(stem) == 16 and all(c in "0123456789abcdef" for c in stem)
+    return (
+        ext == "marshal"
+        and len(stem) == len(name_hash(b""))
+        and all(c in "0123456789abcdef" for c in stem)
+    )
 
 
 class Shared:
